@@ -1,0 +1,40 @@
+import Koa from 'koa';
+import Router from '@koa/router';
+import type { Services } from '../controller/services.js';
+import { requestId } from './middleware/request-id.js';
+import { errorEnvelope } from './middleware/errors.js';
+import { rateLimit } from './middleware/rate-limit.js';
+import { jsonBody } from './middleware/json-body.js';
+import { authenticate } from './middleware/authenticate.js';
+import { idempotency } from './middleware/idempotency.js';
+import { mountRoutes } from './http/mount.js';
+import { allRoutes } from './routes/index.js';
+import { buildOpenApi } from './openapi/build-openapi.js';
+import { route } from './http/route.js';
+
+/** The whole middleware chain, in order, in one place. */
+export function createApp(s: Services): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // errorEnvelope logs what matters; koa's default logger would print stacks.
+
+  const specs = allRoutes(s);
+  const openapi = route({
+    method: 'GET', path: '/api/openapi.json', operationId: 'getOpenApi', tag: 'system', access: 'public',
+    summary: 'This OpenAPI 3.0.3 document',
+    handler: async () => document,
+  });
+  const document = buildOpenApi([...specs, openapi], s.config.version);
+
+  const router = new Router();
+  mountRoutes(router, [...specs, openapi], s);
+
+  app.use(requestId());
+  app.use(errorEnvelope(s.logger));
+  app.use(rateLimit(() => s.config.rateLimitPerMinute));
+  app.use(jsonBody('1mb'));
+  app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
+  app.use(idempotency(s.db));
+  app.use(router.routes());
+  app.use(router.allowedMethods({ throw: true }));
+  return app;
+}

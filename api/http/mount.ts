@@ -1,0 +1,50 @@
+import Router, { type RouterMiddleware } from '@koa/router';
+import { readonlyField, validationError } from '../../controller/errors/app-error.js';
+import type { Services } from '../../controller/services.js';
+import { authorize } from './authorize.js';
+import { isRouteResult, koaPath, type RouteSpec } from './route.js';
+import { object } from './schema.js';
+import type { Ctx } from './types.js';
+import { validateBody, validateQuery } from './validate.js';
+
+const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
+  const body = ctx.request.body;
+  if (!spec.body) return body ?? {};
+  const value = body === undefined ? {} : body;
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) {
+    throw validationError('The request body must be a JSON object');
+  }
+  for (const field of spec.readOnly ?? []) if (field in value) throw readonlyField(field);
+  return validateBody(spec.body, value);
+}
+
+/** Runs one route: authorize, load, validate, handle, answer, audit. */
+function runner(spec: RouteSpec, services: Services) {
+  const querySchema = spec.query ? { ...object(spec.query), additionalProperties: true } : null;
+  return async function handleRoute(ctx: Ctx): Promise<void> {
+    authorize(ctx, spec);
+    const params = ctx.params;
+    const resource = spec.load ? await spec.load(ctx, params) : undefined;
+    const body = bodyOf(ctx, spec);
+    const query = querySchema ? validateQuery(querySchema, { ...ctx.query }) : ctx.query;
+    const out = await spec.handler(ctx, { params, query, body, resource });
+    if (spec.raw) return;
+    const res = isRouteResult(out) ? out : { status: spec.status ?? 200, body: out };
+    ctx.status = res.status ?? spec.status ?? 200;
+    for (const [k, v] of Object.entries(res.headers ?? {})) ctx.set(k, v);
+    if (ctx.status === 204) ctx.body = null;
+    else ctx.body = res.body ?? null;
+    if (WRITE.has(spec.method) && spec.audit !== false && ctx.status < 400 && !ctx.state.audit?.skip) {
+      await services.audit.recordRequest(ctx, spec, resource, res.body);
+    }
+  };
+}
+
+export function mountRoutes(router: Router, specs: RouteSpec[], services: Services): void {
+  for (const spec of specs) {
+    const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
+    router[method](spec.operationId, koaPath(spec.path), runner(spec, services) as unknown as RouterMiddleware);
+  }
+}

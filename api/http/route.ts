@@ -1,0 +1,72 @@
+import type { Role, Scope, Ctx } from './types.js';
+import type { Schema } from './schema.js';
+
+export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+
+/**
+ * Who may call a route:
+ * - 'public': no token (login, register, /health, signed webhooks);
+ * - 'authenticated': any valid token, no scope (auth/me);
+ * - a role: the minimum role, which implies the scope (viewer *:read, operator services:write,
+ *   admin admin:*), or `scope` when the route needs a different one (tokens:manage).
+ */
+export type Access = 'public' | 'authenticated' | Role;
+
+export interface RouteInput<B = any, Q = any, R = any> {
+  params: Record<string, string>;
+  query: Q;
+  body: B;
+  /** What `load` returned (the resource the path names), when the route has one. */
+  resource: R;
+}
+
+export interface RouteResult {
+  status?: number;
+  body?: unknown;
+  headers?: Record<string, string>;
+}
+
+export interface RouteSpec<B = any, Q = any, R = any> {
+  method: HttpMethod;
+  /** OpenAPI-style path: /api/environments/{envId}/settings/{module}. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: string;
+  access: Access;
+  scope?: Scope;
+  /**
+   * Environment-limited tokens may only use routes whose path names an environment they hold.
+   * Set true for routes exempt from that rule (environment list and get, auth/me).
+   */
+  envExempt?: boolean;
+  query?: Record<string, Schema>;
+  body?: Schema;
+  /** Body fields that are read-only: supplying one is 422 READONLY_FIELD. */
+  readOnly?: string[];
+  /** Loads the resource the path names (throws NOT_FOUND) before the body is validated. */
+  load?: (ctx: Ctx, params: Record<string, string>) => Promise<R>;
+  /** Success status and schema for the OpenAPI document. */
+  status?: number;
+  response?: Schema;
+  /** Other statuses this route can answer besides the usual auth and validation ones. */
+  errors?: number[];
+  /** Audit action; writes default to the operationId. false: not audited (e.g. login). */
+  audit?: string | false;
+  /** Handlers that stream (SSE) take over ctx and return nothing. */
+  raw?: boolean;
+  handler: (ctx: Ctx, input: RouteInput<B, Q, R>) => Promise<unknown | RouteResult>;
+}
+
+/** Identity function that gives a route literal its types. */
+export function route<B = any, Q = any, R = any>(spec: RouteSpec<B, Q, R>): RouteSpec<B, Q, R> {
+  return spec;
+}
+
+export const result = (status: number, body?: unknown, headers?: Record<string, string>): RouteResult & { __result: true } =>
+  ({ status, body, headers, __result: true });
+
+export const isRouteResult = (v: unknown): v is RouteResult =>
+  !!v && typeof v === 'object' && (v as { __result?: boolean }).__result === true;
+
+export const koaPath = (openApiPath: string) => openApiPath.replace(/\{(\w+)\}/g, ':$1');

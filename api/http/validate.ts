@@ -1,0 +1,55 @@
+import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { validationError } from '../../controller/errors/app-error.js';
+import type { Schema } from './schema.js';
+
+function makeAjv(coerceTypes: boolean): Ajv {
+  const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes, strict: false, removeAdditional: false });
+  (addFormats as unknown as (a: Ajv) => void)(ajv);
+  return ajv;
+}
+
+const bodyAjv = makeAjv(false);
+// Query strings are text: "limit=10" must validate as the integer 10.
+const queryAjv = makeAjv(true);
+const cache = new WeakMap<Schema, ValidateFunction>();
+
+function compile(ajv: Ajv, schema: Schema): ValidateFunction {
+  let fn = cache.get(schema);
+  if (!fn) {
+    fn = ajv.compile(schema);
+    cache.set(schema, fn);
+  }
+  return fn;
+}
+
+const dotted = (pointer: string) => pointer.replace(/^\//, '').replace(/\//g, '.');
+
+/** Turns ajv's first error into a VALIDATION_ERROR that names the field. */
+export function toValidationError(e: ErrorObject, prefix = '') {
+  const at = dotted(e.instancePath);
+  const join = (name: string) => [prefix, at, name].filter(Boolean).join('.');
+  if (e.keyword === 'additionalProperties') {
+    const field = join(String(e.params.additionalProperty));
+    return validationError(`Unknown field '${field}'`, field);
+  }
+  if (e.keyword === 'required') {
+    const field = join(String(e.params.missingProperty));
+    return validationError(`${field} is required`, field);
+  }
+  const field = [prefix, at].filter(Boolean).join('.') || undefined;
+  if (e.keyword === 'minProperties') return validationError('The body must set at least one field', field);
+  return validationError(`${field ?? 'value'} ${e.message ?? 'is invalid'}`, field);
+}
+
+export function validateBody<T>(schema: Schema, data: unknown): T {
+  const fn = compile(bodyAjv, schema);
+  if (!fn(data)) throw toValidationError(fn.errors![0]);
+  return data as T;
+}
+
+export function validateQuery<T>(schema: Schema, data: Record<string, unknown>): T {
+  const fn = compile(queryAjv, schema);
+  if (!fn(data)) throw toValidationError(fn.errors![0]);
+  return data as T;
+}

@@ -1,0 +1,68 @@
+import type { Knex } from 'knex';
+import { AppError, validationError } from '../../controller/errors/app-error.js';
+import { sha256Hex } from '../../controller/crypto/api-token.js';
+import type { Ctx } from '../http/types.js';
+
+const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const RETENTION_MS = 24 * 3600_000;
+// A "running" row older than this belongs to a request that died with its process.
+const ABANDONED_MS = 10 * 60_000;
+
+interface KeyRow {
+  method: string; path: string; requestHash: string; state: 'running' | 'done';
+  statusCode: number | null; responseBody: unknown; createdAt: Date;
+}
+
+/**
+ * Idempotency-Key: the same key from the same caller with the same method, path and body within
+ * 24 h replays the stored answer; a different request is IDEMPOTENCY_KEY_REUSED; a repeat while
+ * the first still runs is CONFLICT. Only answers below 400 are stored, so a failure can be retried.
+ */
+export function idempotency(db: Knex) {
+  let lastSweep = 0;
+  return async function idempotencyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+    const key = ctx.get('Idempotency-Key');
+    const actor = ctx.state.actor;
+    if (!key || !WRITE.has(ctx.method) || !actor) return next();
+    if (key.length > 255) throw validationError('Idempotency-Key must be at most 255 characters', 'Idempotency-Key');
+    if (Date.now() - lastSweep > 600_000) {
+      lastSweep = Date.now();
+      await db('idempotency_keys').where('createdAt', '<', new Date(Date.now() - RETENTION_MS)).delete();
+    }
+    const caller = `${actor.type}:${actor.id}`;
+    const requestHash = sha256Hex(`${ctx.method}\n${ctx.url}\n${ctx.request.rawBody?.toString('base64') ?? ''}`);
+    const fresh = { caller, key, method: ctx.method, path: ctx.path, requestHash, state: 'running' };
+    let inserted = await db('idempotency_keys').insert(fresh).onConflict(['caller', 'key']).ignore().returning('key');
+    if (inserted.length === 0) {
+      const prior = (await db('idempotency_keys').where({ caller, key }).first()) as KeyRow;
+      const age = Date.now() - new Date(prior.createdAt).getTime();
+      if (age > RETENTION_MS || (prior.state === 'running' && age > ABANDONED_MS)) {
+        await db('idempotency_keys').where({ caller, key }).delete();
+        inserted = await db('idempotency_keys').insert(fresh).onConflict(['caller', 'key']).ignore().returning('key');
+      }
+      if (inserted.length === 0) {
+        if (prior.method !== ctx.method || prior.path !== ctx.path || prior.requestHash !== requestHash) {
+          throw new AppError('IDEMPOTENCY_KEY_REUSED', 'This Idempotency-Key was used for a different request',
+            { field: 'Idempotency-Key', hint: 'Use a new key for a new request' });
+        }
+        if (prior.state === 'running') throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still running');
+        ctx.status = prior.statusCode ?? 200;
+        ctx.body = prior.responseBody;
+        ctx.set('Idempotent-Replayed', 'true');
+        return;
+      }
+    }
+    try {
+      await next();
+    } catch (e) {
+      await db('idempotency_keys').where({ caller, key }).delete();
+      throw e;
+    }
+    if (ctx.status >= 400 || (ctx.body && typeof (ctx.body as { pipe?: unknown }).pipe === 'function')) {
+      await db('idempotency_keys').where({ caller, key }).delete();
+      return;
+    }
+    await db('idempotency_keys').where({ caller, key })
+      .update({ state: 'done', statusCode: ctx.status, responseBody: JSON.stringify(ctx.body ?? null) });
+  };
+}

@@ -1,0 +1,91 @@
+import type { Services } from '../../controller/services.js';
+import { AppError, forbiddenRole, unauthorized } from '../../controller/errors/app-error.js';
+import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../controller/crypto/password.js';
+import { issueJwt } from '../../controller/auth/jwt.js';
+import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
+import { toUser } from '../../controller/store/repositories/users.js';
+import { scopesFor } from '../http/scopes.js';
+import { route } from '../http/route.js';
+import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+import { userSchema, userRead } from './users.js';
+
+const credentials = object({ email: userSchema.email, password: { type: 'string', minLength: 1, maxLength: 1024 } }, ['email', 'password']);
+
+export default function authRoutes(s: Services) {
+  return [
+    route<{ email: string; password: string; name?: string }>({
+      method: 'POST', path: '/api/auth/register', operationId: 'register', tag: 'auth', access: 'public',
+      summary: 'Create the first user, who becomes admin; refused once any user exists',
+      body: object({ email: userSchema.email, password: userSchema.password, name: userSchema.name }, ['email', 'password']),
+      status: 201, response: userRead, errors: [403],
+      async handler(ctx, { body }) {
+        const passwordHash = await hashPassword(body.password);
+        const user = await s.db.transaction(async (trx) => {
+          // Serialises concurrent first registrations: only one can see an empty table.
+          await trx.raw('LOCK TABLE users IN EXCLUSIVE MODE');
+          if ((await s.users.count(trx)) > 0) {
+            throw forbiddenRole('Registration is closed', 'Ask an admin to create an account for you');
+          }
+          return s.users.insert({ email: body.email, name: body.name ?? null, role: 'admin', passwordHash }, trx);
+        });
+        ctx.state.audit = { resourceType: 'users', resourceId: user.id, details: { role: 'admin' } };
+        return toUser(user);
+      },
+    }),
+
+    route<{ email: string; password: string }>({
+      method: 'POST', path: '/api/auth/login', operationId: 'login', tag: 'auth', access: 'public', audit: false,
+      summary: 'Exchange email and password for a JWT',
+      body: credentials,
+      response: object({ token: str(), expiresAt: timestamp, user: userRead }),
+      errors: [401],
+      async handler(ctx, { body }) {
+        const user = await s.users.findByEmail(body.email);
+        if (user) assertLoginAllowed(user);
+        const ok = await verifyPassword(body.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+        if (!user || !ok) {
+          if (user) {
+            // A failure after the lock-out window starts a fresh count.
+            const stale = user.lastFailedLoginAt && Date.now() - new Date(user.lastFailedLoginAt).getTime() > LOCKOUT_MS;
+            await s.db('users').where('id', user.id).update({
+              failedLoginCount: stale ? 1 : Math.min(user.failedLoginCount + 1, MAX_FAILED_LOGINS * 10),
+              lastFailedLoginAt: s.db.fn.now(),
+            });
+            await s.audit.record({ actorType: 'user', actorId: user.id, actorName: user.email, action: 'loginFailed',
+              resourceType: 'users', resourceId: user.id, requestId: ctx.state.requestId, ip: ctx.state.clientIp });
+          }
+          throw unauthorized('Invalid email or password');
+        }
+        await s.db('users').where('id', user.id).update({ failedLoginCount: 0, lastLoginAt: s.db.fn.now() });
+        const { token, expiresAt } = issueJwt(s.config.jwtSecret, s.config.jwtExpiresIn, user);
+        return { token, expiresAt, user: { id: user.id, email: user.email, name: user.name, role: user.role } };
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/auth/me', operationId: 'getMe', tag: 'auth', access: 'authenticated', envExempt: true,
+      summary: 'The caller: role, visible environments, scopes and token type',
+      response: object({
+        id: uuid, email: str({ nullable: true }), name: str({ nullable: true }), role: enumOf('viewer', 'operator', 'admin'),
+        environments: arrayOf(object({ id: uuid, name: str() }) as Schema), scopes: arrayOf(str()), tokenType: enumOf('jwt', 'api_token'),
+      }),
+      async handler(ctx) {
+        const actor = ctx.state.actor!;
+        const user = actor.type === 'user' ? await s.users.findById(actor.id) : undefined;
+        const envQuery = s.db('environments').select('id', 'name').orderBy('name');
+        if (actor.environmentIds) envQuery.whereIn('id', actor.environmentIds);
+        const environments = await envQuery;
+        if (!user && actor.type === 'user') throw new AppError('UNAUTHORIZED', 'The user no longer exists');
+        return {
+          id: actor.id,
+          email: user?.email ?? null,
+          name: user ? user.name : actor.name,
+          role: actor.role,
+          environments,
+          scopes: scopesFor(actor.role),
+          tokenType: actor.tokenType,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,26 @@
+import type { Services } from '../../controller/services.js';
+import { AGENT_VERSION, CLI_VERSION } from '../../controller/version.js';
+import { route, result } from '../http/route.js';
+import { enumOf, object, str } from '../http/schema.js';
+
+export default function healthRoutes(s: Services) {
+  return [
+    route({
+      method: 'GET', path: '/health', operationId: 'getHealth', tag: 'system', access: 'public',
+      summary: 'Application, agent and CLI versions and database reachability; needs no token',
+      response: object({ status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable') }),
+      errors: [503],
+      async handler() {
+        const dbOk = await s.databaseOk();
+        const body = {
+          status: dbOk ? 'ok' : 'degraded',
+          version: s.config.version,
+          agentVersion: AGENT_VERSION,
+          cliVersion: CLI_VERSION,
+          database: dbOk ? 'ok' : 'unreachable',
+        };
+        return result(dbOk ? 200 : 503, body);
+      },
+    }),
+  ];
+}

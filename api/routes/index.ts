@@ -1,0 +1,18 @@
+import type { Services } from '../../controller/services.js';
+import type { RouteSpec } from '../http/route.js';
+import healthRoutes from './health.js';
+import authRoutes from './auth.js';
+import userRoutes from './users.js';
+import environmentRoutes from './environments.js';
+import settingsRoutes from './settings.js';
+
+/** Every route module of the API, in one list: the router and the OpenAPI document read it. */
+export function allRoutes(s: Services): RouteSpec[] {
+  return [
+    ...healthRoutes(s),
+    ...authRoutes(s),
+    ...userRoutes(s),
+    ...environmentRoutes(s),
+    ...settingsRoutes(s),
+  ];
+}

@@ -1,0 +1,120 @@
+import type { Services } from '../../controller/services.js';
+import { conflict, forbiddenRole, notFound, unauthorized, validationError } from '../../controller/errors/app-error.js';
+import { hashPassword, verifyPassword } from '../../controller/crypto/password.js';
+import { toUser, type UserRow } from '../../controller/store/repositories/users.js';
+import { route } from '../http/route.js';
+import { enumOf, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+
+export const userSchema = {
+  email: str({ format: 'email', maxLength: 320 }),
+  password: str({ minLength: 8, maxLength: 1024 }),
+  name: nullable(str({ maxLength: 200 })),
+  role: enumOf('viewer', 'operator', 'admin'),
+};
+export const userRead = object({
+  id: uuid, email: str(), name: nullable(str()), role: userSchema.role,
+  lastLoginAt: nullableTimestamp, createdAt: timestamp, updatedAt: timestamp,
+});
+
+async function loadUser(s: Services, id: string): Promise<UserRow> {
+  const user = await s.users.findById(id);
+  if (!user) throw notFound('User');
+  return user;
+}
+
+async function assertNotLastAdmin(s: Services, user: UserRow): Promise<void> {
+  if (user.role !== 'admin') return;
+  const [{ count }] = await s.db('users').where('role', 'admin').count({ count: '*' });
+  if (Number(count) <= 1) throw conflict('This is the last admin', 'Make another user admin first');
+}
+
+const isSelf = (ctx: Ctx, id: string) => ctx.state.actor?.type === 'user' && ctx.state.actor.id === id;
+
+export default function userRoutes(s: Services) {
+  return [
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/users', operationId: 'listUsers', tag: 'users', access: 'admin',
+      summary: 'List users', query: paginationQuery, response: listOf(userRead),
+      async handler(_ctx, { query }) {
+        const page = await s.users.list({}, query, 'email');
+        return { ...page, items: page.items.map(toUser) };
+      },
+    }),
+
+    route<{ email: string; password: string; name?: string; role: UserRow['role'] }>({
+      method: 'POST', path: '/api/users', operationId: 'createUser', tag: 'users', access: 'admin',
+      summary: 'Create a user with a role',
+      body: object({ ...userSchema }, ['email', 'password', 'role']),
+      status: 201, response: userRead,
+      async handler(_ctx, { body }) {
+        const user = await s.users.insert({
+          email: body.email, name: body.name ?? null, role: body.role, passwordHash: await hashPassword(body.password),
+        });
+        return toUser(user);
+      },
+    }),
+
+    route<{ name?: string | null; role?: UserRow['role']; email?: string }>({
+      method: 'PATCH', path: '/api/users/{id}', operationId: 'updateUser', tag: 'users', access: 'authenticated',
+      summary: 'Update a user: admins change anyone; a user may change their own name',
+      body: object({ name: userSchema.name, role: userSchema.role, email: userSchema.email }, [], { minProperties: 1 }),
+      readOnly: ['id', 'createdAt', 'updatedAt', 'lastLoginAt'],
+      response: userRead,
+      async handler(ctx, { params, body }) {
+        const admin = ctx.state.actor!.role === 'admin';
+        if (!admin && (!isSelf(ctx, params.id) || Object.keys(body).some((k) => k !== 'name'))) {
+          throw forbiddenRole('Only admins may change other users, or fields other than your own name');
+        }
+        const user = await loadUser(s, params.id);
+        const roleChanged = body.role !== undefined && body.role !== user.role;
+        if (roleChanged && body.role !== 'admin') await assertNotLastAdmin(s, user);
+        const updated = await s.db.transaction(async (trx) => {
+          const row = await s.users.update(user.id, body, trx);
+          if (roleChanged) await s.users.bumpTokenVersion(user.id, trx);
+          return row!;
+        });
+        ctx.state.audit = { details: { fields: Object.keys(body), ...(roleChanged && { role: { from: user.role, to: body.role } }) } };
+        return toUser(updated);
+      },
+    }),
+
+    route<{ currentPassword?: string; newPassword: string }>({
+      method: 'POST', path: '/api/users/{id}/password', operationId: 'changePassword', tag: 'users', access: 'authenticated',
+      summary: 'Change a password (admin, or the user with their current password); ends existing sessions',
+      body: object({ currentPassword: str({ maxLength: 1024 }), newPassword: userSchema.password }, ['newPassword']),
+      status: 204, errors: [401],
+      async handler(ctx, { params, body }) {
+        const admin = ctx.state.actor!.role === 'admin';
+        const self = isSelf(ctx, params.id);
+        if (!admin && !self) throw forbiddenRole('Only admins may change other users\' passwords');
+        const user = await loadUser(s, params.id);
+        if (self && !admin) {
+          if (!body.currentPassword) throw validationError('currentPassword is required', 'currentPassword');
+          if (!(await verifyPassword(body.currentPassword, user.passwordHash))) throw unauthorized('The current password is wrong');
+        }
+        await s.db('users').where('id', user.id).update({
+          passwordHash: await hashPassword(body.newPassword),
+          tokenVersion: user.tokenVersion + 1,
+          failedLoginCount: 0,
+          updatedAt: s.db.fn.now(),
+        });
+        ctx.state.audit = { details: { fields: ['password'] } };
+        return undefined;
+      },
+    }),
+
+    route({
+      method: 'DELETE', path: '/api/users/{id}', operationId: 'deleteUser', tag: 'users', access: 'admin',
+      summary: 'Delete a user (not yourself); their API tokens go with them', status: 204,
+      load: (_ctx, p) => loadUser(s, p.id),
+      async handler(ctx, { resource }) {
+        if (isSelf(ctx, resource.id)) throw conflict('You cannot delete yourself', 'Ask another admin');
+        await assertNotLastAdmin(s, resource);
+        await s.users.delete(resource.id);
+        ctx.state.audit = { details: { email: resource.email } };
+        return undefined;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,7 @@
+#!/usr/bin/env node
+// Runs the TypeScript sources directly through tsx's loader: no build step to forget.
+import { register } from 'tsx/esm/api';
+
+register();
+const { main } = await import('../controller/cli/main.ts');
+await main(process.argv.slice(2));

@@ -1,0 +1,66 @@
+import { ConfigError, parseBoolean, parseInteger, parseList } from './parse-env.js';
+import { ensureStateDir, generatedKey } from './state-dir.js';
+import { VERSION } from '../version.js';
+
+export interface SchedulerConfig {
+  healthCheckSec: number;
+  driftCheckSec: number;
+  resyncSec: number;
+  imageUpdateCheckSec: number;
+}
+
+export interface Config {
+  version: string;
+  port: number;
+  host: string;
+  stateDir: string;
+  databaseUrl: string | null;
+  jwtSecret: string;
+  jwtExpiresIn: string;
+  secretsKey: Buffer;
+  webhookSecret: string | null;
+  codehostWebhookSecret: string | null;
+  mcpEnabled: boolean;
+  mcpAllowedHosts: string[];
+  manifestsDir: string | null;
+  manifestsPrune: boolean;
+  rateLimitPerMinute: number;
+  scheduler: SchedulerConfig;
+  metricsRetentionDays: number;
+  logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
+}
+
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
+  const stateDir = ensureStateDir(env.STEVEDORE_STATE_DIR || './.stevedore');
+  const secretsKey = Buffer.from(env.SECRETS_KEY || generatedKey(stateDir, 'secrets.key'), 'base64');
+  if (secretsKey.length !== 32) throw new ConfigError('SECRETS_KEY must be 32 bytes, base64-encoded');
+  const logLevel = (env.LOG_LEVEL || 'info') as Config['logLevel'];
+  if (!['debug', 'info', 'warn', 'error', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL must be one of debug, info, warn, error, silent');
+  }
+  return {
+    version: VERSION,
+    port: parseInteger('PORT', env.PORT, 8080, 0, 65535),
+    host: env.HOST || '127.0.0.1',
+    stateDir,
+    databaseUrl: env.DATABASE_URL || null,
+    jwtSecret: env.JWT_SECRET || generatedKey(stateDir, 'jwt.secret', 48),
+    jwtExpiresIn: env.JWT_EXPIRES_IN || '12h',
+    secretsKey,
+    webhookSecret: env.WEBHOOK_SECRET || null,
+    codehostWebhookSecret: env.CODEHOST_WEBHOOK_SECRET || null,
+    mcpEnabled: parseBoolean('MCP_ENABLED', env.MCP_ENABLED, false),
+    mcpAllowedHosts: parseList(env.MCP_ALLOWED_HOSTS),
+    manifestsDir: env.MANIFESTS_DIR || null,
+    manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
+    rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),
+    scheduler: {
+      healthCheckSec: parseInteger('SCHEDULER_HEALTH_CHECK_SEC', env.SCHEDULER_HEALTH_CHECK_SEC, 60, 1, 86400),
+      driftCheckSec: parseInteger('SCHEDULER_DRIFT_CHECK_SEC', env.SCHEDULER_DRIFT_CHECK_SEC, 300, 1, 86400),
+      resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
+      imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
+    },
+    metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
+    logLevel,
+  };
+}

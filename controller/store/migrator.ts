@@ -1,0 +1,38 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Knex } from 'knex';
+
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// date, a letter, a description: 20261125A-create-users.ts
+const NAME = /^(\d{8}[A-Z])-[a-z0-9-]+\.ts$/;
+
+interface MigrationModule {
+  up(knex: Knex): Promise<void>;
+  down(knex: Knex): Promise<void>;
+}
+
+/** Lists migration files in order, refusing names off the pattern or two files with one key. */
+export function listMigrations(dir = MIGRATIONS_DIR): string[] {
+  const files = fs.readdirSync(dir).filter((f) => f.endsWith('.ts')).sort();
+  const seen = new Map<string, string>();
+  for (const f of files) {
+    const m = NAME.exec(f);
+    if (!m) throw new Error(`migration file name ${f} does not match YYYYMMDDL-description.ts`);
+    if (seen.has(m[1])) throw new Error(`migrations ${seen.get(m[1])} and ${f} share the key ${m[1]}`);
+    seen.set(m[1], f);
+  }
+  return files;
+}
+
+const source: Knex.MigrationSource<string> = {
+  getMigrations: async () => listMigrations(),
+  getMigrationName: (file) => file.replace(/\.ts$/, ''),
+  getMigration: async (file) =>
+    (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as MigrationModule,
+};
+
+export async function migrateLatest(knex: Knex): Promise<string[]> {
+  const [, applied] = await knex.migrate.latest({ migrationSource: source, tableName: 'schema_migrations' });
+  return applied as string[];
+}

@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import { BaseRepository } from './base-repository.js';
+import type { Role } from '../../../api/http/types.js';
+
+export interface UserRow {
+  id: string;
+  email: string;
+  name: string | null;
+  role: Role;
+  passwordHash: string;
+  tokenVersion: number;
+  failedLoginCount: number;
+  lastFailedLoginAt: Date | null;
+  lastLoginAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class UsersRepository extends BaseRepository<UserRow> {
+  constructor(db: Knex) {
+    super(db, 'users', { users_email_unique: 'A user with this email already exists' });
+  }
+
+  findByEmail(email: string, trx?: Knex.Transaction): Promise<UserRow | undefined> {
+    return this.q(trx).whereRaw('lower(email) = lower(?)', [email]).first() as Promise<UserRow | undefined>;
+  }
+
+  async count(trx?: Knex.Transaction): Promise<number> {
+    const [{ count }] = await this.q(trx).count({ count: '*' });
+    return Number(count);
+  }
+
+  /** Makes every JWT issued so far stop working (password or role change). */
+  async bumpTokenVersion(id: string, trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where('id', id).increment('tokenVersion', 1);
+  }
+}
+
+/** What the API shows of a user: never the hash or login counters. */
+export function toUser(u: UserRow) {
+  return {
+    id: u.id, email: u.email, name: u.name, role: u.role,
+    lastLoginAt: u.lastLoginAt, createdAt: u.createdAt, updatedAt: u.updatedAt,
+  };
+}

@@ -1,0 +1,49 @@
+export interface HttpResponse<T = any> {
+  status: number;
+  body: T;
+  text: string;
+  headers: Headers;
+}
+
+export interface RequestOptions {
+  token?: string | null;
+  headers?: Record<string, string>;
+  /** Sent as-is (for malformed JSON tests); otherwise `body` is JSON-encoded. */
+  raw?: string | Buffer;
+}
+
+/** A tiny HTTP client over fetch for API tests: real HTTP, parsed JSON, no retries. */
+export class HttpClient {
+  constructor(readonly baseUrl: string, readonly token: string | null = null) {}
+
+  withToken(token: string | null): HttpClient {
+    return new HttpClient(this.baseUrl, token);
+  }
+
+  async request<T = any>(method: string, path: string, body?: unknown, opts: RequestOptions = {}): Promise<HttpResponse<T>> {
+    const headers: Record<string, string> = { ...(opts.headers ?? {}) };
+    const token = opts.token === undefined ? this.token : opts.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    let payload: string | Buffer | undefined;
+    if (opts.raw !== undefined) payload = opts.raw;
+    else if (body !== undefined) payload = JSON.stringify(body);
+    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+      headers['content-type'] = 'application/json';
+    }
+    const res = await fetch(this.baseUrl + path, { method, headers, body: payload as string | undefined });
+    const text = await res.text();
+    let parsed: unknown = text;
+    try {
+      parsed = text ? JSON.parse(text) : null;
+    } catch {
+      /* not JSON: keep the text */
+    }
+    return { status: res.status, body: parsed as T, text, headers: res.headers };
+  }
+
+  get<T = any>(path: string, opts?: RequestOptions) { return this.request<T>('GET', path, undefined, opts); }
+  post<T = any>(path: string, body?: unknown, opts?: RequestOptions) { return this.request<T>('POST', path, body, opts); }
+  put<T = any>(path: string, body?: unknown, opts?: RequestOptions) { return this.request<T>('PUT', path, body, opts); }
+  patch<T = any>(path: string, body?: unknown, opts?: RequestOptions) { return this.request<T>('PATCH', path, body, opts); }
+  delete<T = any>(path: string, opts?: RequestOptions) { return this.request<T>('DELETE', path, undefined, opts); }
+}

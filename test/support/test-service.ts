@@ -1,0 +1,51 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { loadConfig } from '../../controller/config/config.js';
+import { createLogger } from '../../controller/logger.js';
+import { startService, type RunningService } from '../../controller/serve.js';
+import { createTestDatabase } from './test-database.js';
+import { HttpClient } from './http-client.js';
+
+export interface TestService extends RunningService {
+  /** Unauthenticated client. */
+  http: HttpClient;
+  /** Every log line the service wrote (tests grep it for leaked secrets). */
+  logs: string[];
+  stateDir: string;
+}
+
+/**
+ * Starts the real service (real HTTP, real PostgreSQL in a fresh database) on a free port.
+ * `env` overrides configuration variables, as the operator would set them.
+ */
+export async function startTestService(env: Record<string, string> = {}): Promise<TestService> {
+  const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-test-'));
+  const databaseUrl = await createTestDatabase();
+  const config = loadConfig({
+    STEVEDORE_STATE_DIR: stateDir,
+    DATABASE_URL: databaseUrl,
+    PORT: '0',
+    HOST: '127.0.0.1',
+    RATE_LIMIT_PER_MINUTE: '0',
+    LOG_LEVEL: 'debug',
+    ...env,
+  });
+  const logs: string[] = [];
+  const logger = createLogger(config.logLevel, (line) => {
+    logs.push(line);
+    if (process.env.TEST_LOGS) process.stderr.write(line);
+  });
+  const running = await startService(config, logger);
+  const stop = running.stop;
+  return {
+    ...running,
+    http: new HttpClient(running.url),
+    logs,
+    stateDir,
+    async stop() {
+      await stop();
+      fs.rmSync(stateDir, { recursive: true, force: true });
+    },
+  };
+}
