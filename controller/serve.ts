@@ -7,6 +7,7 @@ import { migrateLatest } from './store/migrator.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
 import { createServices, type Services } from './services.js';
 import { createApp } from '../api/app.js';
+import { WORKERS } from './workers/index.js';
 
 export interface RunningService {
   services: Services;
@@ -36,7 +37,13 @@ export async function startService(config: Config = loadConfig(), logger: Logger
     await embedded?.stop();
     throw e;
   }
-  const services = createServices(config, db, logger);
+  const services = createServices(config, db, logger, url);
+  await services.events.start();
+  const stopWorkers: Array<() => Promise<void>> = [];
+  for (const w of WORKERS) {
+    const stop = await w.start(services);
+    if (stop) stopWorkers.unshift(stop);
+  }
   const app = createApp(services);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -59,6 +66,10 @@ export async function startService(config: Config = loadConfig(), logger: Logger
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        for (const stopWorker of stopWorkers) await stopWorker().catch(() => {});
+        await services.scheduler.stop();
+        await services.queue.stop();
+        await services.events.stop();
         await db.destroy();
         await embedded?.stop();
       })();

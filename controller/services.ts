@@ -7,6 +7,9 @@ import { UsersRepository } from './store/repositories/users.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
 import { SettingsStore } from './settings/settings-store.js';
+import { EventBus } from './events/event-bus.js';
+import { WorkQueue } from './queue/work-queue.js';
+import { Scheduler } from './queue/scheduler.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -22,11 +25,17 @@ export interface Services {
   apiTokens: ApiTokensRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
+  /** Event log + LISTEN/NOTIFY fan-out: SSE, notifications, webhooks read it. */
+  events: EventBus;
+  /** Keyed reconcile queue ("kind/id"). */
+  queue: WorkQueue;
+  /** Periodic singleton jobs across replicas. */
+  scheduler: Scheduler;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
-export function createServices(config: Config, db: Knex, logger: Logger): Services {
+export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   return {
     config,
     db,
@@ -37,6 +46,9 @@ export function createServices(config: Config, db: Knex, logger: Logger): Servic
     apiTokens: new ApiTokensRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
+    events: new EventBus(db, databaseUrl, logger),
+    queue: new WorkQueue({ logger }),
+    scheduler: new Scheduler(db, logger),
     async databaseOk() {
       try {
         await db.raw('select 1');
