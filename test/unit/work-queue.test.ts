@@ -1,0 +1,51 @@
+import { expect } from 'chai';
+import { WorkQueue } from '../../controller/queue/work-queue.js';
+import { TerminalError } from '../../controller/errors/terminal-error.js';
+import { createLogger } from '../../controller/logger.js';
+
+const logger = createLogger('silent');
+const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('WorkQueue', () => {
+  it('runs a key added many times while queued only once', async () => {
+    const q = new WorkQueue({ logger, concurrency: 1 });
+    const seen: string[] = [];
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    q.register('a', async (id) => { seen.push(id); if (id === 'first') await gate; });
+    q.add('a/first');
+    q.add('a/x'); q.add('a/x'); q.add('a/x');
+    release();
+    await q.drain();
+    expect(seen).to.deep.equal(['first', 'x']);
+  });
+
+  it('runs a key again when it was added while running, never twice at once', async () => {
+    const q = new WorkQueue({ logger, concurrency: 4 });
+    let active = 0, maxActive = 0, runs = 0;
+    q.register('k', async () => {
+      active++; runs++; maxActive = Math.max(maxActive, active);
+      if (runs === 1) q.add('k/1');
+      await tick(5);
+      active--;
+    });
+    q.add('k/1');
+    await tick(50);
+    await q.drain();
+    expect(runs).to.equal(2);
+    expect(maxActive).to.equal(1);
+  });
+
+  it('retries a failing key with backoff and stops retrying on TerminalError', async () => {
+    const q = new WorkQueue({ logger, baseDelayMs: 5 });
+    let calls = 0, terminalCalls = 0;
+    q.register('f', async () => { calls++; if (calls < 3) throw new Error('flaky'); });
+    q.register('t', async () => { terminalCalls++; throw new TerminalError('bad config'); });
+    q.add('f/1'); q.add('t/1');
+    for (let i = 0; i < 100 && calls < 3; i++) await tick(10);
+    await q.drain();
+    expect(calls).to.equal(3);
+    expect(terminalCalls).to.equal(1);
+    await q.stop();
+  });
+});
