@@ -25,7 +25,16 @@ start_ssh() {
   enter /usr/sbin/sshd -f "$dir/sshd_config" -E "$dir/sshd.log" 9>&-   # daemonizes, writes $dir/sshd.pid
   wait_for 10 bash -c "exec 3<>/dev/tcp/$(server_ip "${name#s}")/22" || die "sshd $name did not come back"
 }
-stop_ssh() { stop_pid "$(cat "$dir/sshd.pid" 2>/dev/null || true)" 10; }
+# like a host going away: the listener AND the per-connection sshd children, so established
+# connections drop too (killing only the listener would leave pooled connections working)
+stop_ssh() {
+  local p mntns; mntns=$(cat "$dir/mntns")
+  stop_pid "$(cat "$dir/sshd.pid" 2>/dev/null || true)" 10
+  for p in $(pids_in_mntns "$mntns"); do
+    [ "$(readlink "/proc/$p/exe" 2>/dev/null)" = /usr/sbin/sshd ] && kill -KILL "$p" 2>/dev/null
+  done
+  return 0
+}
 case $action in
   exec) enter "$@" ;;
   stop-docker) stop_pid "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" 30 ;;
@@ -38,7 +47,7 @@ case $action in
   stop-ssh) stop_ssh ;;
   start-ssh) start_ssh ;;
   rotate-hostkey)
-    # keep a live process in the namespaces while sshd is down: anchor() needs one to enter
+    # a live process must pin the namespaces while sshd is down: anchor() enters through it
     pid_alive "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" || die "rotate-hostkey needs $name's dockerd running"
     rm -f "$dir/ssh_host_ed25519_key" "$dir/ssh_host_ed25519_key.pub"
     ssh-keygen -q -t ed25519 -N '' -C "stevedore-fleet$FLEET_ID-$name-rotated" -f "$dir/ssh_host_ed25519_key"
