@@ -1,7 +1,7 @@
 // Typed host errors. ssh-driver.ts and ssh-pool.ts are the only places that translate raw ssh2 /
 // socket failures into these; callers (the work queue) read `retryable` instead of matching strings.
 
-export type HostErrorCode = 'HOST_UNREACHABLE' | 'COMMAND_TIMEOUT' | 'COMMAND_FAILED' | 'HOST_KEY_MISMATCH';
+export type HostErrorCode = 'HOST_UNREACHABLE' | 'COMMAND_TIMEOUT' | 'COMMAND_FAILED' | 'HOST_KEY_MISMATCH' | 'SSH_CONFIG_INVALID';
 
 export abstract class HostError extends Error {
   abstract readonly code: HostErrorCode;
@@ -49,6 +49,15 @@ export class HostKeyMismatch extends HostError {
   readonly retryable = false;
   constructor(serverId: string, readonly expected: string, readonly actual: string) {
     super(serverId, `host key of ${serverId} changed: expected ${expected}, got ${actual}`);
+  }
+}
+
+/** The connection settings themselves are unusable (e.g. a private key ssh2 cannot parse). */
+export class SshConfigInvalid extends HostError {
+  readonly code = 'SSH_CONFIG_INVALID';
+  readonly retryable = false;
+  constructor(serverId: string, reason: string, options?: ErrorOptions) {
+    super(serverId, `ssh settings of ${serverId} are invalid: ${reason}`, options);
   }
 }
 

@@ -59,52 +59,58 @@ export class SshDriver {
   // it); if the channel cannot even be opened, nothing ran, so one retry on a fresh one is safe.
   private async runWithReconnect(serverId: string, client: Client, line: string, opts: ExecOptions,
     setCancel: (cancel: () => void) => void): Promise<RawResult> {
-    let channel: ClientChannel;
+    let started: Started;
     try {
-      channel = await openExec(client, line);
+      started = await startExec(serverId, client, line, opts.stdin);
     } catch {
       this.pool.drop(serverId);
-      channel = await openExec(await this.pool.connection(serverId), line).catch((err: Error) => {
+      started = await startExec(serverId, await this.pool.connection(serverId), line, opts.stdin).catch((err: Error) => {
         throw new HostUnreachable(serverId, `cannot open a channel: ${err.message}`, { cause: err });
       });
     }
+    const { channel } = started;
     setCancel(() => {
       // ask the remote process to die (OpenSSH >= 7.9 honours it), then drop the channel
       try { channel.signal('KILL'); } catch { /* channel may already be gone */ }
       channel.close();
     });
-    return collect(serverId, channel, opts.stdin);
+    return started.result;
   }
 }
 
-interface RawResult extends ExecResult {
-  signal?: string;
+interface Started {
+  channel: ClientChannel;
+  result: Promise<RawResult>;
 }
 
-function openExec(client: Client, line: string): Promise<ClientChannel> {
+// Listeners are attached inside the exec callback, synchronously: ssh2 may emit the output and
+// exit status from the same TCP read, before any awaiting code would get to run.
+function startExec(serverId: string, client: Client, line: string, stdin?: string | Buffer): Promise<Started> {
   return new Promise((resolve, reject) => {
     try {
-      client.exec(line, (err, channel) => (err ? reject(err) : resolve(channel)));
+      client.exec(line, (err, channel) => (err ? reject(err) : resolve({ channel, result: collect(serverId, channel, stdin) })));
     } catch (err) {
       reject(err); // ssh2 throws synchronously when the connection is already closed
     }
   });
 }
 
+interface RawResult extends ExecResult {
+  signal?: string;
+}
+
 function collect(serverId: string, channel: ClientChannel, stdin?: string | Buffer): Promise<RawResult> {
   return new Promise((resolve, reject) => {
     const out: Buffer[] = [];
     const err: Buffer[] = [];
-    let code: number | null = null;
-    let signal: string | undefined;
     channel.on('data', (d: Buffer) => out.push(d));
     channel.stderr.on('data', (d: Buffer) => err.push(d));
-    channel.on('exit', (c: number | null, s?: string) => { code = c; signal = s ?? undefined; });
-    channel.on('close', () => {
+    // ssh2 passes the exit status (or signal) to 'close'; both are absent when the connection died
+    channel.on('close', (code?: number | null, signal?: string) => {
       const stdout = Buffer.concat(out).toString('utf8');
       const stderr = Buffer.concat(err).toString('utf8');
       // no exit status and no signal: the connection went away under the command
-      if (code === null && signal === undefined) reject(new HostUnreachable(serverId, 'connection lost while the command ran'));
+      if (code === undefined || (code === null && !signal)) reject(new HostUnreachable(serverId, 'connection lost while the command ran'));
       else resolve({ stdout, stderr, code: code ?? -1, signal });
     });
     channel.end(stdin);

@@ -1,8 +1,7 @@
 // One ssh2 connection per server, reused by every command, SFTP session and Docker API call.
 // A fresh connection costs 80-180 ms of handshake; a reused one runs `exec true` in a few ms.
-import { Client, type HostVerifier } from 'ssh2';
-import { HostKeyMismatch, HostUnreachable } from './errors.js';
-import { fingerprintOf } from './host-key.js';
+import type { Client } from 'ssh2';
+import { openConnection } from './ssh-connect.js';
 import { Semaphore } from './semaphore.js';
 import type { HostServer } from './server.js';
 
@@ -102,50 +101,20 @@ export class SshPool {
   }
 
   private connect(entry: Entry): Promise<Client> {
-    const { server } = entry;
-    const client = new Client();
     entry.connects++;
-    let keyError: Error | null = null;
-    const hostVerifier: HostVerifier = (key, verify) => {
-      const actual = fingerprintOf(key);
-      if (entry.pinned) {
-        if (actual !== entry.pinned) keyError = new HostKeyMismatch(server.id, entry.pinned, actual);
-        return verify(actual === entry.pinned);
-      }
-      Promise.resolve(this.opts.onNewHostKey?.(server.id, actual)).then(
-        () => { entry.pinned = actual; verify(true); },
-        (err: unknown) => { keyError = new HostUnreachable(server.id, `could not persist host key: ${String(err)}`); verify(false); },
-      );
-    };
-    return new Promise<Client>((resolve, reject) => {
-      let settled = false;
-      const fail = (err: Error) => {
-        if (settled) return;
-        settled = true;
-        clearTimeout(timer);
-        client.destroy();
-        reject(keyError ?? err);
-      };
-      // our own timer: ssh2's readyTimeout does not cover a TCP peer that accepts and stays silent in every phase
-      const timer = setTimeout(() => fail(new HostUnreachable(server.id, `no ssh handshake within ${this.opts.connectTimeoutMs} ms`)), this.opts.connectTimeoutMs);
-      client.on('ready', () => {
-        settled = true;
-        clearTimeout(timer);
-        client.setNoDelay(true); // without it Nagle adds ~40 ms to every round trip
-        resolve(client);
-      });
-      client.on('error', (err) => fail(new HostUnreachable(server.id, err.message, { cause: err })));
-      client.on('close', () => {
-        fail(new HostUnreachable(server.id, 'connection closed during handshake'));
-        // a dead connection must not be handed out again: forget it so the next use reconnects
-        void this.forget(entry, client);
-      });
-      client.connect({
-        host: server.hostname, port: server.sshPort, username: server.sshUser, privateKey: entry.privateKey,
-        hostVerifier, readyTimeout: this.opts.connectTimeoutMs + 1000,
-        keepaliveInterval: this.opts.keepaliveIntervalMs, keepaliveCountMax: this.opts.keepaliveCountMax,
-      });
+    const client = openConnection(entry.server, entry.privateKey, {
+      connectTimeoutMs: this.opts.connectTimeoutMs,
+      keepaliveIntervalMs: this.opts.keepaliveIntervalMs,
+      keepaliveCountMax: this.opts.keepaliveCountMax,
+      pinned: () => entry.pinned,
+      onNewHostKey: async (fingerprint) => {
+        await this.opts.onNewHostKey?.(entry.server.id, fingerprint);
+        entry.pinned = fingerprint;
+      },
+      // a dead connection must not be handed out again: forget it so the next use reconnects
+      onClose: (closed) => void this.forget(entry, closed),
     });
+    return client;
   }
 
   private async forget(entry: Entry, client: Client): Promise<void> {

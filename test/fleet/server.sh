@@ -52,7 +52,12 @@ case $action in
     rm -f "$dir/ssh_host_ed25519_key" "$dir/ssh_host_ed25519_key.pub"
     ssh-keygen -q -t ed25519 -N '' -C "stevedore-fleet$FLEET_ID-$name-rotated" -f "$dir/ssh_host_ed25519_key"
     stop_ssh; start_ssh
-    ssh-keygen -lf "$dir/ssh_host_ed25519_key.pub" | awk '{print $2}'
+    # keep fleet.json / known_hosts truthful so later test runs pin the new key
+    new=$(ssh-keygen -lf "$dir/ssh_host_ed25519_key.pub" | awk '{print $2}')
+    ip_=$(server_ip "${name#s}")
+    sed -i "/\"name\": \"$name\"/s#\"hostKeyFingerprint\": \"[^\"]*\"#\"hostKeyFingerprint\": \"$new\"#" "$FLEET_ROOT/fleet.json"
+    sed -i "s#^$ip_ .*#$ip_ $(cut -d' ' -f1,2 "$dir/ssh_host_ed25519_key.pub")#" "$FLEET_ROOT/known_hosts"
+    echo "$new"
     ;;
   *) die "unknown action $action" ;;
 esac
