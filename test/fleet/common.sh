@@ -35,6 +35,7 @@ host_bridge() { echo "${FLEET_PREFIX}br"; }
 server_ip() { echo "$FLEET_NET.$((10 + $1))"; }
 registry_host() { echo "$FLEET_NET.1"; }
 registry_addr() { echo "$(registry_host):$FLEET_REGISTRY_PORT"; }
+cgroup_parent() { echo "stevedore-fleet$FLEET_ID-s$1"; }
 # links/netns names that belong to THIS fleet only (sd1 must never match sd10-like names)
 own_link_re() { echo "^${FLEET_PREFIX}(br|-s[0-9]+)$"; }
 

@@ -54,6 +54,10 @@ stop_server() {
       done
     done
   fi
+  # the container cgroups under this server's own --cgroup-parent (children first)
+  for cg in $(find /sys/fs/cgroup -maxdepth 5 -type d \( -path "*/$(cgroup_parent "$i")" -o -path "*/$(cgroup_parent "$i")/*" \) 2>/dev/null | sort -r); do
+    rmdir "$cg" 2>/dev/null || say "LEAK: cgroup $cg could not be removed"
+  done
   ns=$(netns_name "$i")
   if ip netns list | awk '{print $1}' | grep -qx "$ns"; then
     left=$(ip netns pids "$ns" 2>/dev/null || true)
@@ -112,6 +116,7 @@ for p in /proc/[0-9]*; do
     esac
   fi
 done
+l=$(find /sys/fs/cgroup -maxdepth 5 -type d -name "stevedore-fleet$FLEET_ID-s*" 2>/dev/null || true); [ -n "$l" ] && leak "cgroups: $l"
 grep -qF " $FLEET_ROOT" /proc/self/mountinfo && leak "mounts: $(grep -F " $FLEET_ROOT" /proc/self/mountinfo | awk '{print $5}' | tr '\n' ' ')"
 l=$(ip -o link show | awk -F': ' '{print $2}' | cut -d@ -f1 | grep -E "$(own_link_re)" || true); [ -n "$l" ] && leak "links: $l"
 l=$(ip netns list 2>/dev/null | grep -E "^${FLEET_PREFIX}-s[0-9]+( |$)" || true); [ -n "$l" ] && leak "netns: $l"

@@ -22,11 +22,14 @@ done
 printf '127.0.0.1 localhost\n::1 localhost\n%s %s\n' "$(server_ip "$i")" "$name" >"$dir/hosts"
 mount -n --bind "$dir/hosts" /etc/hosts
 
+# own cgroup parent: the default "docker" parent is shared by every dockerd on the host, so
+# down.sh could never tell whose it is and it would outlive the fleet.
 # own network namespace: the default docker0 and iptables=true stay private to this server
 args=(--data-root "$dir/data" --pidfile "$dir/dockerd.pid"
       -H unix:///var/run/docker.sock -H "unix://$dir/docker.sock"
       --shutdown-timeout "$FLEET_DOCKER_SHUTDOWN_TIMEOUT"
-      --insecure-registry "$(registry_addr)")
+      --insecure-registry "$(registry_addr)"
+      --cgroup-parent "$(cgroup_parent "$i")")
 [ -n "${FLEET_STORAGE_DRIVER:-}" ] && args+=(--storage-driver "$FLEET_STORAGE_DRIVER")
 [ -n "${FLEET_DOCKERD_ARGS:-}" ] && read -r -a extra <<<"$FLEET_DOCKERD_ARGS" && args+=("${extra[@]}")
 
