@@ -27,8 +27,18 @@ const VOLUME_MODES = /^(?:ro|rw|z|Z|nocopy|cached|delegated|consistent|rprivate|
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const IMAGE_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
-const IMAGE_HOST = String.raw`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?/)`;
-const IMAGE_RE = new RegExp(`^${IMAGE_HOST}?${IMAGE_COMPONENT}(?:/${IMAGE_COMPONENT})*$`);
+const IMAGE_HOST = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?$/;
+const IMAGE_PATH = new RegExp(`^${IMAGE_COMPONENT}(?:/${IMAGE_COMPONENT})*$`);
+
+/** Docker's reading: the first component is a registry host only if it has a '.' or ':' or is localhost. */
+function isImageName(name: string): boolean {
+  const slash = name.indexOf('/');
+  const first = slash < 0 ? '' : name.slice(0, slash);
+  if (first && (first.includes('.') || first.includes(':') || first === 'localhost')) {
+    return IMAGE_HOST.test(first) && IMAGE_PATH.test(name.slice(slash + 1));
+  }
+  return IMAGE_PATH.test(name);
+}
 
 const hasDotDot = (p: string) => p.split('/').some((seg) => seg === '..');
 
@@ -126,7 +136,7 @@ export function assertImageName(name: string, field = 'imageName'): void {
   if (name.slice(lastSlash + 1).includes(':')) {
     throw validationError(`${field} must not include a tag`, field, 'Set the tag as imageTag on the service');
   }
-  if (name.length > 255 || !IMAGE_RE.test(name)) {
+  if (name.length > 255 || !isImageName(name)) {
     throw validationError(`${field} is not a valid image name (lowercase path components, optional registry host)`, field);
   }
 }

@@ -59,7 +59,7 @@ describe('catalog validators', () => {
     for (const n of ['nginx', 'acme/api', 'registry.local:5000/acme/api', 'localhost:5000/a_b/c-d', 'ghcr.io/org/app.web']) {
       expect(() => assertImageName(n), n).not.to.throw();
     }
-    for (const n of ['acme/api:1.0', 'acme/api@sha256:abc', 'Acme/API', 'acme//api', 'acme/api;id', '', '-acme']) {
+    for (const n of ['acme/api:1.0', 'acme/api@sha256:abc', 'Acme/API', 'UPPER/case', 'bad_host.io:x/a', 'acme//api', 'acme/api;id', '', '-acme']) {
       expect(fieldOf(() => assertImageName(n)), n).to.equal('imageName');
     }
   });
