@@ -70,6 +70,21 @@ describe('service and database type routes', () => {
     expectError(await admin.patch(`/api/settings/service-types/${nginx.id}`, { builtin: false }), 422, 'READONLY_FIELD', 'builtin');
   });
 
+  it('reset restores the shipped types and keeps custom ones', async () => {
+    const list = async () => (await viewer.get('/api/settings/service-types?limit=200')).body.items as { id: string; name: string; commands: unknown[] }[];
+    const nginx = (await list()).find((t) => t.name === 'nginx')!;
+    expect((await admin.patch(`/api/settings/service-types/${nginx.id}`, { commands: [] })).status).to.equal(200);
+    expect((await admin.post('/api/settings/service-types', { name: 'custom-kept' })).status).to.equal(201);
+    expectError(await operator.post('/api/settings/service-types/reset'), 403, 'FORBIDDEN_ROLE');
+    const reset = await admin.post('/api/settings/service-types/reset');
+    expect(reset.status, reset.text).to.equal(200);
+    const after = await list();
+    expect(after.find((t) => t.name === 'nginx')!.commands).to.have.length.greaterThan(0);
+    expect(after.find((t) => t.name === 'nginx')!.id).to.equal(nginx.id);
+    expect(after.map((t) => t.name)).to.include('custom-kept');
+    expect((await admin.post('/api/settings/database-types/reset')).status).to.equal(200);
+  });
+
   it('refuses to delete or rename a service type that services use', async () => {
     const envId = (await createEnvironment(admin)).id;
     await createService(admin, envId, { name: 'uses-redis', type: 'redis' });
