@@ -23,6 +23,7 @@ const PORT_RE = new RegExp(`^(?:(${IPV4}|${IPV6}):)?(?:(${RANGE}):)?(${RANGE})(?
 const SAFE_PATH_CHARS = /^[A-Za-z0-9._\/@+-]+$/;
 const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 const VOLUME_MODES = /^(?:ro|rw|z|Z|nocopy|cached|delegated|consistent|rprivate|private|rshared|shared|rslave|slave)(?:,(?:ro|rw|z|Z|nocopy|cached|delegated|consistent|rprivate|private|rshared|shared|rslave|slave))*$/;
+const PLACEHOLDER = /^\$\{[A-Z_][A-Z0-9_]*\}/;
 // Any C0 control character (NUL, newline, escape...) or DEL.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
@@ -107,6 +108,13 @@ export function assertEnv(env: Record<string, string>, field = 'env'): void {
   for (const [key, value] of Object.entries(env)) {
     if (!new RegExp(ENV_KEY_PATTERN).test(key)) {
       throw validationError(`${field}: key '${key}' must match ${ENV_KEY_PATTERN}`, `${field}.${key}`);
+    }
+    // Compose escapes a literal dollar as $$; every other ${ must open a placeholder like ${API_HOST}.
+    const unescaped = value.replaceAll('$$', '');
+    for (let i = unescaped.indexOf('${'); i >= 0; i = unescaped.indexOf('${', i + 2)) {
+      if (!PLACEHOLDER.test(unescaped.slice(i))) {
+        throw validationError(`${field}.${key} has a malformed placeholder: use \${KEY} with KEY like ${ENV_KEY_PATTERN}, or $$ for a literal $`, `${field}.${key}`);
+      }
     }
     if (CONTROL.test(value)) {
       throw validationError(`${field}.${key} must be one line without control characters`, `${field}.${key}`,

@@ -117,6 +117,13 @@ describe('service template routes', () => {
     expect(audit.map((a: { details: { changed: string[] } }) => a.details.changed)).to.deep.equal([[], ['imageTag', 'env']]);
   });
 
+  it('concurrent updates each count in the generation', async () => {
+    const s1 = await createService(operator, envId, { name: 'racy' });
+    const results = await Promise.all(['2.0', '2.1', '2.2'].map((imageTag) => operator.patch(`/api/services/${s1.id}`, { imageTag })));
+    expect(results.map((r) => r.status)).to.deep.equal([200, 200, 200]);
+    expect((await viewer.get(`/api/services/${s1.id}`)).body.generation).to.equal(4);
+  });
+
   it('delete cascades to deployments and publishes their removal', async () => {
     const s1 = await createService(operator, envId, { name: 'doomed' });
     const server = await insertServer(svc, envId);

@@ -55,6 +55,13 @@ describe('catalog validators', () => {
     expect(fieldOf(() => assertEnv({ GOOD: 'a\nb' }))).to.equal('env.GOOD');
   });
 
+  it('requires placeholders in env values to be well formed, allowing $$ as a literal dollar', () => {
+    expect(() => assertEnv({ A: '${HOST}:${PORT}', B: 'cost $$5 and $${NOT_A_PLACEHOLDER}', C: 'plain $ sign' })).not.to.throw();
+    for (const v of ['${host}', '${UNCLOSED', '${A B}', '${}', '${A:-default}']) {
+      expect(fieldOf(() => assertEnv({ X: v })), v).to.equal('env.X');
+    }
+  });
+
   it('accepts image names without a tag and refuses tags, digests and bad names', () => {
     for (const n of ['nginx', 'acme/api', 'registry.local:5000/acme/api', 'localhost:5000/a_b/c-d', 'ghcr.io/org/app.web']) {
       expect(() => assertImageName(n), n).not.to.throw();
