@@ -5,6 +5,11 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import serviceRoutes from './services.js';
+import deploymentRoutes from './deployments.js';
+import containerImageRoutes from './container-images.js';
+import dependencyRoutes from './dependencies.js';
+import commandTypeRoutes from './command-types.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -14,5 +19,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...serviceRoutes(s),
+    ...deploymentRoutes(s),
+    ...containerImageRoutes(s),
+    ...dependencyRoutes(s),
+    ...commandTypeRoutes(s),
   ];
 }
