@@ -5,6 +5,7 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -14,5 +15,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...serverRoutes(s),
   ];
 }
