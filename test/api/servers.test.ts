@@ -212,3 +212,28 @@ describe('servers API', () => {
     expect(events[0]!.data).to.include({ serverId: res.body.id, status: 'unhealthy', previousStatus: 'unknown' });
   });
 });
+
+describe('server health reconciler (background worker)', () => {
+  let svc: TestService;
+  after(() => svc?.stop());
+
+  it('checks every server at the scheduler cadence and keeps reporting a server that stays down', async () => {
+    svc = await startTestService({ SCHEDULER_HEALTH_CHECK_SEC: '1' });
+    const admin = await bootstrapAdmin(svc.http);
+    const envId = (await createEnvironment(admin)).id;
+    const res = await admin.post(`/api/environments/${envId}/servers/register-host`, { name: 'gone', dockerSocketPath: '/nonexistent/docker.sock' });
+    expect(res.status, res.text).to.equal(201);
+    let failed: Array<{ data: Record<string, unknown> }> = [];
+    for (let i = 0; i < 100 && failed.length < 2; i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      failed = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.failed');
+    }
+    expect(failed.length).to.be.at.least(2);
+    expect(failed[0]!.data).to.include({ serverId: res.body.id, repeated: false });
+    expect(failed[1]!.data).to.include({ serverId: res.body.id, repeated: true });
+    const changed = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.changed');
+    expect(changed).to.have.length(1);
+    const cached = await admin.get(`/api/environments/${envId}/health-status`);
+    expect(cached.body.servers[0]).to.include({ status: 'unhealthy' });
+  });
+});
