@@ -51,7 +51,16 @@ type ServerBody = Partial<Omit<ServerRow, 'tags'>> & { tags?: string[] };
 
 /** A failure reaching the server during a live operation, in the API's envelope. */
 export function liveHostError(err: unknown): unknown {
-  if (!(err instanceof HostError)) return err;
+  if (!(err instanceof HostError)) {
+    const e = err as { statusCode?: number; code?: string; message?: string };
+    // the Docker API answered with an error (dockerode/docker-modem set statusCode)
+    if (typeof e?.statusCode === 'number') return new AppError('SERVICE_UNAVAILABLE', `docker: ${e.message ?? 'request failed'}`, { status: 502 });
+    // socket mode: the local Docker socket is missing or refuses connections
+    if (e?.code === 'ENOENT' || e?.code === 'ECONNREFUSED' || e?.code === 'EACCES') {
+      return new AppError('SERVICE_UNAVAILABLE', `docker socket: ${e.message ?? e.code}`, { retryable: true });
+    }
+    return err;
+  }
   switch (err.code) {
     case 'HOST_KEY_MISMATCH':
       return new AppError('CONFLICT', err.message, { hint: 'The server presented a different host key than the pinned one. If it was rebuilt on purpose, delete and re-add the server.' });

@@ -129,6 +129,8 @@ export interface SweepOptions {
 /** One pass of the health reconciler over every server (or one environment's). */
 export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise<Array<{ server: ServerRow; result: HealthResult }>> {
   const servers = opts.environmentId ? await s.servers.listByEnvironment(opts.environmentId) : await s.servers.listAll();
+  // a full pass knows every server: close connections of servers deleted meanwhile
+  if (!opts.environmentId) s.hosts.retain(servers.map((r) => r.id));
   return mapLimit(servers, opts.concurrency ?? 8, async (server) => {
     const { result } = await refreshHealth(s, server, opts.timeoutMs, { repeatFailure: true }).catch((err: unknown) => {
       s.logger.warn('health check could not be stored', { serverId: server.id, error: String(err) });
