@@ -7,6 +7,10 @@ import { UsersRepository } from './store/repositories/users.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
 import { SettingsStore } from './settings/settings-store.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -22,21 +26,31 @@ export interface Services {
   apiTokens: ApiTokensRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
+  registries: RegistriesRepository;
+  serviceAccounts: ServiceAccountsRepository;
+  /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
+  systemSettings: SystemSettings;
+  smtp: SmtpService;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger): Services {
+  const secretBox = new SecretBox(config.secretsKey);
   return {
     config,
     db,
     logger,
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
+    registries: new RegistriesRepository(db),
+    serviceAccounts: new ServiceAccountsRepository(db),
+    systemSettings: new SystemSettings(db, secretBox),
+    smtp: new SmtpService(db, secretBox),
     async databaseOk() {
       try {
         await db.raw('select 1');
