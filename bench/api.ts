@@ -47,10 +47,10 @@ async function freePort(): Promise<number> {
   });
 }
 
-async function load(port: number, path: string, token: string) {
+async function load(port: number, path: string, token: string, seconds = DURATION_S) {
   const latencies: number[] = [];
   let errors = 0;
-  const end = Date.now() + DURATION_S * 1000;
+  const end = Date.now() + seconds * 1000;
   async function worker() {
     while (Date.now() < end) {
       const t0 = process.hrtime.bigint();
@@ -61,10 +61,10 @@ async function load(port: number, path: string, token: string) {
   }
   const started = Date.now();
   await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-  const seconds = (Date.now() - started) / 1000;
+  const elapsed = (Date.now() - started) / 1000;
   latencies.sort((a, b) => a - b);
   const pct = (p: number) => latencies[Math.min(latencies.length - 1, Math.floor(latencies.length * p))].toFixed(1);
-  return { requests: latencies.length, rps: Math.round(latencies.length / seconds), p50: pct(0.5), p99: pct(0.99), errors };
+  return { requests: latencies.length, rps: Math.round(latencies.length / elapsed), p50: pct(0.5), p99: pct(0.99), errors };
 }
 
 async function main() {
@@ -101,6 +101,7 @@ async function main() {
     ];
     console.log(`concurrency ${CONCURRENCY}, ${DURATION_S}s per target`);
     for (const [label, path, token] of targets) {
+      await load(port, path, token, 2); // warm-up: JIT, database connections, caches
       const r = await load(port, path, token);
       console.log(`${label.padEnd(32)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.requests} requests, ${r.errors} non-200)`);
     }
