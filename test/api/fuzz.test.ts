@@ -84,6 +84,7 @@ describe('fuzzing every route that takes a body', () => {
         }
         if (schema.type === 'string') {
           expectClientError(await send({ [name]: HUGE }), label(`${name} huge string`));
+          expectClientError(await send({ ...plausible(props), [name]: 'nul\u0000byte' }), label(`${name} with a NUL character`));
           // A huge string next to otherwise plausible values must still be refused.
           expectClientError(await send({ ...plausible(props), [name]: HUGE }), label(`${name} huge string in a plausible body`));
         }
