@@ -8,6 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
+import fs from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import knexFactory from 'knex';
@@ -36,6 +37,16 @@ function request(port: number, method: string, path: string, token?: string, bod
     req.on('error', reject);
     req.end(payload);
   });
+}
+
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux only; 0 elsewhere). */
+function cpuSeconds(pid: number): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return 0;
+  }
 }
 
 async function freePort(): Promise<number> {
@@ -102,8 +113,12 @@ async function main() {
     console.log(`concurrency ${CONCURRENCY}, ${DURATION_S}s per target`);
     for (const [label, path, token] of targets) {
       await load(port, path, token, 2); // warm-up: JIT, database connections, caches
+      const cpu0 = cpuSeconds(child.pid!);
       const r = await load(port, path, token);
-      console.log(`${label.padEnd(32)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  (${r.requests} requests, ${r.errors} non-200)`);
+      // Service CPU per request does not depend on what else the machine runs: capacity ≈ cores / it.
+      const cpuUs = Math.round(((cpuSeconds(child.pid!) - cpu0) / r.requests) * 1e6);
+      console.log(`${label.padEnd(32)} ${String(r.rps).padStart(6)} req/s  p50 ${r.p50} ms  p99 ${r.p99} ms  `
+        + `(${r.requests} requests, ${r.errors} non-200, service CPU ${cpuUs} µs/request)`);
     }
   } finally {
     child.kill('SIGTERM');
