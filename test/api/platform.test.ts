@@ -29,7 +29,13 @@ describe('platform behaviour across routes', () => {
     })).status).to.equal(201);
     expect((await admin.put('/api/admin/smtp', { host: 'h.example.test', fromAddress: 'a@example.test', password: secrets.smtpPass })).status).to.equal(200);
     expect((await admin.patch('/api/settings/system', { registryAccessToken: secrets.sysToken })).status).to.equal(200);
-    const apiTok = (await admin.post('/api/admin/tokens', { name: 'rest', ownerUserId: adminId })).body.token as string;
+    // With an Idempotency-Key the answer (holding the token) is kept for replays: sealed, too.
+    const key = crypto.randomUUID();
+    const created = await admin.post('/api/admin/tokens', { name: 'rest', ownerUserId: adminId }, { headers: { 'Idempotency-Key': key } });
+    const apiTok = created.body.token as string;
+    const replay = await admin.post('/api/admin/tokens', { name: 'rest', ownerUserId: adminId }, { headers: { 'Idempotency-Key': key } });
+    expect(replay.headers.get('idempotent-replayed')).to.equal('true');
+    expect(replay.body.token).to.equal(apiTok);
 
     const db = svc.services.db;
     const dump = JSON.stringify([
