@@ -17,6 +17,10 @@ import { ServiceDependenciesRepository } from './store/repositories/service-depe
 import { CommandTypesRepository } from './store/repositories/command-types.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -49,6 +53,11 @@ export interface Services {
   servers: ServersRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
+  registries: RegistriesRepository;
+  serviceAccounts: ServiceAccountsRepository;
+  /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
+  systemSettings: SystemSettings;
+  smtp: SmtpService;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
@@ -76,6 +85,10 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     scheduler: new Scheduler(db, logger),
     servers: new ServersRepository(db),
     hosts: new HostAccess(db, secretBox, logger),
+    registries: new RegistriesRepository(db),
+    serviceAccounts: new ServiceAccountsRepository(db),
+    systemSettings: new SystemSettings(db, secretBox),
+    smtp: new SmtpService(db, secretBox),
     async databaseOk() {
       try {
         await db.raw('select 1');

@@ -11,6 +11,12 @@ import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import serverRoutes from './servers.js';
+import registryRoutes from './registries.js';
+import systemSettingsRoutes from './system-settings.js';
+import smtpRoutes from './admin-smtp.js';
+import tokenRoutes from './admin-tokens.js';
+import serviceAccountRoutes from './service-accounts.js';
+import auditLogRoutes from './audit-logs.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -26,5 +32,11 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...serverRoutes(s),
+    ...registryRoutes(s),
+    ...systemSettingsRoutes(s),
+    ...smtpRoutes(s),
+    ...tokenRoutes(s),
+    ...serviceAccountRoutes(s),
+    ...auditLogRoutes(s),
   ];
 }
