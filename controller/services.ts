@@ -12,6 +12,7 @@ import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -36,12 +37,15 @@ export interface Services {
   servers: ServersRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
+  /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
+  configStore: ConfigStore;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const hosts = new HostAccess(db, secretBox, logger);
   return {
     config,
     db,
@@ -56,7 +60,8 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     servers: new ServersRepository(db),
-    hosts: new HostAccess(db, secretBox, logger),
+    hosts,
+    configStore: createConfigStore(db, secretBox, hosts, logger),
     async databaseOk() {
       try {
         await db.raw('select 1');
