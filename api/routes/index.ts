@@ -5,6 +5,14 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import secretRoutes from './secrets.js';
+import varRoutes from './vars.js';
+import configFragmentRoutes from './config-fragments.js';
+import configFileRoutes from './config-files.js';
+import configAssetRoutes from './config-assets.js';
+import configAttachmentRoutes from './config-attachments.js';
+import configSyncRoutes from './config-sync.js';
+import secretSubstitutionRoutes from './secret-substitutions.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -14,5 +22,13 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...secretRoutes(s),
+    ...varRoutes(s),
+    ...configFragmentRoutes(s),
+    ...configFileRoutes(s),
+    ...configAssetRoutes(s),
+    ...configAttachmentRoutes(s),
+    ...configSyncRoutes(s),
+    ...secretSubstitutionRoutes(s),
   ];
 }
