@@ -115,8 +115,7 @@ describe('config files rendered and synced to the fleet', () => {
   it('a batch whose third target is unwritable restores the first two exactly and says which step failed', async () => {
     const svcId = await fe.addService('batch', ['s1']);
     const existing = `${dir}/batch/existing.conf`;
-    await serverExec('s1', ['mkdir', '-p', `${dir}/batch`]);
-    await serverExec('s1', ['sh', '-c', `printf 'old content\\n' > ${existing} && chmod 640 ${existing} && touch ${dir}/batch/blocker`]);
+    await serverExec('s1', ['sh', '-c', `mkdir -p ${dir}/batch && printf 'old content\\n' > ${existing} && chmod 640 ${existing} && touch ${dir}/batch/blocker`]);
     const f1 = await newFile('b1.conf', 'one ${PORT}\n');
     const f2 = await newFile('b2.conf', 'two\n');
     const f3 = await newFile('b3.conf', 'three\n');
