@@ -39,6 +39,10 @@ export default function configSyncRoutes(s: Services) {
       details: { dryRun, status, targets: results.length, written: results.filter((r) => r.status === 'written').length,
         failed: results.filter((r) => r.status === 'failed').length },
     };
+    if (!dryRun && results.length) {
+      await s.events.publish('config.synced', environmentId, { configFileIds: fileIds, status, targets: results.length,
+        serverIds: [...new Set(results.map((r) => r.serverId))] });
+    }
     return { dryRun, status, targets: results };
   }
 
@@ -112,6 +116,8 @@ export default function configSyncRoutes(s: Services) {
           details: { status: result.status, files: files.length, targets: targets.length, rolledBack: result.rolledBack,
             failedStep: result.failure?.step ?? null, restored: result.restored.length },
         };
+        await s.events.publish('config.synced', environmentId, { configFileIds: ids, batch: true, status: result.status,
+          targets: targets.length, rolledBack: result.rolledBack, failedStep: result.failure?.step ?? null });
         return { environmentId, ...result };
       },
     }),

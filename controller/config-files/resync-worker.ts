@@ -27,6 +27,10 @@ export async function startConfigResync(s: Services): Promise<void> {
     }
     const failed = results.filter((r) => r.status === 'failed');
     s.logger.info('config attachment resynced', { attachmentId, targets: results.length, failed: failed.length });
+    const facts = { configFileId: file.id, targets: results.length, written: results.filter((r) => r.status === 'written').length, failed: failed.length };
+    await s.audit.record({ actorType: 'system', action: 'resyncConfigAttachment', resourceType: 'config-attachments',
+      resourceId: attachmentId, environmentId: attachment.environmentId, details: { reason: 'fragment changed', ...facts } });
+    await s.events.publish('config.synced', attachment.environmentId, { attachmentId, ...facts, trigger: 'fragment' });
     if (failed.length) throw new Error(`${failed.length} of ${results.length} targets failed`);
   });
 }
