@@ -21,6 +21,9 @@ FLEET_PG_DB=${FLEET_PG_DB:-stevedore_test}
 FLEET_PG_OS_USER=${FLEET_PG_OS_USER:-postgres}      # postgres refuses to run as root
 FLEET_DOCKER_SHUTDOWN_TIMEOUT=${FLEET_DOCKER_SHUTDOWN_TIMEOUT:-3}
 FLEET_LOCK=${FLEET_LOCK:-${FLEET_ROOT}.lock}        # one lock per fleet id, sibling of FLEET_ROOT
+# host dirs a fleet had to create (/run/netns, /srv, ...) are shared by all ids: one list for all
+# fleets, emptied by whichever fleet goes down last
+FLEET_CREATED_DIRS=${FLEET_CREATED_DIRS:-/tmp/stevedore-fleet.created-dirs}
 FLEET_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 
 log() { printf '[%s fleet%s %6ss] %s\n' "$(basename "$0")" "$FLEET_ID" "$(elapsed)" "$*" >&2; }

@@ -95,12 +95,13 @@ for m in $(awk -v r="$FLEET_ROOT" 'index($5, r) == 1 {print $5}' /proc/self/moun
   umount -l "$m" 2>/dev/null && say "unmounted $m"
 done
 # shared host dirs (/srv, /run/netns, ...) may be in use by another fleet id: leave them while one is up
-if [ -f "$FLEET_ROOT/created-dirs" ] && ! other_fleets_up; then
+if [ -f "$FLEET_CREATED_DIRS" ] && ! other_fleets_up; then
   while read -r d; do   # only if still empty (someone else may have started using it)
     [ -n "$d" ] && [ -d "$d" ] && [ -z "$(ls -A "$d" 2>/dev/null)" ] || continue
     mountpoint -q "$d" && umount "$d" 2>/dev/null
     rmdir "$d" 2>/dev/null && say "removed $d (created by up.sh)"
-  done <"$FLEET_ROOT/created-dirs"
+  done <"$FLEET_CREATED_DIRS"
+  rm -f "$FLEET_CREATED_DIRS"
 fi
 rm -rf "$FLEET_ROOT"
 

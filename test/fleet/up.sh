@@ -41,9 +41,8 @@ STARTED=1
 mkdir -p "$FLEET_ROOT/keys"; chmod 755 "$FLEET_ROOT"
 echo "$FLEET_SERVERS" >"$FLEET_ROOT/servers"
 HOST_MNTNS=$(readlink /proc/self/ns/mnt)
-: >"$FLEET_ROOT/created-dirs"
-[ -d /run/mount ] || echo /run/mount >>"$FLEET_ROOT/created-dirs"   # libmount creates it on the host
-[ -d /run/netns ] || echo /run/netns >>"$FLEET_ROOT/created-dirs"   # `ip netns add` creates + bind-mounts it
+[ -d /run/mount ] || echo /run/mount >>"$FLEET_CREATED_DIRS"   # libmount creates it on the host
+[ -d /run/netns ] || echo /run/netns >>"$FLEET_CREATED_DIRS"   # `ip netns add` creates + bind-mounts it
 
 # ---------------------------------------------------------------- 2. client key
 ssh-keygen -q -t ed25519 -N '' -C stevedore-fleet-client -f "$FLEET_ROOT/keys/id_ed25519"

@@ -32,7 +32,7 @@ start_servers() {
   local d i name dir ip_
   for d in $FLEET_PRIVATE_DIRS; do   # bind-mount targets must exist on the host
     case $d in /root|/srv|/opt/*|/home/*|/var/lib/*|/app*|/data*) ;; *) die "FLEET_PRIVATE_DIRS: refusing $d" ;; esac
-    [ -d "$d" ] || { mkdir -p "$d"; echo "$d" >>"$FLEET_ROOT/created-dirs"; }
+    [ -d "$d" ] || { mkdir -p "$d"; echo "$d" >>"$FLEET_CREATED_DIRS"; }
   done
   for i in $(seq 1 "$FLEET_SERVERS"); do
     name=$(server_name "$i"); dir=$FLEET_ROOT/$name; ip_=$(server_ip "$i")
