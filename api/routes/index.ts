@@ -5,6 +5,7 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
 import varRoutes from './vars.js';
 import configFragmentRoutes from './config-fragments.js';
@@ -22,6 +23,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...serverRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),

@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
@@ -9,5 +10,6 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * one list, started in this order after migrations and stopped in reverse.
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
+  { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
 ];
