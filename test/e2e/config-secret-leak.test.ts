@@ -36,7 +36,7 @@ describe('no secret value leaves through config routes, audit, events or logs', 
     const admin = await bootstrapAdmin(http);
     const viewer = (await userWithRole(admin, 'viewer')).client;
     const env = (await createEnvironment(admin)).id;
-    const fe = await useFleet(svc, env);
+    const fe = await useFleet(svc, admin, env);
     const web = await fe.addService('web', ['s1', 's2']);
     const dir = `/srv/stevedore-leak-${Date.now()}`;
     const ok = (res: HttpResponse, status = 200) => {

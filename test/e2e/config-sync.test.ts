@@ -17,7 +17,7 @@ describe('config files rendered and synced to the fleet', () => {
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
     envId = (await createEnvironment(admin)).id;
-    fe = await useFleet(svc, envId);
+    fe = await useFleet(svc, admin, envId);
     expect((await admin.post(`/api/environments/${envId}/secrets`, { key: 'API_TOKEN', value: SECRET })).status).to.equal(201);
     expect((await admin.post(`/api/environments/${envId}/vars`, { key: 'PORT', value: '8080' })).status).to.equal(201);
   });

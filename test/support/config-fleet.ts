@@ -1,4 +1,6 @@
+import { expect } from 'chai';
 import type { TestService } from './test-service.js';
+import type { HttpClient } from './http-client.js';
 import { loadFleet, privateKeyOf, type Fleet } from '../fleet/fleet.js';
 
 export interface FleetEnvironment {
@@ -8,18 +10,19 @@ export interface FleetEnvironment {
   addService(name: string, servers: string[]): Promise<string>;
 }
 
-/** Points an environment at the local test fleet: its SSH key and one server row per fleet server. */
-export async function useFleet(svc: TestService, environmentId: string): Promise<FleetEnvironment> {
+/** Points an environment at the local test fleet through the API: its SSH key and one server per fleet server. */
+export async function useFleet(svc: TestService, admin: HttpClient, environmentId: string): Promise<FleetEnvironment> {
   const fleet = loadFleet();
   const db = svc.services.db;
-  await db('environments').where({ id: environmentId })
-    .update({ sshPrivateKeySealed: svc.services.secretBox.seal(privateKeyOf(fleet.servers[0]!)) });
+  const key = await admin.put(`/api/environments/${environmentId}/ssh-key`, { privateKey: privateKeyOf(fleet.servers[0]!) });
+  expect(key.status, key.text).to.equal(200);
   const serverIds: Record<string, string> = {};
   for (const f of fleet.servers) {
-    const [row] = await db('servers').insert({
-      environmentId, name: f.name, hostname: f.host, sshPort: f.port, sshUser: f.user, dockerMode: 'ssh',
-    }).returning('*');
-    serverIds[f.name] = row.id;
+    const res = await admin.post(`/api/environments/${environmentId}/servers`, {
+      name: f.name, hostname: f.host, sshPort: f.port, sshUser: f.user, dockerMode: 'ssh',
+    });
+    expect(res.status, res.text).to.equal(201);
+    serverIds[f.name] = res.body.id;
   }
   return {
     fleet,
