@@ -1,4 +1,4 @@
-// Server health: a live check through services.hosts (ssh: connect + `docker version`; socket
+// Server health: a live check through services.hosts (ssh: a command + the Docker API `version`; socket
 // mode: the local Docker socket answers), bounded by a deadline, then stored on the row. A
 // transition publishes health.changed, plus the notification types health.failed /
 // health.recovered; the background sweep also re-publishes health.failed while a server stays down.
@@ -15,6 +15,7 @@ export interface HealthResult {
 export const DEFAULT_HEALTH_TIMEOUT_MS = 10_000;
 
 class HealthTimeout extends Error {}
+class DockerDown extends Error {}
 
 function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
   let timer: NodeJS.Timeout;
@@ -27,6 +28,7 @@ function withDeadline<T>(p: Promise<T>, ms: number): Promise<T> {
 /** Messages are for people and hold no secret: host errors name the server id and the reason. */
 function describe(err: unknown): string {
   if (err instanceof HealthTimeout) return `health check timed out: ${err.message}`;
+  if (err instanceof DockerDown) return `docker is not answering: ${err.message}`;
   if (err instanceof HostError) {
     switch (err.code) {
       case 'HOST_KEY_MISMATCH': return `refused: ${err.message}. If the server was rebuilt on purpose, delete and re-add it to pin the new key`;
@@ -45,16 +47,20 @@ export async function checkServer(s: Services, server: ServerRow, timeoutMs = DE
   try {
     if (server.dockerMode === 'socket') {
       const docker = await s.hosts.docker(server.id);
-      const v = await withDeadline(docker.version(), timeoutMs);
+      const v = await withDeadline(docker.version().catch((err: Error) => { throw new DockerDown(err.message); }), timeoutMs);
       return done('healthy', `docker ${v.Version} on ${server.dockerSocketPath ?? '/var/run/docker.sock'}`);
     }
-    const dockerVersion = s.hosts.exec(server.id, ['docker', 'version', '--format', '{{.Server.Version}}'], { timeoutMs });
-    // load and disk are extra facts: they never decide health, and a failure leaves them out
-    const facts = s.hosts.exec(server.id, ['sh', '-c', 'cat /proc/loadavg; df -P / | tail -n 1'], { timeoutMs, check: false })
-      .then((r) => summarizeFacts(r.stdout), () => '');
-    const version = (await withDeadline(dockerVersion, timeoutMs)).stdout.trim();
-    const extra = await withDeadline(facts, 1000).catch(() => '');
-    return done('healthy', `docker ${version}${extra ? `; ${extra}` : ''}`);
+    // both over the one pooled connection: a command channel proves ssh exec works (and brings
+    // load and disk as extra facts, whatever their exit code), the Docker API answers `version`
+    // through a streamlocal channel to the remote socket (no docker CLI process to start)
+    const facts = s.hosts.exec(server.id, ['sh', '-c', 'cat /proc/loadavg; df -P / | tail -n 1'], { timeoutMs, check: false });
+    const version = s.hosts.docker(server.id).then((docker) => docker.version().catch((err: Error) => {
+      throw new DockerDown(err.message);
+    }));
+    const [factsOut, v] = await withDeadline(Promise.all([facts, version]), timeoutMs);
+    const extra = summarizeFacts(factsOut.stdout);
+    const versionText = v.Version;
+    return done('healthy', `docker ${versionText}${extra ? `; ${extra}` : ''}`);
   } catch (err) {
     return done('unhealthy', describe(err).slice(0, 1000));
   }

@@ -1,6 +1,7 @@
 // The environment SSH key: validated with ssh2's own parser (what the pool will use), sealed at
 // rest, and described by its public half and the OpenSSH SHA256 fingerprint.
-import { utils } from 'ssh2';
+// default import: ssh2 is CommonJS and Node's ESM loader cannot see `utils` as a named export
+import ssh2 from 'ssh2';
 import { validationError } from '../errors/app-error.js';
 import { fingerprintOf } from '../hosts/host-key.js';
 
@@ -11,7 +12,7 @@ export interface ParsedSshKey {
 
 /** Throws VALIDATION_ERROR (field privateKey) unless it is an unencrypted private key ssh2 can use. */
 export function parsePrivateKey(privateKey: string): ParsedSshKey {
-  const parsed = utils.parseKey(privateKey);
+  const parsed = ssh2.utils.parseKey(privateKey);
   const key = Array.isArray(parsed) ? parsed[0] : parsed;
   if (!key || key instanceof Error) {
     // ssh2's message says what is wrong (format, encrypted) and never echoes the key itself

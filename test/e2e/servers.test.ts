@@ -85,6 +85,18 @@ describe('servers against the fleet (e2e)', function () {
     expect((await eventsOf('health.changed', id)).at(-1)!.data).to.include({ status: 'healthy', previousStatus: 'unhealthy' });
   });
 
+  it('reports a server whose dockerd stopped as unhealthy, naming docker, while ssh still works', async () => {
+    await serverCtl('s3', 'stop-docker');
+    try {
+      const down = await health('s3');
+      expect(down.body.health.status).to.equal('unhealthy');
+      expect(down.body.health.message).to.match(/^docker is not answering/);
+    } finally {
+      await serverCtl('s3', 'start-docker');
+    }
+    expect((await health('s3')).body.health.status).to.equal('healthy');
+  });
+
   it('discovers a container started by hand and links a container named like a deployment', async () => {
     await onServer('s1', ['docker', 'rm', '-f', 'handmade']).catch(() => undefined);
     await onServer('s1', ['docker', 'run', '-d', '--name', 'handmade', '--label', 'origin=by-hand', fleet.images.busybox, 'sleep', '3600']);
