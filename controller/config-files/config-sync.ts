@@ -6,7 +6,7 @@ import type { ConfigAttachmentsRepository } from '../store/repositories/config-a
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
 import type { ConfigCatalog } from './config-catalog.js';
 import type { SyncTarget } from './sync-targets.js';
-import { unifiedDiff } from './unified-diff.js';
+import { redactedDiff } from './redacted-diff.js';
 
 /** The part of services.hosts a sync needs (controller/hosts/host-access.ts). */
 export interface HostFiles {
@@ -163,20 +163,4 @@ export class ConfigSync {
   private recordSync(t: SyncTarget, contentHash: string) {
     return this.attachments.recordSync({ attachmentId: t.attachmentId, serverId: t.serverId, contentHash, targetPath: t.targetPath });
   }
-}
-
-/**
- * The diff of what is on disk against what would be written, with every secret value (current
- * or earlier) replaced by an indexed marker before diffing, so a multi-line value cannot leak
- * through the line prefixes and a rotated value still shows as a change.
- */
-function redactedDiff(oldText: string, newText: string, path: string, isNew: boolean, values: string[]): string {
-  const mask = (text: string) => {
-    let out = text;
-    values.forEach((v, i) => {
-      if (out.includes(v)) out = out.split(v).join(`[REDACTED#${i + 1}]`);
-    });
-    return out;
-  };
-  return unifiedDiff(mask(oldText), mask(newText), isNew ? '/dev/null' : `a${path}`, `b${path}`);
 }
