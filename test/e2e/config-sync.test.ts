@@ -3,7 +3,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { useFleet, type FleetEnvironment } from '../support/config-fleet.js';
-import { serverExec } from '../fleet/fleet.js';
+import { serverCtl, serverExec } from '../fleet/fleet.js';
 
 describe('config files rendered and synced to the fleet', () => {
   let svc: TestService;
@@ -140,6 +140,27 @@ describe('config files rendered and synced to the fleet', () => {
     expect(ok.body.status).to.equal('succeeded');
     expect((await readBack('s1', existing))!.toString()).to.equal('one\n');
     expect(svc.logs.join('')).to.not.include(SECRET);
+  });
+
+  it('a batch reaching a server that is down restores what it wrote on the others; a single sync reports the target', async () => {
+    const svcId = await fe.addService('edge', ['s1', 's3']);
+    const fileId = await newFile('edge.conf', 'edge ${PORT}\n');
+    await attach(fileId, svcId, `${dir}/edge/edge.conf`);
+    await serverCtl('s3', 'stop-ssh');
+    try {
+      svc.services.hosts.pool.drop(fe.serverIds.s3);
+      const res = await admin.post('/api/sync/batch', { operations: [{ configFileId: fileId }] });
+      expect(res.body).to.include({ status: 'failed', rolledBack: true });
+      expect(res.body.failure).to.include({ serverId: fe.serverIds.s3, step: 'read' });
+      expect(res.body.restored).to.deep.equal([{ attachmentId: res.body.targets[0].attachmentId, serverId: fe.serverIds.s1, targetPath: `${dir}/edge/edge.conf`, action: 'removed', ok: true }]);
+      expect(await readBack('s1', `${dir}/edge/edge.conf`)).to.equal(null);
+      const single = await admin.post(`/api/config-files/${fileId}/sync-all`, {});
+      expect(single.body.status).to.equal('partial');
+      expect(single.body.targets.map((t: { serverName: string; status: string }) => [t.serverName, t.status])).to.deep.equal([['s1', 'written'], ['s3', 'failed']]);
+      expect(single.body.targets[1].error).to.match(/unreachable|refused|connect/i);
+    } finally {
+      await serverCtl('s3', 'start-ssh');
+    }
   });
 
   it('refuses to sync a file with an unknown placeholder and writes nothing', async () => {
