@@ -61,7 +61,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     scheduler: new Scheduler(db, logger),
     servers: new ServersRepository(db),
     hosts,
-    configStore: createConfigStore(db, secretBox, hosts, logger),
+    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     async databaseOk() {
       try {
         await db.raw('select 1');
