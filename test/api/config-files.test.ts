@@ -191,6 +191,34 @@ describe('config files, fragments, attachments and history routes', () => {
     expect((await operator.post(`/api/config-files/${a.body.id}/sync-all`, { dryRun: 'yes' })).body.field).to.equal('dryRun');
   });
 
+  it('answers 404 for unknown fragments, files and attachments, and 403 to viewers writing them', async () => {
+    const id = '00000000-0000-4000-8000-000000000000';
+    for (const path of [`/api/config-fragments/${id}`, `/api/config-files/${id}`, `/api/config-files/${id}/preview`,
+      `/api/config-files/${id}/history`, `/api/config-attachments/${id}`, `/api/config-files/${id}/attachments`]) {
+      const res = await viewer.get(path);
+      expect(res.status, path).to.equal(404);
+      expect(res.body.code).to.equal('NOT_FOUND');
+    }
+    expect((await viewer.post(`/api/environments/${env.id}/config-fragments`, { name: 'x', content: 'y' })).status).to.equal(403);
+    const [f] = await svc.services.db('config_files').where({ environmentId: env.id, name: 'app.conf' });
+    expect((await viewer.patch(`/api/config-files/${f.id}`, { description: 'x' })).status).to.equal(403);
+    expect((await viewer.post(`/api/config-files/${f.id}/attachments`, { serviceId, targetPath: '/etc/x' })).status).to.equal(403);
+    expect((await viewer.post(`/api/config-files/${f.id}/sync-all`, { dryRun: true })).status).to.equal(403);
+    expect((await svc.http.post(`/api/config-files/${f.id}/sync-all`, {})).status).to.equal(401);
+  });
+
+  it('the scanner refuses a key that already exists with 409 naming the substitution', async () => {
+    await admin.patch(`/api/environments/${env.id}/settings/configuration`, { scanEntropyThreshold: 25 });
+    const c = await create('dup-key.conf', 'secret_key=Jx8rT3wQ9mZ2vB7n\n');
+    const pre = await operator.post(`/api/environments/${env.id}/secret-substitutions/preview`, { configFileIds: [c.body.id] });
+    const res = await operator.post(`/api/environments/${env.id}/secret-substitutions`, {
+      substitutions: [{ configFileId: c.body.id, findingId: pre.body.files[0].findings[0].id, key: 'API_TOKEN' }],
+    });
+    expect(res.status).to.equal(409);
+    expect(res.body).to.include({ code: 'CONFLICT', field: 'substitutions.0.key' });
+    expect((await operator.post(`/api/environments/${env.id}/secret-substitutions`, { substitutions: [] })).body.field).to.equal('substitutions');
+  });
+
   it('deleting a config file is 204 and later reads are 404', async () => {
     const c = await create('gone.conf', 'x');
     expect((await operator.delete(`/api/config-files/${c.body.id}`)).status).to.equal(204);
