@@ -21,6 +21,7 @@ import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
 import { SmtpService } from './admin/smtp.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -58,12 +59,15 @@ export interface Services {
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
   systemSettings: SystemSettings;
   smtp: SmtpService;
+  /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
+  configStore: ConfigStore;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const hosts = new HostAccess(db, secretBox, logger);
   return {
     config,
     db,
@@ -84,11 +88,12 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     servers: new ServersRepository(db),
-    hosts: new HostAccess(db, secretBox, logger),
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings: new SystemSettings(db, secretBox),
     smtp: new SmtpService(db, secretBox),
+    hosts,
+    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     async databaseOk() {
       try {
         await db.raw('select 1');

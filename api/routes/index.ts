@@ -17,6 +17,14 @@ import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
 import serviceAccountRoutes from './service-accounts.js';
 import auditLogRoutes from './audit-logs.js';
+import secretRoutes from './secrets.js';
+import varRoutes from './vars.js';
+import configFragmentRoutes from './config-fragments.js';
+import configFileRoutes from './config-files.js';
+import configAssetRoutes from './config-assets.js';
+import configAttachmentRoutes from './config-attachments.js';
+import configSyncRoutes from './config-sync.js';
+import secretSubstitutionRoutes from './secret-substitutions.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -38,5 +46,13 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...tokenRoutes(s),
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
+    ...secretRoutes(s),
+    ...varRoutes(s),
+    ...configFragmentRoutes(s),
+    ...configFileRoutes(s),
+    ...configAssetRoutes(s),
+    ...configAttachmentRoutes(s),
+    ...configSyncRoutes(s),
+    ...secretSubstitutionRoutes(s),
   ];
 }

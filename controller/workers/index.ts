@@ -1,5 +1,6 @@
 import type { Services } from '../services.js';
 import { startHealthWorker } from '../servers/health-worker.js';
+import { startConfigResync } from '../config-files/resync-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -10,4 +11,5 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'server-health', start: startHealthWorker },
+  { name: 'config-resync', start: startConfigResync },
 ];
