@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
@@ -44,5 +45,25 @@ describe('security review: secrets stay out of history, hashes and messages', ()
     const restored = await operator.post(`/api/config-files/${c.body.id}/restore`, { revision: 1 });
     expect(restored.status, restored.text).to.equal(200);
     expect(restored.body.content).to.equal('db_password=${DB_PASSWORD}\n');
+  });
+
+  it('an Idempotency-Key row keeps no plain hash of a request body that carried a secret value', async () => {
+    const path = `/api/environments/${env.id}/secrets`;
+    const raw = JSON.stringify({ key: 'PIN', value: '4711' });
+    const send = () => fetch(`${svc.url}${path}`, {
+      method: 'POST', body: raw,
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${operator.token}`, 'idempotency-key': 'pin-1' },
+    });
+    const first = await send();
+    expect(first.status).to.equal(201);
+    const row = await svc.services.db('idempotency_keys').where({ key: 'pin-1' }).first();
+    const guess = (value: string) => createHash('sha256')
+      .update(`POST\n${path}\n${Buffer.from(JSON.stringify({ key: 'PIN', value })).toString('base64')}`).digest('hex');
+    expect(row.requestHash).to.not.equal(guess('4711'));
+    // the keyed hash still recognises the same request
+    const again = await send();
+    expect(again.status).to.equal(201);
+    expect(again.headers.get('idempotent-replayed')).to.equal('true');
+    expect(JSON.stringify(row)).to.not.include('4711');
   });
 });
