@@ -21,7 +21,7 @@ import { DockerClients } from './docker-client.js';
 import { CommandFailed, CommandTimeout, SshConfigInvalid } from './errors.js';
 import { DEFAULT_REMOTE_DOCKER_SOCKET, type HostServer } from './server.js';
 import { readFile as sftpReadFile, writeFileAtomic, type WriteFileOptions } from './sftp.js';
-import { toShellLine, type Argv } from './shell-quote.js';
+import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
 import { SshDriver, type ExecOptions, type ExecResult } from './ssh-driver.js';
 import { SshPool } from './ssh-pool.js';
 
@@ -211,7 +211,8 @@ export class HostAccess {
 
 /** Socket mode: the controller's own machine. argv goes straight to execve, no shell. */
 function execLocal(serverId: string, argv: Argv, opts: ExecOptions & { timeoutMs: number }): Promise<ExecResult> {
-  const line = toShellLine(argv); // for messages only; also rejects NUL like the ssh path
+  toShellLine(argv); // rejects NUL like the ssh path
+  const line = describeArgv(argv); // for messages only: env values and passwords masked
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

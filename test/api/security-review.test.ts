@@ -66,4 +66,16 @@ describe('security review: secrets stay out of history, hashes and messages', ()
     expect(again.headers.get('idempotent-replayed')).to.equal('true');
     expect(JSON.stringify(row)).to.not.include('4711');
   });
+
+  it('a failed command shows no env value or password in its error, on the socket-mode (local) path', async () => {
+    const host = await admin.post(`/api/environments/${env.id}/servers/register-host`, { name: 'self' });
+    expect(host.status, host.text).to.equal(201);
+    // `false` ignores its arguments and exits 1: the failure message is built from this argv
+    const err = await svc.services.hosts.exec(host.body.id, ['false', '--env', 'API_TOKEN=tok-9f8e7d', '--password', 'pw-1a2b3c'])
+      .then(() => null, (e: Error) => e);
+    expect(err?.name).to.equal('CommandFailed');
+    expect(err!.message).to.include('false --env');
+    expect(err!.message).to.not.match(/tok-9f8e7d|pw-1a2b3c/);
+    expect(JSON.stringify(err)).to.not.match(/tok-9f8e7d|pw-1a2b3c/);
+  });
 });
