@@ -78,4 +78,21 @@ describe('security review: secrets stay out of history, hashes and messages', ()
     expect(err!.message).to.not.match(/tok-9f8e7d|pw-1a2b3c/);
     expect(JSON.stringify(err)).to.not.match(/tok-9f8e7d|pw-1a2b3c/);
   });
+
+  it('numbers that JSON or a query string turn into Infinity are a VALIDATION_ERROR naming the field and change nothing', async () => {
+    const list = await viewer.get(`/api/environments/${env.id}/secrets?offset=1e999`);
+    expect(list.status, list.text).to.equal(400);
+    expect(list.body).to.include({ code: 'VALIDATION_ERROR', field: 'offset' });
+    const c = await operator.post(`/api/environments/${env.id}/config-files`, { name: 'inf.conf', content: 'a' });
+    const raw = (path: string, body: string) => fetch(`${svc.url}${path}`, {
+      method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${operator.token}` },
+    });
+    const restore = await raw(`/api/config-files/${c.body.id}/restore`, '{"revision": 1e999}');
+    expect(restore.status).to.equal(400);
+    expect(await restore.json()).to.include({ code: 'VALIDATION_ERROR', field: 'revision' });
+    const srv = await admin.post(`/api/environments/${env.id}/servers`, { name: 'inf', hostname: 'inf.example.test' });
+    const health = await raw(`/api/servers/${srv.body.id}/health`, '{"timeoutMs": -1e999}');
+    expect(health.status).to.equal(400);
+    expect((await admin.get(`/api/config-files/${c.body.id}`)).body.revision).to.equal(1);
+  });
 });
