@@ -1,4 +1,7 @@
 import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
@@ -94,5 +97,49 @@ describe('security review: secrets stay out of history, hashes and messages', ()
     const health = await raw(`/api/servers/${srv.body.id}/health`, '{"timeoutMs": -1e999}');
     expect(health.status).to.equal(400);
     expect((await admin.get(`/api/config-files/${c.body.id}`)).body.revision).to.equal(1);
+  });
+
+  it('a synced file holding a secret (directly or through a fragment) or a binary asset is 0600 unless a mode is asked for', async () => {
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stevedore-mode-'));
+    try {
+      const host = await admin.post(`/api/environments/${env.id}/servers/register-host`, { name: 'self-modes' });
+      expect(host.status, host.text).to.equal(201);
+      const [service] = await svc.services.db('services').insert({ environmentId: env.id, name: 'modes' }).returning('*');
+      const dep = await operator.post(`/api/services/${service.id}/deployments`, { serverId: host.body.id, containerName: 'modes' });
+      expect(dep.status, dep.text).to.equal(201);
+      expect((await operator.post(`/api/environments/${env.id}/secrets`, { key: 'MODE_TOKEN', value: 'mode-secret-1' })).status).to.equal(201);
+      expect((await operator.post(`/api/environments/${env.id}/config-fragments`, { name: 'auth', content: 'token=${MODE_TOKEN}' })).status).to.equal(201);
+      const files: Record<string, { content?: string; mode?: string; want: string }> = {
+        'direct.conf': { content: 'token=${MODE_TOKEN}\n', want: '600' },
+        'via-fragment.conf': { content: '${fragment:auth}\n', want: '600' },
+        'plain.conf': { content: 'port=80\n', want: '644' },
+        'asked.conf': { content: 'token=${MODE_TOKEN}\n', mode: '0640', want: '640' },
+        'cert.p12': { want: '600' },
+      };
+      for (const [name, f] of Object.entries(files)) {
+        let id: string;
+        if (f.content !== undefined) {
+          const c = await operator.post(`/api/environments/${env.id}/config-files`, { name, content: f.content });
+          expect(c.status, c.text).to.equal(201);
+          id = c.body.id;
+        } else {
+          const form = new FormData();
+          form.append('file', new Blob([Buffer.from([0, 1, 2, 3])]), name);
+          const up = await fetch(`${svc.url}/api/environments/${env.id}/config-files/assets`, { method: 'POST', body: form, headers: { authorization: `Bearer ${operator.token}` } });
+          expect(up.status).to.equal(201);
+          id = ((await up.json()) as { id: string }).id;
+        }
+        const att = await operator.post(`/api/config-files/${id}/attachments`, { serviceId: service.id, targetPath: `${dir}/${name}`, ...(f.mode && { mode: f.mode }) });
+        expect(att.status, att.text).to.equal(201);
+        const sync = await operator.post(`/api/config-files/${id}/sync-all`, {});
+        expect(sync.body.status, sync.text).to.equal('succeeded');
+      }
+      for (const [name, f] of Object.entries(files)) {
+        const mode = ((await fs.stat(`${dir}/${name}`)).mode & 0o777).toString(8);
+        expect(mode, name).to.equal(f.want);
+      }
+    } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
   });
 });
