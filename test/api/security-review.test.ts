@@ -4,6 +4,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { createTestDatabase } from '../support/test-database.js';
+import { randomBytes } from 'node:crypto';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -139,6 +141,43 @@ describe('security review: secrets stay out of history, hashes and messages', ()
         expect(mode, name).to.equal(f.want);
       }
     } finally {
+      await fs.rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a fragment resync survives a controller crash', () => {
+  it('a controller that restarts resyncs files whose fragment changed after their last sync', async function () {
+    this.timeout(30_000);
+    const shared = { DATABASE_URL: await createTestDatabase(), SECRETS_KEY: randomBytes(32).toString('base64'), JWT_SECRET: randomBytes(32).toString('hex') };
+    const dir = await fs.mkdtemp(path.join(os.tmpdir(), 'stevedore-resync-'));
+    let first: TestService | null = await startTestService(shared);
+    let second: TestService | null = null;
+    try {
+      const admin = await bootstrapAdmin(first.http);
+      const env = await createEnvironment(admin);
+      const host = await admin.post(`/api/environments/${env.id}/servers/register-host`, { name: 'self' });
+      const [service] = await first.services.db('services').insert({ environmentId: env.id, name: 'app' }).returning('*');
+      expect((await admin.post(`/api/services/${service.id}/deployments`, { serverId: host.body.id, containerName: 'app' })).status).to.equal(201);
+      const frag = await admin.post(`/api/environments/${env.id}/config-fragments`, { name: 'common', content: 'level=1' });
+      const file = await admin.post(`/api/environments/${env.id}/config-files`, { name: 'app.conf', content: '${fragment:common}\n' });
+      expect((await admin.post(`/api/config-files/${file.body.id}/attachments`, { serviceId: service.id, targetPath: `${dir}/app.conf` })).status).to.equal(201);
+      expect((await admin.post(`/api/config-files/${file.body.id}/sync-all`, {})).body.status).to.equal('succeeded');
+      expect(await fs.readFile(`${dir}/app.conf`, 'utf8')).to.equal('level=1\n');
+      // what PATCH /api/config-fragments/{id} commits; the controller dies before its in-memory queue runs the resync
+      await first.services.db('config_fragments').where({ id: frag.body.id }).update({ content: 'level=2', updatedAt: first.services.db.fn.now() });
+      await first.stop();
+      first = null;
+      second = await startTestService(shared);
+      let content = '';
+      for (let i = 0; i < 100 && content !== 'level=2\n'; i++) {
+        content = await fs.readFile(`${dir}/app.conf`, 'utf8');
+        if (content !== 'level=2\n') await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(content).to.equal('level=2\n');
+    } finally {
+      await first?.stop();
+      await second?.stop();
       await fs.rm(dir, { recursive: true, force: true });
     }
   });
