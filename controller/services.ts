@@ -67,7 +67,7 @@ export interface Services {
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  const hosts = new HostAccess(db, secretBox, logger);
+  const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
   return {
     config,
     db,

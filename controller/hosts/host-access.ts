@@ -24,6 +24,7 @@ import { readFile as sftpReadFile, writeFileAtomic, type WriteFileOptions } from
 import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
 import { SshDriver, type ExecOptions, type ExecResult } from './ssh-driver.js';
 import { SshPool } from './ssh-pool.js';
+import { assertNotProtected } from './protected-paths.js';
 
 export type { ExecOptions, ExecResult } from './ssh-driver.js';
 export type { WriteFileOptions } from './sftp.js';
@@ -48,6 +49,8 @@ export interface HostAccessOptions {
   commandTimeoutMs?: number;
   keepaliveIntervalMs?: number;
   maxChannelsPerConnection?: number;
+  /** Directories a socket-mode server (this machine) must never read or write: the state dir. */
+  protectedPaths?: string[];
 }
 
 interface Known {
@@ -67,10 +70,12 @@ export class HostAccess {
   private readonly composeDetector: ComposeDetector;
   private readonly known = new Map<string, Known>();
   private readonly commandTimeoutMs: number;
+  private readonly protectedPaths: string[];
 
   constructor(private readonly db: Knex, private readonly secretBox: SecretBox, private readonly logger: Logger,
     opts: HostAccessOptions = {}) {
     this.commandTimeoutMs = opts.commandTimeoutMs ?? 30_000;
+    this.protectedPaths = opts.protectedPaths ?? [];
     this.pool = new SshPool({
       connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
       keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 5000,
@@ -101,7 +106,10 @@ export class HostAccess {
   /** Atomic write (temp file + rename in the same directory); mode defaults to 0600. */
   async writeFile(serverId: string, filePath: string, content: string | Buffer, opts: WriteFileOptions = {}): Promise<void> {
     const known = await this.ensure(serverId);
-    if (known.mode === 'socket') return writeLocalAtomic(filePath, content, opts.mode ?? 0o600);
+    if (known.mode === 'socket') {
+      await assertNotProtected(filePath, this.protectedPaths);
+      return writeLocalAtomic(filePath, content, opts.mode ?? 0o600);
+    }
     return writeFileAtomic(this.pool, serverId, filePath, content, opts);
   }
 
@@ -109,6 +117,7 @@ export class HostAccess {
   async readFile(serverId: string, filePath: string): Promise<Buffer | null> {
     const known = await this.ensure(serverId);
     if (known.mode === 'socket') {
+      await assertNotProtected(filePath, this.protectedPaths);
       return fs.readFile(filePath).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return null;
         throw err;
