@@ -10,6 +10,8 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -31,16 +33,20 @@ export interface Services {
   queue: WorkQueue;
   /** Periodic singleton jobs across replicas. */
   scheduler: Scheduler;
+  servers: ServersRepository;
+  /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
+  hosts: HostAccess;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
+  const secretBox = new SecretBox(config.secretsKey);
   return {
     config,
     db,
     logger,
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
@@ -49,6 +55,8 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     events: new EventBus(db, databaseUrl, logger),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
+    servers: new ServersRepository(db),
+    hosts: new HostAccess(db, secretBox, logger),
     async databaseOk() {
       try {
         await db.raw('select 1');
