@@ -10,6 +10,7 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { PlanEngine } from './deploy/plans/plan-engine.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { ServicesRepository } from './store/repositories/services.js';
@@ -49,13 +50,15 @@ export interface Services {
   servers: ServersRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
+  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
+  plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  return {
+  const services = {
     config,
     db,
     logger,
@@ -84,5 +87,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
         return false;
       }
     },
-  };
+  } as Services;
+  services.plans = new PlanEngine(services);
+  return services;
 }

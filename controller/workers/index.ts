@@ -1,4 +1,6 @@
 import type { Services } from '../services.js';
+import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
+import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -7,4 +9,9 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * Every background worker (reconcilers, scheduler jobs, delivery loops, manifest watcher), in
  * one list, started in this order after migrations and stopped in reverse.
  */
-export const WORKERS: Array<{ name: string; start: Worker }> = [];
+export const WORKERS: Array<{ name: string; start: Worker }> = [
+  // heartbeat of running plans + recovery of plans a crashed process left running
+  { name: 'deployment-plans', start: startPlanWorker },
+  // periodic drift check of every environment (operations.driftPolicy)
+  { name: 'deployment-drift', start: startDriftWorker },
+];
