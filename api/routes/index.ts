@@ -5,6 +5,10 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import deploymentPlanRoutes from './deployment-plans.js';
+import deployRoutes from './deploys.js';
+import composeRoutes from './compose.js';
+import driftRoutes from './drift.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -14,5 +18,9 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...deploymentPlanRoutes(s),
+    ...deployRoutes(s),
+    ...composeRoutes(s),
+    ...driftRoutes(s),
   ];
 }
