@@ -39,7 +39,7 @@ export default function deploymentPlanRoutes(s: Services) {
           return result(200, { dryRun: true, ...(await previewPlanWithoutSaving(s, input)) });
         }
         const plan = await s.plans.createPlan(input);
-        if (body.execute) await s.plans.execute(plan.id);
+        if (body.execute) await s.plans.executeOrDiscard(plan.id);
         return result(201, await withSteps(plan.id));
       },
     }),

@@ -36,12 +36,10 @@ export default function deployRoutes(s: Services) {
       summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
       load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead,
       async handler(ctx, { resource, body, query }) {
-        const plan = await s.plans.createPlan({
-          environmentId: resource.environmentId, items: [{ serviceId: resource.id, imageTag: body.imageTag }],
-          strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy', createdBy: ctx.state.actor!.name,
+        const plan = await s.plans.deployServices(resource.environmentId, [{ serviceId: resource.id, imageTag: body.imageTag }], {
+          strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy',
+          createdBy: ctx.state.actor!.name, wait: query.wait,
         });
-        await s.plans.execute(plan.id);
-        if (query.wait) await s.plans.waitFor(plan.id);
         ctx.state.audit = { resourceType: 'services', resourceId: resource.id, environmentId: resource.environmentId, details: { planId: plan.id, imageTag: body.imageTag ?? null } };
         return result(query.wait ? 200 : 202, await withSteps(plan.id));
       },
@@ -60,9 +58,7 @@ export default function deployRoutes(s: Services) {
           ctx.state.audit = { skip: true };
           return result(200, { dryRun: true, ...(await previewPlanWithoutSaving(s, input)) });
         }
-        const plan = await s.plans.createPlan(input);
-        await s.plans.execute(plan.id);
-        if (query.wait) await s.plans.waitFor(plan.id);
+        const plan = await s.plans.deployServices(input.environmentId, input.items, { ...input, wait: query.wait });
         ctx.state.audit = { resourceType: 'deployments', resourceId: resource.deployment.id, environmentId: resource.service.environmentId, details: { planId: plan.id } };
         return result(query.wait ? 200 : 202, await withSteps(plan.id));
       },

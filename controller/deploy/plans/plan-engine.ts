@@ -54,6 +54,27 @@ export class PlanEngine {
     return plan;
   }
 
+  /**
+   * Creates and executes a plan deploying services (with their dependency order) to all their
+   * deployments: what the deploy route and incoming webhooks call. Resolves once it has started;
+   * `wait` resolves when it has finished.
+   */
+  async deployServices(environmentId: string, items: CreatePlanInput['items'], opts: Omit<CreatePlanInput, 'environmentId' | 'items'> & { wait?: boolean } = {}): Promise<DeploymentPlanRow> {
+    const plan = await this.createPlan({ ...opts, environmentId, items });
+    await this.executeOrDiscard(plan.id);
+    return opts.wait ? this.waitFor(plan.id) : (await this.repo.findById(plan.id))!;
+  }
+
+  /** Executes a plan just created; if its checks refuse it, the plan never existed. */
+  async executeOrDiscard(planId: string): Promise<void> {
+    try {
+      await this.execute(planId);
+    } catch (e) {
+      await this.s.db('deployment_plans').where({ id: planId, status: 'pending' }).delete();
+      throw e;
+    }
+  }
+
   async withSteps(plan: DeploymentPlanRow) {
     return { plan, steps: await this.steps.ofPlan(plan.id) };
   }
