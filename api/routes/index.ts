@@ -9,6 +9,11 @@ import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import composeRoutes from './compose.js';
 import driftRoutes from './drift.js';
+import serviceRoutes from './services.js';
+import deploymentRoutes from './deployments.js';
+import containerImageRoutes from './container-images.js';
+import dependencyRoutes from './dependencies.js';
+import commandTypeRoutes from './command-types.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -22,5 +27,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...deployRoutes(s),
     ...composeRoutes(s),
     ...driftRoutes(s),
+    ...serviceRoutes(s),
+    ...deploymentRoutes(s),
+    ...containerImageRoutes(s),
+    ...dependencyRoutes(s),
+    ...commandTypeRoutes(s),
   ];
 }
