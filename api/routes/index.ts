@@ -14,6 +14,7 @@ import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
+import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -32,5 +33,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
+    ...serverRoutes(s),
   ];
 }

@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
+import { startHealthWorker } from '../servers/health-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -14,4 +15,5 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'deployment-plans', start: startPlanWorker },
   // periodic drift check of every environment (operations.driftPolicy)
   { name: 'deployment-drift', start: startDriftWorker },
+  { name: 'server-health', start: startHealthWorker },
 ];
