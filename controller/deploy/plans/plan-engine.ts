@@ -211,8 +211,14 @@ export class PlanEngine {
 
   /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */
   async rollBackSteps(plan: DeploymentPlanRow): Promise<void> {
+    // newest stage first (dependents before what they depend on); within a stage, in parallel
+    const todo = stepsToRollBack(await this.steps.ofPlan(plan.id));
     const results: boolean[] = [];
-    for (const st of stepsToRollBack(await this.steps.ofPlan(plan.id))) results.push(await this.rollBackStep(plan, st));
+    for (const stage of [...new Set(todo.map((x) => x.stage))]) {
+      const queue = todo.filter((x) => x.stage === stage);
+      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await this.rollBackStep(plan, st)); };
+      await Promise.all(Array.from({ length: Math.min(PARALLELISM, queue.length) }, worker));
+    }
     const outcome = rollbackOutcome(results);
     await this.finish(plan.id, 'rolling_back', outcome, outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : plan.error);
   }
