@@ -5,9 +5,9 @@ import { serviceUnavailable } from '../../controller/errors/app-error.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
-import { assertContainerName } from '../../controller/deploy/names.js';
+import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
-import { messageOf } from '../../controller/deploy/plans/plan-engine.js';
+import { messageOf } from '../../controller/deploy/message-of.js';
 import { HostError } from '../../controller/hosts/errors.js';
 import { result, route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, type Schema } from '../http/schema.js';
@@ -36,6 +36,7 @@ export default function deployRoutes(s: Services) {
       summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
       load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead,
       async handler(ctx, { resource, body, query }) {
+        if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const plan = await s.plans.deployServices(resource.environmentId, [{ serviceId: resource.id, imageTag: body.imageTag }], {
           strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy',
           createdBy: ctx.state.actor!.name, wait: query.wait,
@@ -50,6 +51,7 @@ export default function deployRoutes(s: Services) {
       access: 'operator', summary: 'Deploy one deployment (dryRun previews and changes nothing)', load: serviceDeploymentOf(s),
       body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead,
       async handler(ctx, { resource, body, query }) {
+        if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const input = {
           environmentId: resource.service.environmentId, trigger: 'deploy', createdBy: ctx.state.actor!.name, pullImage: body.pullImage,
           items: [{ serviceId: resource.service.id, imageTag: body.imageTag, deploymentIds: [resource.deployment.id] }],

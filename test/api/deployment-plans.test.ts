@@ -68,6 +68,8 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(foreign.status).to.equal(400);
     const badTag = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v1;id' }] });
     expect(badTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'items/0/imageTag' });
+    const deployTag = await admin.post(`/api/services/${web.id}/deploy`, { imageTag: '-rm' });
+    expect(deployTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'imageTag' });
     const unknown = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id }], bogus: 1 });
     expect(unknown.body).to.include({ code: 'VALIDATION_ERROR', field: 'bogus' });
   });
