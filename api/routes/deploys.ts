@@ -6,6 +6,7 @@ import { toPlan } from '../../controller/store/repositories/deployment-plans.js'
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
+import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
 import { HostError } from '../../controller/hosts/errors.js';
@@ -72,7 +73,10 @@ export default function deployRoutes(s: Services) {
       async handler(ctx, { resource }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        await live(async () => (await s.hosts.docker(d.serverId)).getContainer(d.containerName).restart({ t: 10 }));
+        await live(async () => {
+          const docker = await s.hosts.docker(d.serverId);
+          await docker.getContainer((await findContainer(docker, d.containerName)) ?? d.containerName).restart({ t: 10 });
+        });
         ctx.state.audit = { resourceType: 'deployments', resourceId: d.id, environmentId: d.environmentId, details: { containerName: d.containerName } };
         await s.events.publish('deployment.updated', d.environmentId, { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, restarted: true });
         return { deploymentId: d.id, restarted: true };
@@ -99,7 +103,10 @@ export default function deployRoutes(s: Services) {
       async handler(_ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        const lines = await live(async () => fetchLogs(await s.hosts.docker(d.serverId), d.containerName, query.tail));
+        const lines = await live(async () => {
+          const docker = await s.hosts.docker(d.serverId);
+          return fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail);
+        });
         return { deploymentId: d.id, containerName: d.containerName, lines };
       },
     }),
@@ -115,7 +122,8 @@ export default function deployRoutes(s: Services) {
         let n = 0;
         const early: LogLine[] = [];
         let sse: SseStream | null = null;
-        const stop = await live(() => followLogs(docker, d.containerName, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
+        const ref = (await live(() => findContainer(docker, d.containerName))) ?? d.containerName;
+        const stop = await live(() => followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
         sse = openSse(ctx);
         for (const l of early) sse.send('log', l, ++n);
         sse.closed.then(stop, stop);

@@ -66,7 +66,7 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
     await r.log(`pulling ${image}`);
     await s.hosts.exec(d.serverId, pull(image), { timeoutMs: 300_000 });
   }
-  await r.onTouch?.(decision.mode);
+  if (decision.mode !== 'compose-external') await r.onTouch?.(decision.mode);
   const verify = async () => waitHealthy(docker, d.containerName, service.healthCheck, r.log);
   let healthy: Healthy;
   let composePath: string | null = null;
@@ -92,15 +92,21 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
     healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)), {}, r.log, verify);
   } else {
     composePath = decision.path;
-    const onDisk = await s.hosts.readFile(d.serverId, decision.path);
-    const where = `the compose file ${decision.path} on the server`;
-    if (!onDisk) throw validationError(`${where} does not exist`, 'composePath');
-    assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
+    await validateComposeOnDisk(s, d, decision.path);
     await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
+    await r.onTouch?.(decision.mode);
     healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)).toLowerCase().replace(/[^a-z0-9_-]/g, ''),
       { STEVEDORE_IMAGE: image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify);
   }
   return { ...healthy, mode: decision.mode, composePath };
+}
+
+/** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
+export async function validateComposeOnDisk(s: Services, d: DeploymentRow, path: string): Promise<void> {
+  const onDisk = await s.hosts.readFile(d.serverId, path);
+  const where = `the compose file ${path} on the server`;
+  if (!onDisk) throw validationError(`${where} does not exist`, 'composePath', 'Create it, or clear composePath to let Stevedore manage the container');
+  assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
 }
 
 async function composeUp(s: Services, d: DeploymentRow, file: string, project: string, env: Record<string, string>,
