@@ -83,8 +83,10 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
   } else if (decision.mode === 'compose-generated') {
     composePath = decision.path;
     await s.hosts.exec(d.serverId, mkdirP(posix.dirname(decision.path), 0o700));
-    if (r.generate !== false) await s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 });
-    await s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 });
+    await Promise.all([
+      r.generate !== false && s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 }),
+      s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 }),
+    ]);
     await storeArtifacts(s, d.id, r.planId, r.imageTag, artifacts, r.generate !== false);
     await r.log(`wrote ${decision.path} and its env file (0600)`);
     if (decision.recordPath) await recordComposePath(s, d, decision.path);

@@ -47,6 +47,6 @@ export async function waitHealthy(docker: Docker, containerName: string, h: Heal
       }
     }
     if (Date.now() > deadline) throw new UnhealthyContainer(`container ${containerName} did not become healthy in time (${health ?? c.State.Status})`);
-    await sleep(300);
+    await sleep(150);
   }
 }
