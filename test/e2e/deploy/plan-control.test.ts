@@ -161,4 +161,19 @@ describe('controlling deployment plans on the fleet (e2e)', function () {
     expect(text).to.match(/event: log/);
     expect(text).to.not.include('MODE=direct');
   });
+
+  it('fails the step of an unreachable server with a clear message and rolls back the server that succeeded', async () => {
+    const nowhere = await w.s.servers.insert({ environmentId: w.envId, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never);
+    const mixed = await addService(w, 'mixed', { servers: ['s1'] });
+    await w.s.deployments.create(mixed.service.id, w.envId, { serverId: nowhere.id, containerName: `mixed-${w.tag}-nowhere` });
+    const res = await w.admin.post(`/api/services/${mixed.service.id}/deploy?wait=true`, { imageTag: 'v1', strategy: 'parallel' });
+    expect(res.body.status, res.text).to.equal('rolled_back');
+    const bad = res.body.steps.find((x: { serverId: string }) => x.serverId === nowhere.id);
+    const ok = res.body.steps.find((x: { serverId: string }) => x.serverId === w.servers.s1);
+    expect(bad.error).to.match(/unreachable/);
+    expect(ok.log).to.match(/removed mixed-.* \(it had no previous version\)/);
+    const { serverExec } = await import('../../fleet/fleet.js');
+    expect((await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `name=^mixed-${w.tag}-s1$`])).trim()).to.equal('');
+  });
 });
+
