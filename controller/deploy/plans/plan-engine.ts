@@ -129,6 +129,11 @@ export class PlanEngine {
     }
   }
 
+  /** Plans this process is working on right now (their lease is renewed by the heartbeat). */
+  isActive(planId: string): boolean {
+    return this.active.has(planId);
+  }
+
   /** Runs `work` in the background under this process's lease. */
   launch(planId: string, work: () => Promise<void>): void {
     const p = work().catch((e) => this.s.logger.error('plan runner crashed', { planId, error: messageOf(e) }))
@@ -146,7 +151,8 @@ export class PlanEngine {
       const width = plan.strategy === 'parallel' ? PARALLELISM : 1;
       const worker = async () => {
         for (let st = queue.shift(); st; st = queue.shift()) {
-          if (failed && plan.strategy === 'rolling') return;
+          // rolling stops at the first failure; parallel lets started steps finish but starts no more
+          if (failed) return;
           if ((await this.repo.findById(plan.id))!.cancelRequested) { cancelled = true; return; }
           if (!(await runDeployStep(this.s, this.steps, plan, st))) failed = true;
         }
