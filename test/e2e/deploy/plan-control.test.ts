@@ -175,5 +175,17 @@ describe('controlling deployment plans on the fleet (e2e)', function () {
     const { serverExec } = await import('../../fleet/fleet.js');
     expect((await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `name=^mixed-${w.tag}-s1$`])).trim()).to.equal('');
   });
+
+  it('takes back a container an interrupted direct deploy left aside, with its configuration', async () => {
+    const d = app.deployments[1];
+    const { serverExec } = await import('../../fleet/fleet.js');
+    await serverExec('s2', ['sh', '-c', `docker rename ${d.containerName} ${d.containerName}-stevedore-old && docker stop ${d.containerName}-stevedore-old`]);
+    const res = await w.admin.post(`/api/services/${app.service.id}/deployments/${d.id}/deploy?wait=true`, { imageTag: 'v2' });
+    expect(res.body.status, res.text).to.equal('succeeded');
+    expect(res.body.steps[0].log).to.include('left by an interrupted deploy');
+    const inspect = JSON.parse(await serverExec('s2', ['docker', 'inspect', d.containerName]))[0];
+    expect(inspect.Config.Env).to.include('MODE=direct');
+    expect((await serverExec('s2', ['docker', 'ps', '-aq', '--filter', `name=${d.containerName}-stevedore-old`])).trim()).to.equal('');
+  });
 });
 
