@@ -6,6 +6,7 @@ import type { DeploymentRow } from '../store/repositories/deployments.js';
 import type { ServiceRow } from '../store/repositories/services.js';
 import { validationError } from '../errors/app-error.js';
 import { pull, rm } from '../hosts/commands/docker.js';
+import { composeUp as composeUpArgv } from '../hosts/commands/compose.js';
 import { mkdirP } from '../hosts/commands/files.js';
 import { buildArtifacts, sha256 } from './artifacts.js';
 import { decideCompose, MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
@@ -114,8 +115,9 @@ export async function validateComposeOnDisk(s: Services, d: DeploymentRow, path:
 async function composeUp(s: Services, d: DeploymentRow, file: string, project: string, env: Record<string, string>,
   log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
   const cli = await s.hosts.compose(d.serverId);
+  // variables for the file's ${...} interpolation go through env(1): still one argv, no shell
   const envPrefix = Object.keys(env).length ? ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
-  const argv = [...envPrefix, ...cli.argv, '--project-name', project || d.containerName, '--file', file, 'up', '--detach', '--no-deps', d.containerName];
+  const argv = [...envPrefix, ...composeUpArgv(cli.flavor, { projectName: project || d.containerName, file }, { services: [d.containerName], noDeps: true })];
   await log(`${cli.argv.join(' ')} up ${d.containerName}`);
   await s.hosts.exec(d.serverId, argv, { timeoutMs: 300_000 });
   return verify();
