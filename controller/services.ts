@@ -10,6 +10,7 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { PlanEngine } from './deploy/plans/plan-engine.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
@@ -61,6 +62,8 @@ export interface Services {
   smtp: SmtpService;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
   configStore: ConfigStore;
+  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
+  plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
@@ -68,7 +71,7 @@ export interface Services {
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
-  return {
+  const services = {
     config,
     db,
     logger,
@@ -102,5 +105,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
         return false;
       }
     },
-  };
+  } as Services;
+  services.plans = new PlanEngine(services);
+  return services;
 }

@@ -5,6 +5,10 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import deploymentPlanRoutes from './deployment-plans.js';
+import deployRoutes from './deploys.js';
+import composeRoutes from './compose.js';
+import driftRoutes from './drift.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
@@ -34,6 +38,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...deploymentPlanRoutes(s),
+    ...deployRoutes(s),
+    ...composeRoutes(s),
+    ...driftRoutes(s),
     ...serviceRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),

@@ -1,4 +1,6 @@
 import type { Services } from '../services.js';
+import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
+import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 
@@ -10,6 +12,10 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * one list, started in this order after migrations and stopped in reverse.
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
+  // heartbeat of running plans + recovery of plans a crashed process left running
+  { name: 'deployment-plans', start: startPlanWorker },
+  // periodic drift check of every environment (operations.driftPolicy)
+  { name: 'deployment-drift', start: startDriftWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
 ];
