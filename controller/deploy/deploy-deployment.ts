@@ -14,6 +14,7 @@ import { assertDefinesContainer, parseCompose } from './compose/validate-compose
 import { ownershipLabels } from './compose/generate-compose.js';
 import { freshCreateOptions, recreateDirect } from './direct-recreate.js';
 import { loadEnvSources } from './env-sources.js';
+import { syncServiceConfigOnServer } from '../config-files/sync-service-config.js';
 import { REDACTED, type EnvSources } from './compose/render-env.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
@@ -74,6 +75,7 @@ async function deployWith(s: Services, r: DeployRequest, sources: EnvSources): P
     throw validationError(`env placeholders without a var or secret: ${artifacts.rendered.unresolved.join(', ')}`, 'env');
   }
   const docker = await s.hosts.docker(d.serverId);
+  await syncConfigFiles(s, r);
   if (r.pull) {
     await r.log(`pulling ${image}`);
     await s.hosts.exec(d.serverId, pull(image), { timeoutMs: 300_000 });
@@ -113,6 +115,17 @@ async function deployWith(s: Services, r: DeployRequest, sources: EnvSources): P
       { STEVEDORE_IMAGE: image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify);
   }
   return { ...healthy, mode: decision.mode, composePath };
+}
+
+/** Attached config files go to the server before the container (re)starts, so it never reads stale ones. */
+async function syncConfigFiles(s: Services, r: DeployRequest): Promise<void> {
+  const results = await syncServiceConfigOnServer(s, r.service.id, r.deployment.serverId, false);
+  const failed = results.filter((t) => t.status === 'failed');
+  if (failed.length) {
+    throw new Error(`config files could not be written: ${failed.map((t) => `${t.targetPath} (${t.error ?? 'failed'})`).join(', ')}`);
+  }
+  const written = results.filter((t) => t.status === 'written');
+  if (results.length) await r.log(`config files: ${written.length} written, ${results.length - written.length} already up to date`);
 }
 
 /** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */

@@ -5,6 +5,7 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import { composeFileHash } from '../../controller/deploy/deploy-deployment.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
 import { MANAGED_ROOT } from '../../controller/deploy/compose/compose-path-rules.js';
+import { syncServiceConfigOnServer } from '../../controller/config-files/sync-service-config.js';
 import { MISSING, type ActualContainer, type DesiredDeployment } from './plan.js';
 
 export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredDeployment> {
@@ -18,6 +19,7 @@ export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredD
     deploymentId: d.id, containerName: d.containerName,
     image: image && d.imageTag ? `${image.imageName}:${d.imageTag}` : null,
     imageId: d.imageDigest, envHash: env?.sha256 ?? null, composeHash: compose?.sha256 ?? null,
+    configFiles: (await s.db('config_attachments').where({ serviceId: d.serviceId }).pluck('target_path')) as string[], // pluck reads the raw row: snake_case
   };
 }
 
@@ -29,5 +31,7 @@ export async function actualOf(s: Services, d: DeploymentRow): Promise<ActualCon
   return {
     exists: true, running: c.State.Running, state: c.State.Status, image: c.Config.Image, imageId: c.Image,
     labels: c.Config.Labels ?? {}, composeHash: await composeFileHash(s, d),
+    configFilesChanged: (await syncServiceConfigOnServer(s, d.serviceId, d.serverId, true))
+      .filter((t) => t.status !== 'unchanged').map((t) => t.targetPath),
   };
 }

@@ -13,6 +13,8 @@ export interface DesiredDeployment {
   envHash: string | null;
   /** sha256 of the compose file Stevedore wrote; null when it does not own one. */
   composeHash: string | null;
+  /** Target paths of the config files attached to the service. */
+  configFiles: string[];
 }
 
 export interface ActualContainer {
@@ -24,9 +26,11 @@ export interface ActualContainer {
   labels: Record<string, string>;
   /** sha256 of the compose file on disk; null when there is none or it is not ours. */
   composeHash: string | null;
+  /** Config file target paths whose content on disk differs from what they render to (or are missing). */
+  configFilesChanged: string[];
 }
 
-export type DriftReason = 'ContainerMissing' | 'ContainerStopped' | 'ImageChanged' | 'ImageIdChanged' | 'EnvChanged' | 'ComposeFileChanged';
+export type DriftReason = 'ContainerMissing' | 'ContainerStopped' | 'ImageChanged' | 'ImageIdChanged' | 'EnvChanged' | 'ComposeFileChanged' | 'ConfigFileChanged';
 
 export interface Action {
   type: 'redeploy';
@@ -35,7 +39,7 @@ export interface Action {
   message: string;
 }
 
-export const MISSING: ActualContainer = { exists: false, running: false, state: 'missing', image: null, imageId: null, labels: {}, composeHash: null };
+export const MISSING: ActualContainer = { exists: false, running: false, state: 'missing', image: null, imageId: null, labels: {}, composeHash: null, configFilesChanged: [] };
 
 export function plan(desired: DesiredDeployment, actual: ActualContainer): Action[] {
   if (!desired.image) return [];
@@ -54,6 +58,10 @@ export function plan(desired: DesiredDeployment, actual: ActualContainer): Actio
   }
   if (desired.composeHash && actual.composeHash !== desired.composeHash) {
     out.push(act('ComposeFileChanged', actual.composeHash ? 'the compose file on disk was changed by hand' : 'the compose file is missing on disk'));
+  }
+  const changed = new Set(actual.configFilesChanged);
+  for (const target of desired.configFiles.filter((t) => changed.has(t))) {
+    out.push(act('ConfigFileChanged', `config file ${target} differs from what it should hold`));
   }
   return out;
 }

@@ -1,10 +1,20 @@
 import { expect } from 'chai';
 import { MISSING, plan, type ActualContainer, type DesiredDeployment } from '../../../../reconcilers/deployment/plan.js';
 
-const desired: DesiredDeployment = { deploymentId: 'd1', containerName: 'web', image: 'reg/web:v1', imageId: 'sha256:aaa', envHash: 'e1', composeHash: 'c1' };
-const actual: ActualContainer = { exists: true, running: true, state: 'running', image: 'reg/web:v1', imageId: 'sha256:aaa', labels: { 'stevedore.env-hash': 'e1' }, composeHash: 'c1' };
+const desired: DesiredDeployment = { deploymentId: 'd1', containerName: 'web', image: 'reg/web:v1', imageId: 'sha256:aaa', envHash: 'e1', composeHash: 'c1', configFiles: ['/etc/web/app.conf'] };
+const actual: ActualContainer = { exists: true, running: true, state: 'running', image: 'reg/web:v1', imageId: 'sha256:aaa', labels: { 'stevedore.env-hash': 'e1' }, composeHash: 'c1', configFilesChanged: [] };
 
 describe('deployment drift plan', () => {
+  it('reports an attached config file whose content on disk differs', () => {
+    const actions = plan(desired, { ...actual, configFilesChanged: ['/etc/web/app.conf'] });
+    expect(actions.map((a) => a.reason)).to.deep.equal(['ConfigFileChanged']);
+    expect(actions[0].message).to.contain('/etc/web/app.conf');
+  });
+
+  it('ignores a changed file that is not attached to this deployment\'s service', () => {
+    expect(plan(desired, { ...actual, configFilesChanged: ['/etc/other.conf'] })).to.deep.equal([]);
+  });
+
   it('finds nothing to do when the container matches', () => {
     expect(plan(desired, actual)).to.deep.equal([]);
   });
