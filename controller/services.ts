@@ -10,6 +10,10 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -31,16 +35,22 @@ export interface Services {
   queue: WorkQueue;
   /** Periodic singleton jobs across replicas. */
   scheduler: Scheduler;
+  registries: RegistriesRepository;
+  serviceAccounts: ServiceAccountsRepository;
+  /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
+  systemSettings: SystemSettings;
+  smtp: SmtpService;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
+  const secretBox = new SecretBox(config.secretsKey);
   return {
     config,
     db,
     logger,
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
@@ -49,6 +59,10 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     events: new EventBus(db, databaseUrl, logger),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
+    registries: new RegistriesRepository(db),
+    serviceAccounts: new ServiceAccountsRepository(db),
+    systemSettings: new SystemSettings(db, secretBox),
+    smtp: new SmtpService(db, secretBox),
     async databaseOk() {
       try {
         await db.raw('select 1');

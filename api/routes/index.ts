@@ -5,6 +5,12 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import registryRoutes from './registries.js';
+import systemSettingsRoutes from './system-settings.js';
+import smtpRoutes from './admin-smtp.js';
+import tokenRoutes from './admin-tokens.js';
+import serviceAccountRoutes from './service-accounts.js';
+import auditLogRoutes from './audit-logs.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -14,5 +20,11 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...userRoutes(s),
     ...environmentRoutes(s),
     ...settingsRoutes(s),
+    ...registryRoutes(s),
+    ...systemSettingsRoutes(s),
+    ...smtpRoutes(s),
+    ...tokenRoutes(s),
+    ...serviceAccountRoutes(s),
+    ...auditLogRoutes(s),
   ];
 }
