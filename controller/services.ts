@@ -14,6 +14,9 @@ import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
 import { SmtpService } from './admin/smtp.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -40,12 +43,18 @@ export interface Services {
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
   systemSettings: SystemSettings;
   smtp: SmtpService;
+  servers: ServersRepository;
+  /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
+  hosts: HostAccess;
+  /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
+  configStore: ConfigStore;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const hosts = new HostAccess(db, secretBox, logger);
   return {
     config,
     db,
@@ -63,6 +72,9 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings: new SystemSettings(db, secretBox),
     smtp: new SmtpService(db, secretBox),
+    servers: new ServersRepository(db),
+    hosts,
+    configStore: createConfigStore(db, secretBox, hosts, logger),
     async databaseOk() {
       try {
         await db.raw('select 1');

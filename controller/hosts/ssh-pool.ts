@@ -89,6 +89,12 @@ export class SshPool {
     client.then((c) => c.end(), () => undefined);
   }
 
+  /** Close the connection and forget the server (deleted, or its settings must be reloaded). */
+  unregister(serverId: string): void {
+    this.drop(serverId);
+    this.entries.delete(serverId);
+  }
+
   async close(): Promise<void> {
     for (const id of this.entries.keys()) this.drop(id);
     this.entries.clear();
