@@ -17,6 +17,11 @@ import { SmtpService } from './admin/smtp.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
+import { ServicesRepository } from './store/repositories/services.js';
+import { DeploymentsRepository } from './store/repositories/deployments.js';
+import { ContainerImagesRepository } from './store/repositories/container-images.js';
+import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
+import { CommandTypesRepository } from './store/repositories/command-types.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -32,6 +37,14 @@ export interface Services {
   apiTokens: ApiTokensRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
+  /** Service templates (the catalog). */
+  services: ServicesRepository;
+  /** Per-server placements of services. */
+  deployments: DeploymentsRepository;
+  containerImages: ContainerImagesRepository;
+  serviceDependencies: ServiceDependenciesRepository;
+  serviceTypes: CommandTypesRepository;
+  databaseTypes: CommandTypesRepository;
   /** Event log + LISTEN/NOTIFY fan-out: SSE, notifications, webhooks read it. */
   events: EventBus;
   /** Keyed reconcile queue ("kind/id"). */
@@ -65,6 +78,12 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     apiTokens: new ApiTokensRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
+    services: new ServicesRepository(db),
+    deployments: new DeploymentsRepository(db),
+    containerImages: new ContainerImagesRepository(db),
+    serviceDependencies: new ServiceDependenciesRepository(db),
+    serviceTypes: new CommandTypesRepository(db, 'service_types'),
+    databaseTypes: new CommandTypesRepository(db, 'database_types'),
     events: new EventBus(db, databaseUrl, logger),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),

@@ -11,6 +11,11 @@ import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
 import serviceAccountRoutes from './service-accounts.js';
 import auditLogRoutes from './audit-logs.js';
+import serviceRoutes from './services.js';
+import deploymentRoutes from './deployments.js';
+import containerImageRoutes from './container-images.js';
+import dependencyRoutes from './dependencies.js';
+import commandTypeRoutes from './command-types.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -26,5 +31,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...tokenRoutes(s),
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
+    ...serviceRoutes(s),
+    ...deploymentRoutes(s),
+    ...containerImageRoutes(s),
+    ...dependencyRoutes(s),
+    ...commandTypeRoutes(s),
   ];
 }
