@@ -16,6 +16,7 @@ import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
+import manifestRoutes from './manifests.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -36,5 +37,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
+    ...manifestRoutes(s),
   ];
 }

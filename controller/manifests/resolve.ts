@@ -34,9 +34,9 @@ export function referencesOf(m: Manifest): Reference[] {
   return refs;
 }
 
-/** `{{fragment:NAME}}` includes of a config file's content. */
+/** `${fragment:NAME}` includes (controller/config-files/placeholders.ts) of a config file's content. */
 export const fragmentNames = (content: unknown): string[] =>
-  typeof content === 'string' ? [...content.matchAll(/\{\{\s*fragment:([A-Za-z0-9][A-Za-z0-9._-]*)\s*\}\}/g)].map((x) => x[1]) : [];
+  typeof content === 'string' ? [...content.matchAll(/(?<!\$)\$\{fragment:([A-Za-z0-9][A-Za-z0-9._-]*)\}/g)].map((x) => x[1]) : [];
 
 /**
  * Checks that every reference names an object of the folder or, on the server, of the store

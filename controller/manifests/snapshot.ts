@@ -15,13 +15,23 @@ export interface Snapshot {
 const manifestSource = (s: unknown): ManifestSource | undefined =>
   s && typeof s === 'object' && (s as { kind?: string }).kind === 'manifest' ? (s as ManifestSource) : undefined;
 
+/** Runs queries one after another: a transaction is one connection, which runs one query at a time. */
+async function sequential(queries: Array<() => PromiseLike<any>>): Promise<any[]> {
+  const out: any[] = [];
+  for (const q of queries) out.push(await q());
+  return out;
+}
+
 /** Reads every object the manifests can manage, in one consistent transaction when given. */
 export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox): Promise<Snapshot> {
-  const [envs, settings, servers, registries, images, services, deployments, deps] = await Promise.all([
-    db('environments').select('*'), db('environment_settings').select('*'), db('servers').select('*'),
-    db('registry_connections').select('*'), db('container_images').select('*'), db('services').select('*'),
-    db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
-    db('service_dependencies').select('serviceId', 'dependsOnServiceId'),
+  const [envs, settings, servers, registries, images, services, deployments, deps, vars, secrets, fragments, files, attachments] = await sequential([
+    () => db('environments').select('*'), () => db('environment_settings').select('*'), () => db('servers').select('*'),
+    () => db('registry_connections').select('*'), () => db('container_images').select('*'), () => db('services').select('*'),
+    () => db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
+    () => db('service_dependencies').select('serviceId', 'dependsOnServiceId'),
+    () => db('vars').select('*'), () => db('secrets').select('*'), () => db('config_fragments').select('*'),
+    () => db('config_files').select('id', 'environmentId', 'name', 'kind', 'content', 'description', 'source'),
+    () => db('config_attachments').select('configFileId', 'serviceId', 'targetPath'),
   ]);
   const envName = new Map<string, string>(envs.map((e: any) => [e.id, e.name]));
   const objects: ObjectState[] = [];
@@ -58,6 +68,11 @@ export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox):
     const src = manifestSource(i.source);
     if (src?.name) ids.set(`${envName.get(i.environmentId)}/ContainerImage/${src.name}`, i.id);
   }
+  for (const v of vars) push('Var', v, v.key, { value: v.value, description: v.description });
+  for (const x of secrets) push('Secret', x, x.key, { value: open(x.valueSealed), description: x.description });
+  for (const f of fragments) push('ConfigFragment', f, f.name, { content: f.content, description: f.description });
+  for (const f of files) push('ConfigFile', f, f.name, { content: f.content, description: f.description });
+  const fileName = new Map<string, string>(files.map((f: any) => [f.id, f.name]));
   const serviceName = new Map<string, string>(services.map((s: any) => [s.id, s.name]));
   const serverName = new Map<string, string>(servers.map((s: any) => [s.id, s.name]));
   for (const s of services) {
@@ -67,6 +82,8 @@ export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox):
       command: s.command, healthCheck: s.healthCheck, composeTemplate: s.composeTemplate,
       deployments: normaliseDeployments(s.name, mine.map((d: any) => ({ server: serverName.get(d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
       dependsOn: deps.filter((d: any) => d.serviceId === s.id).map((d: any) => serviceName.get(d.dependsOnServiceId)).sort(),
+      configFiles: attachments.filter((a: any) => a.serviceId === s.id).map((a: any) => ({ name: fileName.get(a.configFileId), targetPath: a.targetPath }))
+        .sort((a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
     });
   }
   return { objects, envIds: new Map(envs.map((e: any) => [e.name, e.id])), ids };

@@ -7,7 +7,10 @@ import type { ManifestSource, ObjectState } from './state.js';
 const JSON_COLUMNS = new Set(['tags', 'env', 'ports', 'volumes', 'command', 'healthCheck']);
 const TABLES: Record<string, string> = {
   Environment: 'environments', Server: 'servers', Registry: 'registry_connections', ContainerImage: 'container_images', Service: 'services',
+  Var: 'vars', Secret: 'secrets', ConfigFragment: 'config_fragments', ConfigFile: 'config_files',
 };
+/** The column holding an object's name, when it is not `name`. */
+const NAME_COLUMN: Record<string, string | null> = { ContainerImage: null, Var: 'key', Secret: 'key' };
 export const SUPPORTED_KINDS = Object.keys(TABLES);
 
 export interface WriteContext {
@@ -30,6 +33,7 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
     if (f === 'registry') out.registryConnectionId = v == null ? null : idOf(w, o.environment, 'Registry', v as string);
     else if (f === 'image') out.containerImageId = idOf(w, o.environment, 'ContainerImage', v as string);
     else if (f === 'token' || f === 'password') out[`${f}Enc`] = w.box.seal(o.secretValues![f]);
+    else if (o.kind === 'Secret' && f === 'value') out.valueSealed = w.box.seal(o.secretValues!.value);
     else if (f === 'deployments' || f === 'dependsOn' || f === 'configFiles' || f.startsWith('settings.')) continue;
     else out[f] = JSON_COLUMNS.has(f) ? JSON.stringify(v) : v;
   }
@@ -57,21 +61,31 @@ export async function createObject(w: WriteContext, o: ObjectState): Promise<str
   const environmentId = w.snap.envIds.get(o.environment!)!;
   const base: Record<string, unknown> = { environmentId, source, ...columns(w, o, fields) };
   if (o.kind === 'Server') Object.assign(base, { ...(await environmentDefaults(w, environmentId)), ...base, name: o.name });
-  else if (o.kind !== 'ContainerImage') base.name = o.name;
+  const nameColumn = o.kind in NAME_COLUMN ? NAME_COLUMN[o.kind] : 'name';
+  if (nameColumn) base[nameColumn] = o.name;
   const [row] = await w.trx(TABLES[o.kind]).insert(base).returning('id');
+  if (o.kind === 'ConfigFile') await w.trx('config_file_revisions').insert({ configFileId: row.id, revision: 1, content: o.fields.content, actorName: 'manifest', reason: 'manifest' });
   w.snap.ids.set(`${o.environment}/${o.kind}/${o.name}`, row.id);
   if (o.source?.name) w.snap.ids.set(`${o.environment}/${o.kind}/${o.source.name}`, row.id);
   if (o.kind === 'Service') await syncDeployments(w, row.id, o);
+  if (o.kind === 'Service' && o.fields.configFiles) await syncAttachments(w, row.id, o);
   return row.id;
 }
 
 /** Writes the changed fields (and the new source) of an existing object. */
 export async function updateObject(w: WriteContext, o: ObjectState, id: string, changed: string[]): Promise<void> {
   const cols = columns(w, o, changed);
+  const versioned = !['Var', 'Secret'].includes(o.kind);
   await w.trx(TABLES[o.kind]).where({ id }).update({
     ...cols, source: JSON.stringify(o.source), updatedAt: w.trx.fn.now(),
-    ...(changed.length && { generation: w.trx.raw('generation + 1') }),
+    ...(changed.length && versioned && { generation: w.trx.raw('generation + 1') }),
+    ...(o.kind === 'ConfigFile' && changed.includes('content') && { revision: w.trx.raw('revision + 1') }),
   });
+  if (o.kind === 'ConfigFile' && changed.includes('content')) {
+    const { revision } = await w.trx('config_files').where({ id }).first('revision');
+    await w.trx('config_file_revisions').insert({ configFileId: id, revision, content: o.fields.content, actorName: 'manifest', reason: 'manifest' });
+  }
+  if (o.kind === 'Service' && changed.includes('configFiles')) await syncAttachments(w, id, o);
   if (o.kind === 'Environment') await writeSettings(w, id, o, changed);
   if (o.kind === 'Service' && changed.includes('deployments')) await syncDeployments(w, id, o);
 }
@@ -127,4 +141,14 @@ export async function syncDependencies(w: WriteContext, o: ObjectState): Promise
     const rows = (o.fields.dependsOn as string[]).map((n) => ({ serviceId, dependsOnServiceId: idOf(w, o.environment, 'Service', n) }));
     if (rows.length) await w.trx('service_dependencies').insert(rows);
   }
+}
+
+/** Makes a service's config file attachments match the manifest's list. */
+async function syncAttachments(w: WriteContext, serviceId: string, o: ObjectState) {
+  const envId = w.snap.envIds.get(o.environment!)!;
+  await w.trx('config_attachments').where({ serviceId }).delete();
+  const rows = (o.fields.configFiles as Array<{ name: string; targetPath: string }>).map((c) => ({
+    serviceId, environmentId: envId, configFileId: idOf(w, o.environment, 'ConfigFile', c.name), targetPath: c.targetPath,
+  }));
+  if (rows.length) await w.trx('config_attachments').insert(rows);
 }

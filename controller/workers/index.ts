@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { startManifestWatcher } from '../manifests/watcher.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -7,4 +8,6 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * Every background worker (reconcilers, scheduler jobs, delivery loops, manifest watcher), in
  * one list, started in this order after migrations and stopped in reverse.
  */
-export const WORKERS: Array<{ name: string; start: Worker }> = [];
+export const WORKERS: Array<{ name: string; start: Worker }> = [
+  { name: 'manifest-watcher', start: startManifestWatcher },
+];

@@ -5,7 +5,7 @@ import { KEY_PATTERN, secretRef, valueFrom, type KindDefinition } from './common
 export const configFile: KindDefinition = {
   kind: 'ConfigFile', namespaced: true,
   description: 'A file rendered onto servers for the services that attach it (Service spec.configFiles). '
-    + 'Its content may include fragments with {{fragment:NAME}} and vars/secrets with ${KEY}.',
+    + 'Its content may include fragments with ${fragment:NAME} and vars/secrets with ${KEY}.',
   spec: object({ content: str({ maxLength: 1048576 }), description: nullable(str({ maxLength: 2000 })) }, ['content']),
 };
 

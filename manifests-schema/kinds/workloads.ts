@@ -1,16 +1,17 @@
 /** Service, Database, ExternalEntity and Connection. */
 import { arrayOf, bool, enumOf, int, nonEmpty, nullable, object, str, stringMap } from '../../api/http/schema.js';
-import { KEY_PATTERN, name, type KindDefinition, type Schema } from './common.js';
+import { deploymentSchemas, serviceSchemas } from '../../api/routes/catalog-schemas.js';
+import { name, type KindDefinition, type Schema } from './common.js';
 
-const healthCheck: Schema = object({
-  test: arrayOf(str({ maxLength: 1000 }), { minItems: 1 }),
-  intervalSec: int(1, 3600), timeoutSec: int(1, 3600), retries: int(0, 100), startPeriodSec: int(0, 3600),
-}, ['test']);
+// The API's own field schemas (api/routes/catalog-schemas.ts), so both accept the same values.
+const apiService = serviceSchemas.create.properties as Record<string, Schema>;
+const apiDeployment = deploymentSchemas.create.properties as Record<string, Schema>;
+const { name: _n, containerImageId: _c, imageTag, ...serviceFields } = apiService;
 
 const deployment: Schema = object({
   server: name('Name of the Server this container runs on'),
-  containerName: nonEmpty(128, { pattern: '^[a-zA-Z0-9][a-zA-Z0-9_.-]*$', description: 'Default: the service name' }),
-  composePath: nullable(str({ maxLength: 1000, pattern: '^/' })),
+  containerName: { ...apiDeployment.containerName, description: 'Default: the service name' },
+  composePath: apiDeployment.composePath,
 }, ['server']);
 
 const attachedConfigFile: Schema = object({
@@ -23,14 +24,10 @@ export const service: KindDefinition = {
   description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
   spec: object({
     image: name('Name of a ContainerImage'),
-    imageTag: nonEmpty(128, { pattern: '^[A-Za-z0-9_][A-Za-z0-9_.-]*$' }),
-    type: nullable(str({ maxLength: 50 })),
-    env: { ...stringMap(), propertyNames: { pattern: KEY_PATTERN }, description: 'Values may hold ${KEY} placeholders (vars and secrets)' },
-    ports: arrayOf(str({ pattern: '^([0-9.]+:)?[0-9]+(:[0-9]+)?(/(tcp|udp))?$' }), { maxItems: 100, description: 'e.g. "127.0.0.1:8080:80"' }),
-    volumes: arrayOf(nonEmpty(1000), { maxItems: 100 }),
-    command: nullable(arrayOf(str({ maxLength: 4000 }), { minItems: 1 })),
-    healthCheck: nullable(healthCheck),
-    composeTemplate: nullable(str({ maxLength: 65536 })),
+    imageTag: { ...imageTag, type: 'string', nullable: false },
+    ...serviceFields,
+    env: { ...serviceFields.env, description: 'Values may hold ${KEY} placeholders (vars and secrets)' },
+    ports: { ...serviceFields.ports, description: 'e.g. "127.0.0.1:8080:80"' },
     deployments: arrayOf(deployment, { maxItems: 500 }),
     dependsOn: arrayOf(name('Name of a Service deployed before this one'), { uniqueItems: true }),
     configFiles: arrayOf(attachedConfigFile, { maxItems: 100 }),

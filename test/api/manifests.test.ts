@@ -1,0 +1,122 @@
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin, userWithRole } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import { edit, exampleFiles } from '../support/manifest-files.js';
+import type { ManifestFile } from '../../controller/manifests/types.js';
+
+describe('manifests routes', () => {
+  let svc: TestService;
+  let admin: HttpClient;
+  let files: ManifestFile[];
+  let envId: string;
+
+  before(async () => {
+    process.env.DEMO_REGISTRY_PASSWORD = 'registry-pw-123';
+    process.env.DEMO_DATABASE_PASSWORD = 'db-pw-456';
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    files = await exampleFiles();
+  });
+  after(() => svc.stop());
+
+  it('diff of a new folder lists every object as a create and writes nothing', async () => {
+    const res = await admin.post('/api/manifests/diff', { files });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.ok).to.equal(true);
+    expect(res.body.counts).to.deep.equal({ create: 11, update: 0, delete: 0, orphan: 0 });
+    const secret = res.body.changes.find((c: any) => c.kind === 'Secret');
+    expect(secret.fields).to.deep.include({ field: 'value', secret: true });
+    expect(res.text).not.to.include('db-pw-456');
+    const envs = await admin.get('/api/environments');
+    expect(envs.body.items.map((e: any) => e.name)).not.to.include('demo');
+  });
+
+  it('apply creates the objects with their manifest source and audits each with the file', async () => {
+    const res = await admin.post('/api/manifests/apply', { files });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.counts.create).to.equal(11);
+    const env = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'demo');
+    envId = env.id;
+    expect(env.source).to.include({ kind: 'manifest', path: 'environment.yaml' });
+    const services = await admin.get(`/api/environments/${envId}/services`);
+    const api = services.body.items.find((s: any) => s.name === 'api');
+    expect(api.imageTag).to.equal('v1');
+    expect(api.deployments).to.have.length(2);
+    expect(api.source).to.include({ kind: 'manifest', path: 'services.yaml' });
+    const audit = await svc.services.db('audit_logs').where({ action: 'manifest.create' });
+    expect(audit).to.have.length(11);
+    expect(audit.every((a: any) => a.details.source === 'manifest' && typeof a.details.path === 'string')).to.equal(true);
+    const sealed = await svc.services.db('secrets').first('valueSealed');
+    expect(sealed.valueSealed).not.to.include('db-pw-456');
+    expect(JSON.stringify(audit)).not.to.include('db-pw-456');
+  });
+
+  it('applying the same folder twice changes nothing and audits nothing', async () => {
+    const before = await svc.services.db('audit_logs').count({ n: '*' });
+    const res = await admin.post('/api/manifests/apply', { files });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.changes).to.deep.equal([]);
+    expect(res.body.plans).to.deep.equal([]);
+    expect(await svc.services.db('audit_logs').count({ n: '*' })).to.deep.equal(before);
+  });
+
+  it('a changed tag is an update of that one field', async () => {
+    const changed = edit(files, 'services.yaml', 'imageTag: v1               #', 'imageTag: v2               #');
+    const res = await admin.post('/api/manifests/diff', { files: changed });
+    expect(res.body.changes).to.deep.equal([{
+      action: 'update', kind: 'Service', environment: 'demo', name: 'api', path: 'services.yaml', fields: [{ field: 'imageTag', from: 'v1', to: 'v2' }],
+    }]);
+  });
+
+  it('an API write to a manifest-owned field is 409 CONFLICT naming the file; other fields stay writable', async () => {
+    const server = (await admin.get(`/api/environments/${envId}/services`)).body.items.find((s: any) => s.name === 'web');
+    const res = await admin.patch(`/api/services/${server.id}`, { imageTag: 'v9' });
+    expect(res.status, res.text).to.equal(409);
+    expect(res.body.code).to.equal('CONFLICT');
+    expect(res.body.hint).to.include('services.yaml');
+    const settings = await admin.patch(`/api/environments/${envId}/settings/general`, { sshUser: 'deploy' });
+    expect(settings.status).to.equal(409);
+    expect(settings.body.hint).to.include('environment.yaml');
+    const other = await admin.patch(`/api/environments/${envId}/settings/data`, { allowBackupDownload: true });
+    expect(other.status, other.text).to.equal(200);
+    const del = await admin.delete(`/api/environments/${envId}`);
+    expect(del.status).to.equal(409);
+  });
+
+  it('a broken folder applies nothing and reports every error with file, line and path', async () => {
+    let broken = edit(files, 'services.yaml', '    - server: web-2', '    - server: web-3');
+    broken = edit(broken, 'config.yaml', '  value: info', '  value: info\n  colour: blue');
+    broken = [...broken, { path: 'bad.yaml', content: 'kind: [\n' }];
+    const res = await admin.post('/api/manifests/apply', { files: broken });
+    expect(res.status, res.text).to.equal(400);
+    expect(res.body.code).to.equal('VALIDATION_ERROR');
+    const where = res.body.errors.map((e: any) => `${e.file}:${e.line}:${e.path}`);
+    expect(where).to.include.members(['services.yaml:14:spec/deployments/1/server', 'config.yaml:8:spec/colour']);
+    expect(res.body.errors.some((e: any) => e.file === 'bad.yaml')).to.equal(true);
+    const status = await admin.get('/api/manifests/status');
+    expect(status.body.lastAttempted.ok).to.equal(false);
+    expect(status.body.lastApplied.ok).to.equal(true);
+  });
+
+  it('a removed object is reported orphaned, and deleted only with prune', async () => {
+    const without = files.filter((f) => f.path !== 'services.yaml');
+    const orphan = await admin.post('/api/manifests/apply', { files: without });
+    expect(orphan.status, orphan.text).to.equal(200);
+    expect(orphan.body.changes.map((c: any) => `${c.action} ${c.name}`)).to.have.members(['orphan api', 'orphan web']);
+    expect((await admin.get(`/api/environments/${envId}/services`)).body.total).to.equal(2);
+    const pruned = await admin.post('/api/manifests/apply', { files: without, prune: true });
+    expect(pruned.body.counts.delete).to.equal(2);
+    expect((await admin.get(`/api/environments/${envId}/services`)).body.total).to.equal(0);
+    const back = await admin.post('/api/manifests/apply', { files });
+    expect(back.body.counts.create).to.equal(2);
+  });
+
+  it('operators may diff but not apply; viewers may read the status', async () => {
+    const { client: operator } = await userWithRole(admin, 'operator');
+    expect((await operator.post('/api/manifests/diff', { files })).status).to.equal(200);
+    expect((await operator.post('/api/manifests/apply', { files })).status).to.equal(403);
+    const { client: viewer } = await userWithRole(admin, 'viewer');
+    expect((await viewer.get('/api/manifests/status')).status).to.equal(200);
+  });
+});
