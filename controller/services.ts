@@ -17,6 +17,7 @@ import { SmtpService } from './admin/smtp.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
+import { PlanEngine } from './deploy/plans/plan-engine.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
@@ -61,6 +62,8 @@ export interface Services {
   hosts: HostAccess;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
   configStore: ConfigStore;
+  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
+  plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
@@ -68,7 +71,7 @@ export interface Services {
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const hosts = new HostAccess(db, secretBox, logger);
-  return {
+  const services = {
     config,
     db,
     logger,
@@ -102,5 +105,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
         return false;
       }
     },
-  };
+  } as Services;
+  services.plans = new PlanEngine(services);
+  return services;
 }

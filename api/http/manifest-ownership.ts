@@ -6,7 +6,7 @@ const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', regi
 /** Sub-collection actions (POST /api/{kind}/{id}/{sub}) that change a manifest-owned list. */
 const OWNED_LISTS: Record<string, string> = { deployments: 'deployments', dependencies: 'dependsOn' };
 
-interface Owned { source?: { kind?: string; path?: string; fields?: string[] } }
+interface Owned { source?: { kind?: string; path?: string; fields?: string[] }; deployment?: Owned }
 
 const refuse = (path: string, fields: string[]) => conflict(
   `${fields.length ? fields.join(', ') : 'This object'} ${fields.length > 1 ? 'are' : 'is'} managed by the manifest ${path}`,
@@ -20,11 +20,13 @@ const refuse = (path: string, fields: string[]) => conflict(
  * hint naming the file. It keys on the `source` of the resource the route loaded, so any item
  * route whose `load` returns a row of a table with a `source` column is covered:
  * - PATCH/PUT: the body's fields that the manifest owns (settings routes map to settings.<module>.<field>);
- * - DELETE /api/{kind}/{id}: the whole object;
+ * - DELETE of an item (a path ending in a parameter): the whole object;
  * - POST /api/{kind}/{id}/deployments|dependencies: the owned list.
  */
 export function assertNotManifestOwned(spec: RouteSpec, params: Record<string, string>, resource: unknown, body: unknown): void {
-  const source = (resource as Owned | undefined)?.source;
+  // Deployment routes load {service, deployment}: the deployment is what they write.
+  const loaded = resource as Owned | undefined;
+  const source = (loaded?.deployment ?? loaded)?.source;
   if (!source || source.kind !== 'manifest' || !source.path) return;
   const owned = new Set(source.fields ?? []);
   if (spec.method === 'PATCH' || spec.method === 'PUT') {
@@ -32,7 +34,7 @@ export function assertNotManifestOwned(spec: RouteSpec, params: Record<string, s
     const keys = Object.keys((body && typeof body === 'object' ? body : {}) as object);
     const hit = keys.filter((k) => owned.has(prefix + (MANIFEST_FIELD[k] ?? k)));
     if (hit.length) throw refuse(source.path, hit);
-  } else if (spec.method === 'DELETE' && /^\/api\/[a-z-]+\/\{id\}$/.test(spec.path)) {
+  } else if (spec.method === 'DELETE' && /\}$/.test(spec.path)) {
     throw refuse(source.path, []);
   } else if (spec.method === 'POST') {
     const sub = /^\/api\/[a-z-]+\/\{id\}\/([a-z-]+)$/.exec(spec.path)?.[1];

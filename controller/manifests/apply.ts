@@ -27,6 +27,8 @@ export interface ApplyResult {
   counts: ReturnType<typeof countChanges>;
   /** Services whose template or placements changed: handed to the deploy engine. */
   changedServices: Array<{ id: string; environmentId: string; name: string; imageTag: string }>;
+  /** Deployments removed (service pruned, or dropped from spec.deployments): their containers go after commit. */
+  removedDeployments: Array<Record<string, any>>;
 }
 
 // Fields of a service whose change means its containers must be redeployed.
@@ -48,13 +50,13 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests)];
-    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'] };
+    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
     const changes = diffStates(desired.objects, snap.objects, { prune });
     const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
     if (opts.dryRun || changes.length === 0) return result;
 
-    const w: WriteContext = { trx, box: s.secretBox, snap };
+    const w: WriteContext = { trx, box: s.secretBox, snap, removedDeployments: result.removedDeployments };
     const want = new Map(desired.objects.map((o) => [stateKey(o), o]));
     const have = new Map(snap.objects.map((o) => [stateKey(o), o]));
     const dependencySyncs: ObjectState[] = [];

@@ -1,6 +1,6 @@
 import type { Services } from '../services.js';
 import { applyManifests, type ApplyOptions, type ApplyResult } from './apply.js';
-import { startPlans } from './hand-off.js';
+import { removeContainers, startPlans } from './hand-off.js';
 import { gitHead } from './git-head.js';
 import { readManifestDir } from './read-dir.js';
 import { manifestsStatusOf, type ApplyRecord } from './status.js';
@@ -21,12 +21,14 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   let message: string | undefined;
   if (result.ok && !result.dryRun && result.changedServices.length) {
     try {
-      plans = await startPlans(s, result.changedServices);
+      plans = await startPlans(s, result.changedServices, result.revision.gitCommit ?? result.revision.contentHash);
     } catch (e) {
       message = `applied, but starting deploy plans failed: ${(e as Error).message}`;
       s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });
     }
   }
+  // After commit and off the request: removing containers talks to servers.
+  if (result.ok && !result.dryRun && result.removedDeployments.length) void removeContainers(s, result.removedDeployments);
   if (!result.dryRun) {
     manifestsStatusOf(s).record({
       at: new Date().toISOString(), trigger, revision: result.revision, ok: result.ok, counts: result.counts, errors: result.errors, plans, message,

@@ -17,6 +17,8 @@ export interface WriteContext {
   trx: Knex.Transaction;
   box: SecretBox;
   snap: Snapshot;
+  /** Deployment rows deleted by this apply: their containers are removed after commit. */
+  removedDeployments: Array<Record<string, any>>;
 }
 
 const idOf = (w: WriteContext, env: string | undefined, kind: string, name: string) => {
@@ -91,6 +93,7 @@ export async function updateObject(w: WriteContext, o: ObjectState, id: string, 
 }
 
 export async function deleteObject(w: WriteContext, kind: string, id: string): Promise<void> {
+  if (kind === 'Service') w.removedDeployments.push(...await w.trx('deployments').where({ serviceId: id }));
   await w.trx(TABLES[kind]).where({ id }).delete();
 }
 
@@ -112,7 +115,7 @@ async function syncDeployments(w: WriteContext, serviceId: string, o: ObjectStat
   const envId = w.snap.envIds.get(o.environment!)!;
   {
     const want = o.fields.deployments as Array<{ server: string; containerName: string; composePath: string | null }>;
-    const have = await w.trx('deployments').where({ serviceId }).select('id', 'serverId', 'containerName', 'composePath');
+    const have = await w.trx('deployments').where({ serviceId });
     const source: ManifestSource = { ...o.source!, fields: ['serverId', 'containerName', 'composePath'] };
     const keep = new Set<string>();
     for (const d of want) {
@@ -125,8 +128,9 @@ async function syncDeployments(w: WriteContext, serviceId: string, o: ObjectStat
         await w.trx('deployments').insert({ serviceId, environmentId: envId, serverId, containerName: d.containerName, composePath: d.composePath, source: JSON.stringify(source) });
       }
     }
-    const gone = have.filter((h: any) => !keep.has(h.id)).map((h: any) => h.id);
-    if (gone.length) await w.trx('deployments').whereIn('id', gone).delete();
+    const gone = have.filter((h: any) => !keep.has(h.id));
+    w.removedDeployments.push(...gone);
+    if (gone.length) await w.trx('deployments').whereIn('id', gone.map((h: any) => h.id)).delete();
   }
 }
 

@@ -1,5 +1,7 @@
 import type { Services } from '../services.js';
 import { startManifestWatcher } from '../manifests/watcher.js';
+import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
+import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -10,4 +12,8 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'manifest-watcher', start: startManifestWatcher },
+  // heartbeat of running plans + recovery of plans a crashed process left running
+  { name: 'deployment-plans', start: startPlanWorker },
+  // periodic drift check of every environment (operations.driftPolicy)
+  { name: 'deployment-drift', start: startDriftWorker },
 ];

@@ -36,6 +36,9 @@ describe('manifests routes', () => {
     const res = await admin.post('/api/manifests/apply', { files });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.counts.create).to.equal(11);
+    expect(res.body.plans, 'one deploy plan for the environment').to.have.length(1);
+    const plan = await svc.services.db('deployment_plans').where({ id: res.body.plans[0] }).first();
+    expect(plan.trigger).to.equal('manifest');
     const env = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'demo');
     envId = env.id;
     expect(env.source).to.include({ kind: 'manifest', path: 'environment.yaml' });
