@@ -4,6 +4,24 @@ import { bootstrapAdmin, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { edit, exampleFiles } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+/** Runs bin/stevedore.js with a folder; resolves to its exit code and output (never a TTY). */
+function cli(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [new URL('../../bin/stevedore.js', import.meta.url).pathname, ...args], { env: { ...process.env, ...env } },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }));
+  });
+}
+
+function writeFolder(files: ManifestFile[]): string {
+  const dir = mkdtempSync(join(tmpdir(), 'manifests-'));
+  for (const f of files) writeFileSync(join(dir, f.path), f.content);
+  return dir;
+}
 
 describe('manifests routes', () => {
   let svc: TestService;
@@ -121,5 +139,28 @@ describe('manifests routes', () => {
     expect((await operator.post('/api/manifests/apply', { files })).status).to.equal(403);
     const { client: viewer } = await userWithRole(admin, 'viewer');
     expect((await viewer.get('/api/manifests/status')).status).to.equal(200);
+  });
+
+  it('the CLI diff and apply exit 2 when something changes and 0 when nothing does, without colour off a terminal', async () => {
+    const dir = writeFolder(edit(files, 'registry.yaml', 'registry: local', 'registry: local\n  autoUpdate: true'));
+    const env = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: admin.token! };
+    try {
+      const diff = await cli(['diff', dir], env);
+      expect(diff.code, diff.stderr).to.equal(2);
+      expect(diff.stdout).to.include('~ ContainerImage demo/10.250.5.1:5005/stevedore-test/web');
+      expect(diff.stdout).to.include('autoUpdate: false -> true');
+      expect(diff.stdout).not.to.include('\u001b[');
+      expect((await cli(['apply', dir], env)).code).to.equal(2);
+      const again = await cli(['apply', dir], env);
+      expect(again.code, again.stderr).to.equal(0);
+      expect(again.stdout).to.include('No changes');
+      writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: lower, environment: demo}\nspec: {value: x}\n');
+      const bad = await cli(['apply', dir, '--url', svc.url], { STEVEDORE_TOKEN: admin.token! });
+      expect(bad.code).to.equal(1);
+      expect(bad.stderr).to.include('broken.yaml:3:');
+      expect((await cli(['validate', dir], {})).code).to.equal(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
