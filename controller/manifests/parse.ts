@@ -10,7 +10,8 @@ export interface ParsedDocument {
 
 /**
  * Parses every document of every file. Syntax errors are collected, not thrown, so a folder
- * reports all of them at once; a file with a syntax error contributes no documents.
+ * reports all of them at once; the other documents of a file with a broken one are still
+ * validated (their errors are reported too), though the folder as a whole applies nothing.
  */
 export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]; errors: ManifestError[] } {
   const documents: ParsedDocument[] = [];
@@ -19,15 +20,14 @@ export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]
     const lineCounter = new LineCounter();
     const docs = parseAllDocuments(f.content, { lineCounter, prettyErrors: false, uniqueKeys: true });
     const list = Array.isArray(docs) ? docs : [];
-    const broken = list.flatMap((d) => d.errors);
-    if (broken.length) {
-      for (const e of broken) {
-        const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-        errors.push({ file: f.path, line: pos.line, column: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
-      }
-      continue;
-    }
     for (const doc of list) {
+      if (doc.errors.length) {
+        for (const e of doc.errors) {
+          const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+          errors.push({ file: f.path, line: pos.line, column: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
+        }
+        continue;
+      }
       if (doc.contents === null) continue; // an empty document (e.g. a trailing ---)
       documents.push({
         file: f.path,
