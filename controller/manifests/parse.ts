@@ -28,10 +28,11 @@ export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]
         }
         continue;
       }
-      if (doc.contents === null) continue; // an empty document (e.g. a trailing ---)
+      const value = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
+      if (value === null || value === undefined) continue; // an empty document (e.g. a trailing ---)
       documents.push({
         file: f.path,
-        value: doc.toJS({ maxAliasCount: 100 }),
+        value,
         positionOf: (path, atKey = false) => {
           const pos = lineCounter.linePos(offsetOf(doc, path, atKey));
           return { line: pos.line, column: pos.col };

@@ -12,7 +12,7 @@ const load = (files: Record<string, string>) =>
 const where = (r: ReturnType<typeof load>) => r.errors.map(formatError);
 
 describe('manifest loader', () => {
-  it('reads several documents of one file and gives each its file and line', () => {
+  it('reads several documents of one file, skipping empty ones, and gives each its file and line', () => {
     const r = load({ 'vars.yml': `apiVersion: stevedore/v1
 kind: Var
 metadata: {name: A, environment: prod}
@@ -22,6 +22,7 @@ apiVersion: stevedore/v1
 kind: Var
 metadata: {name: B, environment: prod}
 spec: {value: "2"}
+---
 ` });
     expect(r.errors).to.deep.equal([]);
     expect(r.manifests.filter((m) => m.kind === 'Var').map((m) => `${m.file}:${m.line}`)).to.deep.equal(['vars.yml:1', 'vars.yml:6']);
