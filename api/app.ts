@@ -38,7 +38,7 @@ export function createApp(s: Services): Koa {
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
   app.use(jsonBody('1mb'));
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
-  app.use(idempotency(s.db));
+  app.use(idempotency(s.db, s.secretBox));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

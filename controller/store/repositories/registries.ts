@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BaseRepository } from './base-repository.js';
+import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
 
 export interface RegistryRow {
   id: string;
@@ -27,6 +27,20 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
       registry_connections_env_name_unique: 'A registry connection with this name already exists in this environment',
       container_images_registry_connection_id_foreign: 'Container images still use this registry connection',
     });
+  }
+
+  /** One page of an environment's connections by name, with the total from the same query. */
+  async pageOf(environmentId: string, page: PageQuery): Promise<Page<RegistryRow>> {
+    if (!isUuid(environmentId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
+    const rows = await this.q().where('environmentId', environmentId)
+      .select('*', this.db.raw('count(*) over () as full_count'))
+      .orderBy([{ column: 'name' }, { column: 'id' }]).limit(page.limit).offset(page.offset) as (RegistryRow & { fullCount: number })[];
+    let total = rows[0]?.fullCount;
+    if (total === undefined) {
+      const [{ count }] = await this.q().where('environmentId', environmentId).count({ count: '*' });
+      total = Number(count);
+    }
+    return { items: rows.map(({ fullCount: _f, ...r }) => r as RegistryRow), total: Number(total), limit: page.limit, offset: page.offset };
   }
 
   /** Makes `keepId` the only default registry of its environment. */
