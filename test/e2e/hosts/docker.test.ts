@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { ComposeDetector } from '../../../controller/hosts/compose-detect.js';
+import { createDockerClient } from '../../../controller/hosts/docker-client.js';
 import { serverExec } from '../../fleet/fleet.js';
 import { hostLayer, type HostLayer } from './host-layer.js';
 
@@ -28,6 +29,12 @@ describe('dockerode over the pooled ssh connection (e2e)', () => {
     expect(found.map((c) => c.Names[0])).to.deep.equal([`/${name}`]);
     const other = await h.docker.for('s2').listContainers({ all: true, filters: { label: ['stevedore.e2e=hand'] } });
     expect(other).to.have.length(0);
+  });
+
+  it('talks to a server through its local socket in socket mode', async () => {
+    const s3 = h.fleet.servers[2]!;
+    const docker = createDockerClient(h.pool, { id: 's3-socket', hostname: s3.host, sshPort: s3.port, sshUser: s3.user, dockerMode: 'socket', dockerSocketPath: s3.dockerSocket! });
+    expect((await docker.info()).Name).to.equal('s3');
   });
 
   it('detects the compose flavour once per server', async () => {
