@@ -17,6 +17,7 @@ import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
+import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -38,5 +39,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
+    ...serverRoutes(s),
   ];
 }

@@ -137,6 +137,12 @@ export class HostAccess {
     for (const [id, k] of [...this.known]) if (k.environmentId === environmentId) this.invalidate(id);
   }
 
+  /** Forget every server not in `serverIds` (deleted meanwhile, e.g. with their environment). */
+  retain(serverIds: Iterable<string>): void {
+    const keep = new Set(serverIds);
+    for (const id of [...this.known.keys()]) if (!keep.has(id)) this.invalidate(id);
+  }
+
   async close(): Promise<void> {
     this.known.clear();
     await this.pool.close();

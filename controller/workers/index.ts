@@ -2,6 +2,7 @@ import type { Services } from '../services.js';
 import { startManifestWatcher } from '../manifests/watcher.js';
 import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
+import { startHealthWorker } from '../servers/health-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -11,9 +12,11 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * one list, started in this order after migrations and stopped in reverse.
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
-  { name: 'manifest-watcher', start: startManifestWatcher },
   // heartbeat of running plans + recovery of plans a crashed process left running
   { name: 'deployment-plans', start: startPlanWorker },
   // periodic drift check of every environment (operations.driftPolicy)
   { name: 'deployment-drift', start: startDriftWorker },
+  { name: 'server-health', start: startHealthWorker },
+  // last: its start-up apply hands changed services to the plan engine started above
+  { name: 'manifest-watcher', start: startManifestWatcher },
 ];
