@@ -1,13 +1,17 @@
 import type { Services } from '../../controller/services.js';
 import { conflict } from '../../controller/errors/app-error.js';
 import { toCommandType, type CommandTypeRow, type CommandTypeSpec, type CommandTypesRepository } from '../../controller/store/repositories/command-types.js';
+import { DEFAULT_DATABASE_TYPES, DEFAULT_SERVICE_TYPES, type TypeDefinition } from '../../controller/catalog/default-types.js';
 import { route } from '../http/route.js';
 import { listOf, paginationQuery } from '../http/schema.js';
 import { commandTypeSchemas } from './catalog-schemas.js';
 import { checkTypeCommands } from './catalog-checks.js';
 import { rowOf } from './loaders.js';
 
-type Kind = { path: 'service-types' | 'database-types'; noun: string; op: string; repo: CommandTypesRepository; withPort: boolean };
+type Kind = {
+  path: 'service-types' | 'database-types'; noun: string; op: string; repo: CommandTypesRepository; withPort: boolean;
+  defaults: TypeDefinition[];
+};
 
 /** Service types and database types: viewers read them, admins manage them. */
 function typeRoutes(s: Services, k: Kind) {
@@ -32,6 +36,16 @@ function typeRoutes(s: Services, k: Kind) {
         const row = await k.repo.create(body);
         ctx.state.audit = { resourceType: k.path, details: { name: row.name, commands: row.commands.length } };
         return toCommandType(row);
+      },
+    }),
+    route({
+      method: 'POST', path: `${base}/reset`, operationId: `reset${k.op}s`, tag: 'settings', access: 'admin',
+      summary: `Restore the shipped ${k.noun.toLowerCase()}s to their defaults; custom types are kept`, response: listOf(schemas.read),
+      async handler(ctx) {
+        const restored = await k.repo.resetDefaults(k.defaults);
+        ctx.state.audit = { resourceType: k.path, resourceId: null, details: { restored } };
+        const items = (await k.repo.all()).map(toCommandType);
+        return { items, total: items.length, limit: items.length, offset: 0 };
       },
     }),
     route<CommandTypeSpec, unknown, CommandTypeRow>({
@@ -67,7 +81,7 @@ function typeRoutes(s: Services, k: Kind) {
 
 export default function commandTypeRoutes(s: Services) {
   return [
-    ...typeRoutes(s, { path: 'service-types', noun: 'Service type', op: 'ServiceType', repo: s.serviceTypes, withPort: false }),
-    ...typeRoutes(s, { path: 'database-types', noun: 'Database type', op: 'DatabaseType', repo: s.databaseTypes, withPort: true }),
+    ...typeRoutes(s, { path: 'service-types', noun: 'Service type', op: 'ServiceType', repo: s.serviceTypes, withPort: false, defaults: DEFAULT_SERVICE_TYPES }),
+    ...typeRoutes(s, { path: 'database-types', noun: 'Database type', op: 'DatabaseType', repo: s.databaseTypes, withPort: true, defaults: DEFAULT_DATABASE_TYPES }),
   ];
 }

@@ -23,12 +23,23 @@ const PORT_RE = new RegExp(`^(?:(${IPV4}|${IPV6}):)?(?:(${RANGE}):)?(${RANGE})(?
 const SAFE_PATH_CHARS = /^[A-Za-z0-9._\/@+-]+$/;
 const VOLUME_NAME = /^[a-zA-Z0-9][a-zA-Z0-9_.-]*$/;
 const VOLUME_MODES = /^(?:ro|rw|z|Z|nocopy|cached|delegated|consistent|rprivate|private|rshared|shared|rslave|slave)(?:,(?:ro|rw|z|Z|nocopy|cached|delegated|consistent|rprivate|private|rshared|shared|rslave|slave))*$/;
+const PLACEHOLDER = /^\$\{[A-Z_][A-Z0-9_]*\}/;
 // Any C0 control character (NUL, newline, escape...) or DEL.
 const CONTROL = /[\u0000-\u001f\u007f]/;
 
 const IMAGE_COMPONENT = '[a-z0-9]+(?:(?:[._]|__|-+)[a-z0-9]+)*';
-const IMAGE_HOST = String.raw`(?:[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?/)`;
-const IMAGE_RE = new RegExp(`^${IMAGE_HOST}?${IMAGE_COMPONENT}(?:/${IMAGE_COMPONENT})*$`);
+const IMAGE_HOST = /^[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?(?:\.[a-zA-Z0-9](?:[a-zA-Z0-9-]*[a-zA-Z0-9])?)*(?::\d{1,5})?$/;
+const IMAGE_PATH = new RegExp(`^${IMAGE_COMPONENT}(?:/${IMAGE_COMPONENT})*$`);
+
+/** Docker's reading: the first component is a registry host only if it has a '.' or ':' or is localhost. */
+function isImageName(name: string): boolean {
+  const slash = name.indexOf('/');
+  const first = slash < 0 ? '' : name.slice(0, slash);
+  if (first && (first.includes('.') || first.includes(':') || first === 'localhost')) {
+    return IMAGE_HOST.test(first) && IMAGE_PATH.test(name.slice(slash + 1));
+  }
+  return IMAGE_PATH.test(name);
+}
 
 const hasDotDot = (p: string) => p.split('/').some((seg) => seg === '..');
 
@@ -98,6 +109,13 @@ export function assertEnv(env: Record<string, string>, field = 'env'): void {
     if (!new RegExp(ENV_KEY_PATTERN).test(key)) {
       throw validationError(`${field}: key '${key}' must match ${ENV_KEY_PATTERN}`, `${field}.${key}`);
     }
+    // Compose escapes a literal dollar as $$; every other ${ must open a placeholder like ${API_HOST}.
+    const unescaped = value.replaceAll('$$', '');
+    for (let i = unescaped.indexOf('${'); i >= 0; i = unescaped.indexOf('${', i + 2)) {
+      if (!PLACEHOLDER.test(unescaped.slice(i))) {
+        throw validationError(`${field}.${key} has a malformed placeholder: use \${KEY} with KEY like ${ENV_KEY_PATTERN}, or $$ for a literal $`, `${field}.${key}`);
+      }
+    }
     if (CONTROL.test(value)) {
       throw validationError(`${field}.${key} must be one line without control characters`, `${field}.${key}`,
         'Put multi-line values in a config file or a secret');
@@ -126,7 +144,7 @@ export function assertImageName(name: string, field = 'imageName'): void {
   if (name.slice(lastSlash + 1).includes(':')) {
     throw validationError(`${field} must not include a tag`, field, 'Set the tag as imageTag on the service');
   }
-  if (name.length > 255 || !IMAGE_RE.test(name)) {
+  if (name.length > 255 || !isImageName(name)) {
     throw validationError(`${field} is not a valid image name (lowercase path components, optional registry host)`, field);
   }
 }

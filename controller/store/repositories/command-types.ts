@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
-import type { TypeCommand } from '../../catalog/default-types.js';
+import type { TypeCommand, TypeDefinition } from '../../catalog/default-types.js';
 
 /** A row of service_types or database_types (same shape; database types add a default port). */
 export interface CommandTypeRow {
@@ -37,6 +37,19 @@ export class CommandTypesRepository extends BaseRepository<CommandTypeRow> {
 
   change(id: string, spec: CommandTypeSpec, trx?: Knex.Transaction) {
     return this.update(id, this.columns(spec), trx);
+  }
+
+  /** Puts every default type back as shipped (custom types are left alone); returns how many. */
+  async resetDefaults(defaults: TypeDefinition[], trx?: Knex.Transaction): Promise<number> {
+    for (const d of defaults) {
+      const values = {
+        name: d.name, description: d.description, defaultImage: d.defaultImage ?? null,
+        ...(this.table === 'database_types' && { defaultPort: d.defaultPort ?? null }),
+        commands: JSON.stringify(d.commands), builtin: true,
+      };
+      await this.q(trx).insert(values as never).onConflict('name').merge({ ...values, updatedAt: this.db.fn.now() } as never);
+    }
+    return defaults.length;
   }
 
   private columns(spec: CommandTypeSpec): Partial<CommandTypeRow> {

@@ -40,7 +40,7 @@ export class ContainerImagesRepository extends BaseRepository<ContainerImageRow>
     const changed = IMAGE_SPEC_FIELDS.filter((f) => spec[f] !== undefined && spec[f] !== current[f]);
     if (!changed.length) return { row: current, changed };
     const values = Object.fromEntries(changed.map((f) => [f, spec[f]]));
-    const row = await this.update(current.id, { ...values, generation: current.generation + 1 }, trx);
+    const row = await this.update(current.id, { ...values, generation: this.nextGeneration() }, trx);
     return { row: row!, changed };
   }
 

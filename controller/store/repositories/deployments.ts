@@ -50,7 +50,7 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     const changed = DEPLOYMENT_SPEC_FIELDS.filter((f) => spec[f] !== undefined && spec[f] !== current[f]);
     if (!changed.length) return { row: current, changed };
     const values = Object.fromEntries(changed.map((f) => [f, spec[f]]));
-    const row = await this.update(current.id, { ...values, generation: current.generation + 1 }, trx);
+    const row = await this.update(current.id, { ...values, generation: this.nextGeneration() }, trx);
     return { row: row!, changed };
   }
 

@@ -75,7 +75,7 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     const changed = SERVICE_SPEC_FIELDS.filter((f) => spec[f] !== undefined && JSON.stringify(spec[f]) !== JSON.stringify(current[f]));
     if (!changed.length) return { row: current, changed };
     const values = toColumns(Object.fromEntries(changed.map((f) => [f, spec[f]])) as ServiceSpec);
-    const row = await this.update(current.id, { ...values, generation: current.generation + 1 } as Partial<ServiceRow>, trx);
+    const row = await this.update(current.id, { ...values, generation: this.nextGeneration() } as Partial<ServiceRow>, trx);
     return { row: row!, changed };
   }
 
