@@ -96,7 +96,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     smtp: new SmtpService(db, secretBox),
     servers: new ServersRepository(db),
     hosts,
-    configStore: createConfigStore(db, secretBox, hosts, logger),
+    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     async databaseOk() {
       try {
         await db.raw('select 1');

@@ -18,6 +18,14 @@ import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
 import serverRoutes from './servers.js';
+import secretRoutes from './secrets.js';
+import varRoutes from './vars.js';
+import configFragmentRoutes from './config-fragments.js';
+import configFileRoutes from './config-files.js';
+import configAssetRoutes from './config-assets.js';
+import configAttachmentRoutes from './config-attachments.js';
+import configSyncRoutes from './config-sync.js';
+import secretSubstitutionRoutes from './secret-substitutions.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -40,5 +48,13 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...secretRoutes(s),
+    ...varRoutes(s),
+    ...configFragmentRoutes(s),
+    ...configFileRoutes(s),
+    ...configAssetRoutes(s),
+    ...configAttachmentRoutes(s),
+    ...configSyncRoutes(s),
+    ...secretSubstitutionRoutes(s),
   ];
 }

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Logger } from '../logger.js';
@@ -20,7 +21,8 @@ export interface ConfigStore {
   sync: ConfigSync;
 }
 
-export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger): ConfigStore {
+export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
+  const hashKey = createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
   const attachments = new ConfigAttachmentsRepository(db);
   const catalog = new ConfigCatalog(db, secretBox);
   return {
@@ -30,6 +32,6 @@ export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFil
     files: new ConfigFilesRepository(db),
     attachments,
     catalog,
-    sync: new ConfigSync(db, hosts, catalog, attachments, logger),
+    sync: new ConfigSync(db, hosts, catalog, attachments, logger, hashKey),
   };
 }

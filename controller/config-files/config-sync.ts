@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHmac } from 'node:crypto';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.js';
 import { isAppError } from '../errors/app-error.js';
@@ -6,7 +6,7 @@ import type { ConfigAttachmentsRepository } from '../store/repositories/config-a
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
 import type { ConfigCatalog } from './config-catalog.js';
 import type { SyncTarget } from './sync-targets.js';
-import { unifiedDiff } from './unified-diff.js';
+import { redactedDiff } from './redacted-diff.js';
 
 /** The part of services.hosts a sync needs (controller/hosts/host-access.ts). */
 export interface HostFiles {
@@ -35,7 +35,6 @@ export interface BatchResult {
   restored: Array<{ attachmentId: string; serverId: string; targetPath: string; action: 'restored' | 'removed'; ok: boolean; error?: string }>;
 }
 
-const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 /** Host and render errors as text for a response: our messages only, never file content. */
 const describe = (e: unknown): string => (isAppError(e) || e instanceof Error ? e.message : String(e)).slice(0, 500);
@@ -46,7 +45,16 @@ const describe = (e: unknown): string => (isAppError(e) || e instanceof Error ? 
  */
 export class ConfigSync {
   constructor(private readonly db: Knex, private readonly hosts: HostFiles, private readonly catalog: ConfigCatalog,
-    private readonly attachments: ConfigAttachmentsRepository, private readonly logger: Logger) {}
+    private readonly attachments: ConfigAttachmentsRepository, private readonly logger: Logger,
+    private readonly hashKey: Buffer) {}
+
+  /**
+   * Fingerprint of written bytes (sync state, responses): keyed, so a known file layout cannot be
+   * used to guess a low-entropy secret value offline from the hash.
+   */
+  private sha256(b: Buffer): string {
+    return createHmac('sha256', this.hashKey).update(b).digest('hex');
+  }
 
   /** Renders each file once (one environment context per environment). Throws on unresolved keys. */
   private async renderAll(files: ConfigFileRow[]): Promise<Map<string, Buffer>> {
@@ -71,7 +79,7 @@ export class ConfigSync {
     return Promise.all(targets.map(async (t): Promise<TargetResult> => {
       const content = rendered.get(t.configFileId)!;
       const file = files.find((f) => f.id === t.configFileId)!;
-      const contentHash = sha256(content);
+      const contentHash = this.sha256(content);
       try {
         const current = await this.hosts.readFile(t.serverId, t.targetPath);
         if (dryRun) {
@@ -119,14 +127,14 @@ export class ConfigSync {
         const previous = await this.hosts.readFile(t.serverId, t.targetPath);
         const previousMode = previous ? await this.modeOf(t.serverId, t.targetPath) : null;
         if (previous && previous.equals(content)) {
-          results[i] = { ...t, status: 'unchanged', contentHash: sha256(content) };
-          await this.recordSync(t, sha256(content));
+          results[i] = { ...t, status: 'unchanged', contentHash: this.sha256(content) };
+          await this.recordSync(t, this.sha256(content));
           continue;
         }
         step = 'write';
         await this.hosts.writeFile(t.serverId, t.targetPath, content, { mode: t.mode });
         written.push({ index: i, previous, previousMode });
-        results[i] = { ...t, status: 'written', contentHash: sha256(content) };
+        results[i] = { ...t, status: 'written', contentHash: this.sha256(content) };
       } catch (e) {
         results[i] = { ...t, status: 'failed', error: describe(e) };
         failure ??= { step, configFileId: t.configFileId, attachmentId: t.attachmentId, serverId: t.serverId, targetPath: t.targetPath, message: describe(e) };
@@ -163,20 +171,4 @@ export class ConfigSync {
   private recordSync(t: SyncTarget, contentHash: string) {
     return this.attachments.recordSync({ attachmentId: t.attachmentId, serverId: t.serverId, contentHash, targetPath: t.targetPath });
   }
-}
-
-/**
- * The diff of what is on disk against what would be written, with every secret value (current
- * or earlier) replaced by an indexed marker before diffing, so a multi-line value cannot leak
- * through the line prefixes and a rotated value still shows as a change.
- */
-function redactedDiff(oldText: string, newText: string, path: string, isNew: boolean, values: string[]): string {
-  const mask = (text: string) => {
-    let out = text;
-    values.forEach((v, i) => {
-      if (out.includes(v)) out = out.split(v).join(`[REDACTED#${i + 1}]`);
-    });
-    return out;
-  };
-  return unifiedDiff(mask(oldText), mask(newText), isNew ? '/dev/null' : `a${path}`, `b${path}`);
 }

@@ -37,3 +37,13 @@ describe('unified diff', () => {
     expect(kept.join('\n') + '\n').to.equal(b);
   });
 });
+
+describe('redacted diff of a target', () => {
+  it('replaces current and earlier secret values, multi-line ones included, before diffing', async () => {
+    const { redactedDiff } = await import('../../../controller/config-files/redacted-diff.js');
+    const key = '-----BEGIN KEY-----\nAAAA\nBBBB\n-----END KEY-----';
+    const diff = redactedDiff(`token=old-value\n${key}\n`, `token=new-value\n${key}\n`, '/etc/app.conf', false, [key, 'new-value', 'old-value']);
+    expect(diff).to.equal('--- a/etc/app.conf\n+++ b/etc/app.conf\n@@ -1,2 +1,2 @@\n-token=[REDACTED#3]\n+token=[REDACTED#2]\n [REDACTED#1]\n');
+    expect(diff).to.not.match(/old-value|new-value|AAAA/);
+  });
+});
