@@ -11,6 +11,10 @@ import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
 import serviceAccountRoutes from './service-accounts.js';
 import auditLogRoutes from './audit-logs.js';
+import deploymentPlanRoutes from './deployment-plans.js';
+import deployRoutes from './deploys.js';
+import composeRoutes from './compose.js';
+import driftRoutes from './drift.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
@@ -26,6 +30,7 @@ import configAssetRoutes from './config-assets.js';
 import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
+import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -41,6 +46,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...tokenRoutes(s),
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
+    ...deploymentPlanRoutes(s),
+    ...deployRoutes(s),
+    ...composeRoutes(s),
+    ...driftRoutes(s),
     ...serviceRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
@@ -56,5 +65,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configAttachmentRoutes(s),
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
+    ...serverRoutes(s),
   ];
 }

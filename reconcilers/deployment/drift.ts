@@ -22,7 +22,9 @@ export async function driftOf(s: Services, deployments: DeploymentRow[]): Promis
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
     const base = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag };
     try {
-      const actions = plan(await desiredOf(s, d), await actualOf(s, d));
+      const desired = await desiredOf(s, d);
+      // never deployed: nothing is desired, so there is nothing to ask the server
+      const actions = desired.image ? plan(desired, await actualOf(s, d)) : [];
       return { ...base, drifted: actions.length > 0, actions };
     } catch (e) {
       return { ...base, drifted: null, actions: [], error: messageOf(e) };

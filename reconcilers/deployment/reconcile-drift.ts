@@ -31,6 +31,8 @@ async function recordCondition(s: Services, environmentId: string, d: Deployment
   };
   const conditions = [...((d.conditions ?? []) as Condition[]).filter((c) => c.type !== 'Drifted'), condition];
   await s.db('deployments').where({ id: d.id }).update({ conditions: JSON.stringify(conditions) });
+  // a first look that finds nothing wrong is not news
+  if (!previous && !item.drifted) return;
   const data = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, drifted: item.drifted, reasons: item.actions.map((a) => a.reason) };
   await s.events.publish('drift.changed', environmentId, data);
   if (item.drifted) await s.events.publish('drift.detected', environmentId, data);

@@ -54,6 +54,27 @@ export class PlanEngine {
     return plan;
   }
 
+  /**
+   * Creates and executes a plan deploying services (with their dependency order) to all their
+   * deployments: what the deploy route and incoming webhooks call. Resolves once it has started;
+   * `wait` resolves when it has finished.
+   */
+  async deployServices(environmentId: string, items: CreatePlanInput['items'], opts: Omit<CreatePlanInput, 'environmentId' | 'items'> & { wait?: boolean } = {}): Promise<DeploymentPlanRow> {
+    const plan = await this.createPlan({ ...opts, environmentId, items });
+    await this.executeOrDiscard(plan.id);
+    return opts.wait ? this.waitFor(plan.id) : (await this.repo.findById(plan.id))!;
+  }
+
+  /** Executes a plan just created; if its checks refuse it, the plan never existed. */
+  async executeOrDiscard(planId: string): Promise<void> {
+    try {
+      await this.execute(planId);
+    } catch (e) {
+      await this.s.db('deployment_plans').where({ id: planId, status: 'pending' }).delete();
+      throw e;
+    }
+  }
+
   async withSteps(plan: DeploymentPlanRow) {
     return { plan, steps: await this.steps.ofPlan(plan.id) };
   }
@@ -190,8 +211,14 @@ export class PlanEngine {
 
   /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */
   async rollBackSteps(plan: DeploymentPlanRow): Promise<void> {
+    // newest stage first (dependents before what they depend on); within a stage, in parallel
+    const todo = stepsToRollBack(await this.steps.ofPlan(plan.id));
     const results: boolean[] = [];
-    for (const st of stepsToRollBack(await this.steps.ofPlan(plan.id))) results.push(await this.rollBackStep(plan, st));
+    for (const stage of [...new Set(todo.map((x) => x.stage))]) {
+      const queue = todo.filter((x) => x.stage === stage);
+      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await this.rollBackStep(plan, st)); };
+      await Promise.all(Array.from({ length: Math.min(PARALLELISM, queue.length) }, worker));
+    }
     const outcome = rollbackOutcome(results);
     await this.finish(plan.id, 'rolling_back', outcome, outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : plan.error);
   }

@@ -49,7 +49,7 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
   /** Steps that touched one deployment, newest first (deploy history). */
   async historyOfService(serviceId: string, limit: number, offset: number) {
     const base = () => this.db('plan_steps as s').join('deployment_plans as p', 'p.id', 's.plan_id').where('s.service_id', serviceId)
-      .whereNotIn('s.status', ['pending']);
+      .whereNotIn('s.status', ['pending', 'skipped', 'cancelled']);
     const [rows, [{ count }]] = await Promise.all([
       base().select('s.*', 'p.name as plan_name', 'p.status as plan_status', 'p.trigger as plan_trigger')
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.position', order: 'desc' }]).limit(limit).offset(offset),
