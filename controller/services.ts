@@ -10,6 +10,7 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { Deliveries } from './delivery/index.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -31,22 +32,27 @@ export interface Services {
   queue: WorkQueue;
   /** Periodic singleton jobs across replicas. */
   scheduler: Scheduler;
+  /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
+  deliveries: Deliveries;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
+  const secretBox = new SecretBox(config.secretsKey);
+  const events = new EventBus(db, databaseUrl, logger);
   return {
     config,
     db,
     logger,
-    secretBox: new SecretBox(config.secretsKey),
+    secretBox,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
-    events: new EventBus(db, databaseUrl, logger),
+    events,
+    deliveries: new Deliveries(db, secretBox, events, logger),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     async databaseOk() {

@@ -5,6 +5,10 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import incomingWebhookRoutes from './webhooks-incoming.js';
+import outgoingWebhookRoutes from './webhooks-outgoing.js';
+import notificationRoutes from './notifications.js';
+import chatChannelRoutes from './chat-channels.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -13,6 +17,11 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...authRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
+    // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
+    ...chatChannelRoutes(s),
     ...settingsRoutes(s),
+    ...incomingWebhookRoutes(s),
+    ...outgoingWebhookRoutes(s),
+    ...notificationRoutes(s),
   ];
 }
