@@ -21,8 +21,17 @@ export class DeliverySettingsReader {
 
   constructor(private readonly db: Knex, private readonly service?: SystemSettingsLike, private readonly cacheMs = 2_000) {}
 
+  /** Forget the cached value (after a settings write in this process). */
+  clear(): void {
+    this.cached = null;
+    this.generation++;
+  }
+
+  private generation = 0;
+
   async get(): Promise<DeliverySettings> {
     if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.value;
+    const generation = this.generation;
     let raw: Partial<DeliverySettings> = {};
     if (this.service) raw = await this.service.get();
     else {
@@ -30,7 +39,7 @@ export class DeliverySettingsReader {
       raw = (row?.values ?? {}) as Partial<DeliverySettings>;
     }
     const value = normalize(raw);
-    this.cached = { at: Date.now(), value };
+    if (generation === this.generation) this.cached = { at: Date.now(), value };
     return value;
   }
 }

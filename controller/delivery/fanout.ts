@@ -109,12 +109,11 @@ export class FanOut {
 
   /** What every event of one batch needs: receivers, users and their preferences. */
   private async context(trx: Knex.Transaction) {
-    const [webhooks, users, prefs, smtp] = await Promise.all([
-      trx('outgoing_webhooks').where('enabled', true).select('id', 'eventTypes', 'environmentIds', 'failed'),
-      trx('users').select('id', 'email'),
-      trx('notification_preferences').select('userId', 'type', 'inApp', 'email'),
-      trx('smtp_config').where('id', 1).first('enabled'),
-    ]);
+    // One connection per transaction: these run one after another.
+    const webhooks = await trx('outgoing_webhooks').where('enabled', true).select('id', 'eventTypes', 'environmentIds', 'failed');
+    const users = await trx('users').select('id', 'email');
+    const prefs = await trx('notification_preferences').select('userId', 'type', 'inApp', 'email');
+    const smtp = await trx('smtp_config').where('id', 1).first('enabled');
     const prefOf = new Map<string, { inApp: boolean; email: boolean }>();
     for (const p of prefs) prefOf.set(`${p.userId}/${p.type}`, p);
     return { webhooks, users, prefOf, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
