@@ -36,6 +36,8 @@ export interface OutboxOptions {
 }
 
 const TARGET_TABLE: Record<string, string> = { webhook: 'outgoing_webhooks', subscription: 'webhook_subscriptions', chat: 'chat_channels' };
+/** Lease beyond the attempt timeout: time to record the outcome before another replica may retry. */
+const LEASE_MARGIN_MS = 5_000;
 const READY = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND lease_until < now()))`;
 
 /**
@@ -134,7 +136,7 @@ export class DeliveryOutbox {
   private async lane(kind: string, targetId: string): Promise<void> {
     while (!this.stopped) {
       const settings = await this.settings.get();
-      const row = await this.claim(kind, targetId, settings.webhookTimeoutMs + 10_000);
+      const row = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
       if (!row) return;
       await this.deliver(row);
     }
