@@ -52,7 +52,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     async databaseOk() {

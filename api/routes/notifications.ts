@@ -57,7 +57,7 @@ export default function notificationRoutes(s: Services) {
           return q;
         };
         const [rows, [{ count }]] = await Promise.all([
-          base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(query.limit).offset(query.offset),
+          base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'eventId', order: 'desc', nulls: 'last' }, { column: 'id', order: 'desc' }]).limit(query.limit).offset(query.offset),
           base().count({ count: '*' }),
         ]);
         return { items: rows.map(toNotification), total: Number(count), limit: query.limit, offset: query.offset };

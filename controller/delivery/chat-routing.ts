@@ -16,21 +16,38 @@ export function resolveChannels(routed: string[], override: string | null, defau
   return defaultChannel ? [defaultChannel] : [];
 }
 
-/** Reads routings, the environment's override and the default channel, then applies the rules. */
-export async function channelsFor(db: Knex | Knex.Transaction, type: string, environmentId: string | null): Promise<string[]> {
+/**
+ * Reads the channels, routings and default once (per fan-out batch) and returns the resolver;
+ * environment overrides are read on first use.
+ */
+export async function chatResolver(db: Knex | Knex.Transaction): Promise<(type: string, environmentId: string | null) => Promise<string[]>> {
   const enabled = await db('chat_channels').where('enabled', true).select('id', 'isDefault');
-  if (enabled.length === 0) return [];
+  if (enabled.length === 0) return async () => [];
   const enabledIds = new Set(enabled.map((c: { id: string }) => c.id));
-  const routed = (await db('notification_routings').where('type', type).select('chatChannelId'))
-    .map((r: { chatChannelId: string }) => r.chatChannelId).filter((id: string) => enabledIds.has(id));
-  let override: string | null = null;
-  if (environmentId) {
-    const row = await db('environment_settings').where({ environmentId, module: 'notifications' }).first('values');
-    const id = (row?.values as { chatChannelId?: string | null } | undefined)?.chatChannelId ?? null;
-    override = id && enabledIds.has(id) ? id : null;
+  const routings = await db('notification_routings').select('type', 'chatChannelId');
+  const routed = new Map<string, string[]>();
+  for (const r of routings as Array<{ type: string; chatChannelId: string }>) {
+    if (enabledIds.has(r.chatChannelId)) routed.set(r.type, [...(routed.get(r.type) ?? []), r.chatChannelId]);
   }
   const def = enabled.find((c: { isDefault: boolean }) => c.isDefault)?.id ?? null;
-  return resolveChannels(routed, override, def);
+  const overrides = new Map<string, string | null>();
+  return async (type, environmentId) => {
+    let override: string | null = null;
+    if (environmentId) {
+      if (!overrides.has(environmentId)) {
+        const row = await db('environment_settings').where({ environmentId, module: 'notifications' }).first('values');
+        const id = (row?.values as { chatChannelId?: string | null } | undefined)?.chatChannelId ?? null;
+        overrides.set(environmentId, id && enabledIds.has(id) ? id : null);
+      }
+      override = overrides.get(environmentId) ?? null;
+    }
+    return resolveChannels(routed.get(type) ?? [], override, def);
+  };
+}
+
+/** The channels one event goes to (reads everything; chatResolver for batches). */
+export async function channelsFor(db: Knex | Knex.Transaction, type: string, environmentId: string | null): Promise<string[]> {
+  return (await chatResolver(db))(type, environmentId);
 }
 
 /** Slack-compatible incoming-webhook body: {text, blocks}. */

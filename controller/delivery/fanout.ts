@@ -5,7 +5,7 @@ import { camelizeRow } from '../store/case.js';
 import {
   NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
 } from '../notifications/types.js';
-import { channelsFor, chatPayload } from './chat-routing.js';
+import { chatPayload, chatResolver } from './chat-routing.js';
 
 /** The outgoing webhook body of the spec. */
 export interface WebhookPayload {
@@ -114,9 +114,10 @@ export class FanOut {
     const users = await trx('users').select('id', 'email');
     const prefs = await trx('notification_preferences').select('userId', 'type', 'inApp', 'email');
     const smtp = await trx('smtp_config').where('id', 1).first('enabled');
+    const channelsFor = await chatResolver(trx);
     const prefOf = new Map<string, { inApp: boolean; email: boolean }>();
     for (const p of prefs) prefOf.set(`${p.userId}/${p.type}`, p);
-    return { webhooks, users, prefOf, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
+    return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
   }
 
   private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent): Promise<void> {
@@ -152,7 +153,7 @@ export class FanOut {
 
     const message = describe(t, e.data);
     const title = t.title;
-    for (const channelId of await channelsFor(trx, e.type, e.environmentId)) {
+    for (const channelId of await ctx.channelsFor(e.type, e.environmentId)) {
       outbox.push({ ...base, kind: 'chat', targetId: channelId, body: JSON.stringify(chatPayload(t, message, envName)) });
     }
 
@@ -163,7 +164,7 @@ export class FanOut {
       if (p.inApp) {
         notifications.push({
           userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: e.environmentId,
-          title, message, data: JSON.stringify(e.data),
+          title, message, data: JSON.stringify(e.data), createdAt: e.createdAt,
         });
       }
       if (p.email && ctx.emailOn) {

@@ -6,6 +6,7 @@ import { DeliverySettingsReader } from './delivery-settings.js';
 import { Mailer } from './mailer.js';
 import { DeliveryOutbox } from './outbox.js';
 import { FanOut } from './fanout.js';
+import { createKnex } from '../store/knex.js';
 
 /** Notifications out: bus events -> fan-out -> durable outbox -> webhooks, chat, email. */
 export class Deliveries {
@@ -13,22 +14,33 @@ export class Deliveries {
   readonly mailer: Mailer;
   readonly outbox: DeliveryOutbox;
   readonly fanout: FanOut;
+  private readonly ownsDb: boolean;
 
-  constructor(db: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, systemSettings?: { get(): Promise<any> }) {
+  /**
+   * `db` is a small pool of the deliveries' own (from `databaseUrl`), so a burst of deliveries
+   * never queues the API's queries (or a deploy publishing its events) behind it.
+   */
+  private readonly db: Knex;
+
+  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl?: string, systemSettings?: { get(): Promise<any> }) {
+    const db = databaseUrl ? createKnex(databaseUrl, 6) : mainDb;
+    this.db = db;
+    this.ownsDb = db !== mainDb;
     this.settings = new DeliverySettingsReader(db, systemSettings);
     this.mailer = new Mailer(db, secretBox);
     this.outbox = new DeliveryOutbox(db, secretBox, events, this.settings, this.mailer, logger);
     this.fanout = new FanOut(db, events, logger, () => this.outbox.wake());
   }
 
-  start(): void {
+  async start(): Promise<void> {
     this.fanout.start();
-    this.outbox.start();
+    await this.outbox.start();
   }
 
   async stop(): Promise<void> {
     await this.fanout.stop();
     await this.outbox.stop();
     this.mailer.close();
+    if (this.ownsDb) await this.db.destroy();
   }
 }

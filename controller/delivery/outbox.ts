@@ -6,7 +6,7 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import type { EventBus } from '../events/event-bus.js';
 import { camelizeRow } from '../store/case.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
-import { retryDelay, type DeliverySettingsReader } from './delivery-settings.js';
+import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
 import type { Mailer } from './mailer.js';
 
 export type DeliveryKind = 'webhook' | 'subscription' | 'chat' | 'email';
@@ -28,16 +28,18 @@ export interface OutboxRow {
 }
 
 export interface OutboxOptions {
-  /** Concurrent deliveries to one receiver: a slow one holds only its own lanes. */
+  /** Lanes per receiver: a slow one holds only its own lanes. */
   perTarget?: number;
-  /** Concurrent deliveries of this process in all. */
+  /** Deliveries one lane claims and sends at once (so up to perTarget x batch requests per receiver). */
+  batch?: number;
+  /** Lanes of this process in all. */
   maxInFlight?: number;
   pollMs?: number;
 }
 
 const TARGET_TABLE: Record<string, string> = { webhook: 'outgoing_webhooks', subscription: 'webhook_subscriptions', chat: 'chat_channels' };
 /** Lease beyond the attempt timeout: time to record the outcome before another replica may retry. */
-const LEASE_MARGIN_MS = 5_000;
+const LEASE_MARGIN_MS = 30_000;
 const READY = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND lease_until < now()))`;
 
 /**
@@ -51,6 +53,7 @@ const READY = `((status = 'pending' AND next_attempt_at <= now()) OR (status = '
 export class DeliveryOutbox {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private readonly lanes = new Map<string, number>();
+  private readonly marked = new Map<string, number>();
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
   private pumping = false;
@@ -60,6 +63,7 @@ export class DeliveryOutbox {
   private readonly perTarget: number;
   private readonly maxInFlight: number;
   private readonly pollMs: number;
+  private readonly batch: number;
 
   constructor(
     private readonly db: Knex,
@@ -70,12 +74,14 @@ export class DeliveryOutbox {
     private readonly logger: Logger,
     opts: OutboxOptions = {},
   ) {
-    this.perTarget = opts.perTarget ?? 8;
-    this.maxInFlight = opts.maxInFlight ?? 64;
+    this.perTarget = opts.perTarget ?? 2;
+    this.batch = opts.batch ?? 8;
+    this.maxInFlight = opts.maxInFlight ?? 32;
     this.pollMs = opts.pollMs ?? 250;
   }
 
-  start(): void {
+  async start(): Promise<void> {
+    await this.releaseOrphans().catch((e) => this.logger.warn('outbox orphan release failed', { error: (e as Error).message }));
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.pollMs);
     this.timer.unref();
@@ -132,68 +138,126 @@ export class DeliveryOutbox {
     this.running.add(p);
   }
 
-  /** One lane: claim one ready delivery of the target, deliver it, repeat until none is ready. */
+  /**
+   * One lane: read the receiver, claim up to `batch` ready deliveries of it, send them at once,
+   * record the outcomes; repeat until none is ready. The receiver is read before the claim so
+   * that nothing but the HTTP call stands between a claim and its send.
+   */
   private async lane(kind: string, targetId: string): Promise<void> {
     while (!this.stopped) {
       const settings = await this.settings.get();
-      const row = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS);
-      if (!row) return;
-      await this.deliver(row);
+      const table = TARGET_TABLE[kind];
+      const target = table ? await this.db(table).where('id', targetId).first() : null;
+      if (table && (!target || target.enabled === false)) {
+        await this.db.raw(`UPDATE delivery_outbox SET status = 'cancelled', last_error = ?, completed_at = now(), lease_until = NULL
+                            WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
+        return;
+      }
+      const rows = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS, this.batch);
+      if (rows.length === 0) return;
+      // Each outcome is written as soon as it is known: an answered delivery never waits for a
+      // slow sibling of its batch before it counts as delivered.
+      await Promise.all(rows.map(async (r) => this.record([r], [await this.send(r, target, settings.webhookTimeoutMs)], settings, target)));
     }
   }
 
-  async claim(kind: string, targetId: string, leaseMs: number): Promise<OutboxRow | null> {
+  async claim(kind: string, targetId: string, leaseMs: number, limit = 1): Promise<OutboxRow[]> {
     const { rows } = await this.db.raw(
-      `UPDATE delivery_outbox SET status = 'delivering', attempts = attempts + 1,
+      `WITH picked AS (SELECT id FROM delivery_outbox WHERE kind = ? AND target_id = ? AND ${READY}
+                        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+       UPDATE delivery_outbox d SET status = 'delivering', attempts = d.attempts + 1,
               lease_until = now() + (? * interval '1 millisecond'), lease_owner = ?
-        WHERE id = (SELECT id FROM delivery_outbox WHERE kind = ? AND target_id = ? AND ${READY}
-                    ORDER BY id LIMIT 1 FOR UPDATE SKIP LOCKED)
-        RETURNING *`, [leaseMs, this.owner, kind, targetId]);
-    return rows[0] ? (camelizeRow(rows[0]) as OutboxRow) : null;
+         FROM picked WHERE d.id = picked.id
+       RETURNING d.*`, [kind, targetId, limit, leaseMs, this.owner]);
+    return (rows as unknown[]).map((r) => camelizeRow(r) as OutboxRow).sort((a, b) => a.id - b.id);
   }
 
-  private async deliver(row: OutboxRow): Promise<void> {
-    const settings = await this.settings.get();
-    let outcome: PostOutcome;
-    const table = TARGET_TABLE[row.kind];
-    const target = table ? await this.db(table).where('id', row.targetId).first() : null;
-    if (table && (!target || target.enabled === false)) {
-      await this.finish(row, 'cancelled', { ok: false, status: null, error: target ? 'receiver disabled' : 'receiver deleted', durationMs: 0 });
-      return;
-    }
+  private async send(row: OutboxRow, target: Record<string, any> | null, timeoutMs: number): Promise<PostOutcome> {
     if (row.kind === 'email') {
       const started = performance.now();
       try {
-        await this.mailer.send(JSON.parse(row.body), settings.webhookTimeoutMs);
-        outcome = { ok: true, status: 250, error: null, durationMs: Math.round(performance.now() - started) };
+        await this.mailer.send(JSON.parse(row.body), timeoutMs);
+        return { ok: true, status: 250, error: null, durationMs: Math.round(performance.now() - started) };
       } catch (e) {
-        outcome = { ok: false, status: null, error: (e as Error).message, durationMs: Math.round(performance.now() - started) };
+        return { ok: false, status: null, error: (e as Error).message, durationMs: Math.round(performance.now() - started) };
       }
-    } else if (row.kind === 'chat') {
-      const url = this.secretBox.open(target.webhookUrlEnc);
-      outcome = await postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, settings.webhookTimeoutMs);
-    } else {
-      const secret = target.secretEnc ? this.secretBox.open(target.secretEnc) : null;
-      const headers = webhookHeaders(row.body, secret, target.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
-      outcome = await postOnce(target.url, row.body, headers, settings.webhookTimeoutMs);
     }
-    if (outcome.ok) {
-      await this.finish(row, 'succeeded', outcome);
-      return;
+    if (row.kind === 'chat') {
+      const url = this.secretBox.open(target!.webhookUrlEnc);
+      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs);
     }
-    if (row.attempts < settings.webhookMaxRetries) {
-      const delay = retryDelay(settings, row.attempts);
-      await this.db.raw(
-        `UPDATE delivery_outbox SET status = 'pending', next_attempt_at = now() + (? * interval '1 millisecond'),
-                lease_until = NULL, lease_owner = NULL, last_status = ?, last_error = ?, duration_ms = ?
-          WHERE id = ? AND lease_owner = ?`, [delay, outcome.status, outcome.error, outcome.durationMs, row.id, this.owner]);
-      const t = setTimeout(() => this.wake(), delay + 5);
-      t.unref();
-      return;
-    }
-    await this.finish(row, 'failed', outcome);
+    const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
+    const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
+    return postOnce(target!.url, row.body, headers, timeoutMs);
   }
 
+  /** Writes a batch's outcomes: successes and retries in one statement each, final failures one by one. */
+  private async record(rows: OutboxRow[], outcomes: PostOutcome[], settings: DeliverySettings, target: Record<string, any> | null): Promise<void> {
+    const ok: Array<[OutboxRow, PostOutcome]> = [];
+    const retry: Array<[OutboxRow, PostOutcome]> = [];
+    const failed: Array<[OutboxRow, PostOutcome]> = [];
+    rows.forEach((r, i) => {
+      const o = outcomes[i];
+      if (o.ok) ok.push([r, o]);
+      else if (r.attempts < settings.webhookMaxRetries) retry.push([r, o]);
+      else failed.push([r, o]);
+    });
+    if (ok.length) {
+      const { rowCount } = await this.db.raw(
+        `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
+                last_error = NULL, duration_ms = v.dur, completed_at = now()
+           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
+          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
+        [JSON.stringify(ok.map(([r, o]) => ({ id: r.id, st: o.status, dur: o.durationMs }))), this.owner]);
+      const table = TARGET_TABLE[rows[0].kind];
+      const key = `${rows[0].kind}/${rows[0].targetId}`;
+      // lastDeliveredAt is refreshed at most once a second per receiver; clearing the failed mark is never put off.
+      if (rowCount > 0 && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
+        this.marked.set(key, Date.now());
+        if (target) target.failed = false;
+        await this.db(table).where('id', rows[0].targetId).update({ lastDeliveredAt: this.db.fn.now(), failed: false });
+      }
+    }
+    if (retry.length) {
+      const delays = retry.map(([r]) => retryDelay(settings, r.attempts));
+      await this.db.raw(
+        `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
+                lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
+           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
+          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
+        [JSON.stringify(retry.map(([r, o], i) => ({ id: r.id, delay: delays[i], st: o.status, err: o.error, dur: o.durationMs }))), this.owner]);
+      const t = setTimeout(() => this.wake(), Math.min(...delays) + 5);
+      t.unref();
+    }
+    for (const [r, o] of failed) await this.finish(r, 'failed', o);
+  }
+
+  /**
+   * Rows leased by an earlier incarnation of a process on this host (same host, its pid gone or
+   * reused by us) are handed back at once instead of waiting out the lease.
+   */
+  async releaseOrphans(): Promise<number> {
+    const host = os.hostname();
+    const { rows } = await this.db.raw(`SELECT DISTINCT lease_owner FROM delivery_outbox WHERE status = 'delivering' AND lease_owner LIKE ?`, [`${host}:%`]);
+    const dead = (rows as Array<{ lease_owner: string }>).map((r) => r.lease_owner).filter((owner) => {
+      if (owner === this.owner) return false;
+      const pid = Number(owner.slice(host.length + 1).split(':')[0]);
+      if (!Number.isInteger(pid) || pid === process.pid) return true;
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    });
+    if (dead.length === 0) return 0;
+    const n = await this.db('delivery_outbox').where('status', 'delivering').whereIn('leaseOwner', dead)
+      .update({ status: 'pending', leaseUntil: null, leaseOwner: null, nextAttemptAt: this.db.fn.now() });
+    this.logger.info('outbox deliveries of a stopped process released', { count: n });
+    return n;
+  }
+
+  /** Records a final outcome of one delivery; a webhook that fails gets its count, mark and (on the change to failed) a webhook.failed event. */
   private async finish(row: OutboxRow, status: 'succeeded' | 'failed' | 'cancelled', o: PostOutcome): Promise<void> {
     await this.db.transaction(async (trx) => {
       const n = await trx('delivery_outbox').where({ id: row.id, leaseOwner: this.owner, status: 'delivering' }).update({
@@ -211,11 +275,13 @@ export class DeliveryOutbox {
         this.logger.warn('chat message not delivered', { channelId: row.targetId, error: o.error });
         return;
       }
+      const before = await trx(table).where('id', row.targetId).forUpdate().first('failed');
       const [t] = await trx(table).where('id', row.targetId)
         .update({ failureCount: trx.raw('failure_count + 1'), failed: true, lastFailedAt: trx.fn.now() })
         .returning(['id', 'name']);
       this.logger.warn('webhook delivery failed', { kind: row.kind, targetId: row.targetId, event: row.eventType, attempts: row.attempts, error: o.error });
-      if (row.eventType === 'webhook.failed' || row.eventType === 'test') return; // never a chain of failure notices
+      // One notice when the webhook turns failed (not one per lost delivery), and never a chain of them.
+      if (!before || before.failed || row.eventType === 'webhook.failed' || row.eventType === 'test') return;
       await this.events.publish('webhook.failed', row.environmentId, {
         webhookId: row.targetId, webhookName: t?.name ?? null, webhookKind: row.kind, deliveryId: row.id,
         event: row.eventType, attempts: row.attempts, lastStatus: o.status, error: o.error,

@@ -12,7 +12,7 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',
     async start(s) {
-      s.deliveries.start();
+      await s.deliveries.start();
       return () => s.deliveries.stop();
     },
   },

@@ -165,7 +165,7 @@ describe('outgoing webhooks and subscriptions', () => {
     for (let i = 0; i < 30; i++) await publish('drift.detected', env.id, { serverId: `s${i}`, n: i });
     await rx2.waitFor(() => rx2.delivered.length >= 30, 8000, '30 fast deliveries');
     expect(rx.hungCount).to.be.greaterThan(0); // all 30 arrived while the slow receiver still held requests
-    expect(rx.maxHung).to.be.at.most(8); // only the slow receiver's own lanes are busy
+    expect(rx.maxHung).to.be.at.most(16); // only the slow receiver's own lanes (2 x 8) are busy
     await until(async () => (await svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: fast.id, status: 'succeeded' })).length === 30, 3000, 'fast rows succeeded');
     const failedRow = () => svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: slow.id, status: 'failed' }).first();
     await until(async () => !!(await failedRow()), 5000, 'a timed-out delivery');
