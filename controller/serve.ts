@@ -68,6 +68,7 @@ export async function startService(config: Config = loadConfig(), logger: Logger
         });
         for (const stopWorker of stopWorkers) await stopWorker().catch(() => {});
         await services.scheduler.stop();
+        await services.hosts.close();
         await services.queue.stop();
         await services.events.stop();
         await db.destroy();

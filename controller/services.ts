@@ -11,6 +11,14 @@ import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
 import { Deliveries } from './delivery/index.js';
+import { PlanEngine } from './deploy/plans/plan-engine.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
+import { ServicesRepository } from './store/repositories/services.js';
+import { DeploymentsRepository } from './store/repositories/deployments.js';
+import { ContainerImagesRepository } from './store/repositories/container-images.js';
+import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
+import { CommandTypesRepository } from './store/repositories/command-types.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -26,6 +34,14 @@ export interface Services {
   apiTokens: ApiTokensRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
+  /** Service templates (the catalog). */
+  services: ServicesRepository;
+  /** Per-server placements of services. */
+  deployments: DeploymentsRepository;
+  containerImages: ContainerImagesRepository;
+  serviceDependencies: ServiceDependenciesRepository;
+  serviceTypes: CommandTypesRepository;
+  databaseTypes: CommandTypesRepository;
   /** Event log + LISTEN/NOTIFY fan-out: SSE, notifications, webhooks read it. */
   events: EventBus;
   /** Keyed reconcile queue ("kind/id"). */
@@ -34,6 +50,11 @@ export interface Services {
   scheduler: Scheduler;
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
+  servers: ServersRepository;
+  /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
+  hosts: HostAccess;
+  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
+  plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
@@ -41,7 +62,7 @@ export interface Services {
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const events = new EventBus(db, databaseUrl, logger);
-  return {
+  const services = {
     config,
     db,
     logger,
@@ -51,10 +72,18 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     apiTokens: new ApiTokensRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
+    services: new ServicesRepository(db),
+    deployments: new DeploymentsRepository(db),
+    containerImages: new ContainerImagesRepository(db),
+    serviceDependencies: new ServiceDependenciesRepository(db),
+    serviceTypes: new CommandTypesRepository(db, 'service_types'),
+    databaseTypes: new CommandTypesRepository(db, 'database_types'),
     events,
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
+    servers: new ServersRepository(db),
+    hosts: new HostAccess(db, secretBox, logger),
     async databaseOk() {
       try {
         await db.raw('select 1');
@@ -63,5 +92,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
         return false;
       }
     },
-  };
+  } as Services;
+  services.plans = new PlanEngine(services);
+  return services;
 }

@@ -9,6 +9,16 @@ import incomingWebhookRoutes from './webhooks-incoming.js';
 import outgoingWebhookRoutes from './webhooks-outgoing.js';
 import notificationRoutes from './notifications.js';
 import chatChannelRoutes from './chat-channels.js';
+import deploymentPlanRoutes from './deployment-plans.js';
+import deployRoutes from './deploys.js';
+import composeRoutes from './compose.js';
+import driftRoutes from './drift.js';
+import serviceRoutes from './services.js';
+import deploymentRoutes from './deployments.js';
+import containerImageRoutes from './container-images.js';
+import dependencyRoutes from './dependencies.js';
+import commandTypeRoutes from './command-types.js';
+import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -23,5 +33,15 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...incomingWebhookRoutes(s),
     ...outgoingWebhookRoutes(s),
     ...notificationRoutes(s),
+    ...deploymentPlanRoutes(s),
+    ...deployRoutes(s),
+    ...composeRoutes(s),
+    ...driftRoutes(s),
+    ...serviceRoutes(s),
+    ...deploymentRoutes(s),
+    ...containerImageRoutes(s),
+    ...dependencyRoutes(s),
+    ...commandTypeRoutes(s),
+    ...serverRoutes(s),
   ];
 }

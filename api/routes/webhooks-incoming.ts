@@ -92,15 +92,20 @@ export default function incomingWebhookRoutes(s: Services) {
         try {
           return await once(ctx, sig, async () => {
             ctx.state.audit = { action: 'webhookDeploy', resourceType: 'service', resourceId: service.id, environmentId: env.id, details: { source: 'webhook', imageTag: body.imageTag ?? null } };
-            const out = await deployServiceForWebhook(s, { environmentId: env.id, serviceId: service.id, imageTag: body.imageTag, generateArtifacts: body.generateArtifacts });
-            if (!out.success) throw new AppError('INTERNAL', `The deploy ended ${out.status}`, { status: 500 });
-            return result(200, out);
+            const out = await deployServiceForWebhook(s, {
+              environmentId: env.id, serviceId: service.id, serviceName: service.name, imageTag: body.imageTag, generateArtifacts: body.generateArtifacts,
+            });
+            if (!out.success) {
+              throw new AppError('INTERNAL', `The deploy ${out.status.replace('_', ' ')}${out.error ? `: ${out.error}` : ''}`,
+                { status: 500, details: { deploymentId: out.deploymentId, status: out.status } });
+            }
+            return result(200, { success: true, deploymentId: out.deploymentId, status: out.status });
           });
         } catch (e) {
           // Errors rule 1: a failed deploy answers {error} rather than the envelope.
           if (isAppError(e) && e.code === 'CONFLICT') throw e;
           if (!isAppError(e)) s.logger.warn('webhook deploy failed', { serviceId: service.id, error: (e as Error).message });
-          return result(isAppError(e) ? e.status : 500, { error: isAppError(e) ? e.message : 'The deploy failed' });
+          return result(isAppError(e) ? e.status : 500, { error: isAppError(e) ? e.message : 'The deploy failed', ...(isAppError(e) ? e.details : {}) });
         }
       },
     }),

@@ -61,6 +61,14 @@ export class BaseRepository<Row extends { id: string }> {
     return row as Row | undefined;
   }
 
+  /**
+   * `generation + 1` computed by the database, so two concurrent spec writes both count
+   * (a value read earlier and incremented in code could lose one).
+   */
+  protected nextGeneration(): never {
+    return this.db.raw('?? + 1', ['generation']) as never;
+  }
+
   async delete(id: string, trx?: Knex.Transaction): Promise<boolean> {
     if (!isUuid(id)) return false;
     const n = await this.guard(this.q(trx).where('id', id).delete());

@@ -1,0 +1,59 @@
+import type { Services } from '../../controller/services.js';
+import { validationError } from '../../controller/errors/app-error.js';
+import {
+  assertAbsolutePath, assertArgv, assertComposeTemplate, assertEnv, assertHealthCheckTest, assertImageName,
+  assertPortSpec, assertVolumeSpec,
+} from '../../controller/catalog/validators.js';
+import type { ServiceSpec } from '../../controller/store/repositories/services.js';
+import type { TypeCommand } from '../../controller/catalog/default-types.js';
+
+/**
+ * Rules the JSON schema cannot express, run after it: value formats that reach a server, and
+ * references that must stay inside the environment.
+ */
+export async function checkServiceSpec(s: Services, environmentId: string, spec: ServiceSpec): Promise<void> {
+  spec.ports?.forEach((p, i) => assertPortSpec(p, `ports.${i}`));
+  spec.volumes?.forEach((v, i) => assertVolumeSpec(v, `volumes.${i}`));
+  if (spec.env) assertEnv(spec.env);
+  if (spec.command) assertArgv(spec.command, 'command');
+  if (spec.healthCheck) assertHealthCheckTest(spec.healthCheck.test);
+  if (spec.composeTemplate) assertComposeTemplate(spec.composeTemplate);
+  if (spec.containerImageId) {
+    const image = await s.containerImages.findById(spec.containerImageId);
+    if (!image || image.environmentId !== environmentId) {
+      throw validationError('containerImageId names no container image of this environment', 'containerImageId');
+    }
+  }
+  if (spec.type) {
+    if (!(await s.serviceTypes.findByName(spec.type))) {
+      throw validationError(`type '${spec.type}' is not a known service type`, 'type', 'GET /api/settings/service-types lists them');
+    }
+  }
+}
+
+export async function checkDeploymentSpec(s: Services, environmentId: string, spec: { serverId?: string; composePath?: string | null }) {
+  if (spec.composePath) assertAbsolutePath(spec.composePath, 'composePath');
+  if (spec.serverId) {
+    const serverEnv = await s.deployments.serverEnvironment(spec.serverId);
+    if (serverEnv !== environmentId) throw validationError('serverId names no server of this environment', 'serverId');
+  }
+}
+
+export async function checkImageSpec(s: Services, environmentId: string, spec: { imageName?: string; registryConnectionId?: string | null }) {
+  if (spec.imageName !== undefined) assertImageName(spec.imageName);
+  if (spec.registryConnectionId) {
+    const regEnv = await s.containerImages.registryEnvironment(spec.registryConnectionId);
+    if (regEnv !== environmentId) {
+      throw validationError('registryConnectionId names no registry connection of this environment', 'registryConnectionId');
+    }
+  }
+}
+
+export function checkTypeCommands(commands: TypeCommand[] | undefined): void {
+  const seen = new Set<string>();
+  commands?.forEach((c, i) => {
+    if (seen.has(c.name)) throw validationError(`commands.${i}.name '${c.name}' is used twice`, `commands.${i}.name`);
+    seen.add(c.name);
+    assertArgv(c.command, `commands.${i}.command`);
+  });
+}

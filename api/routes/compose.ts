@@ -1,0 +1,95 @@
+// Compose templates of services, the generated artifacts preview (secrets redacted), and the
+// artifacts stored per deployment (listed and downloadable; env files only ever redacted).
+import type { Services } from '../../controller/services.js';
+import { notFound, validationError } from '../../controller/errors/app-error.js';
+import { toArtifact } from '../../controller/store/repositories/deployment-artifacts.js';
+import { buildArtifacts } from '../../controller/deploy/artifacts.js';
+import { decisionFor } from '../../controller/deploy/deploy-deployment.js';
+import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import { assertDefinesContainer, parseCompose } from '../../controller/deploy/compose/validate-compose.js';
+import { result, route } from '../http/route.js';
+import { listOf, nonEmpty, object, paginationQuery, str } from '../http/schema.js';
+import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
+
+export default function composeRoutes(s: Services) {
+  const load = serviceOf(s);
+  return [
+    route({
+      method: 'GET', path: '/api/services/{id}/compose', operationId: 'getServiceCompose', tag: 'services', access: 'viewer',
+      summary: 'The compose template of a service (null: the generator writes the document)', load,
+      async handler(_ctx, { resource }) {
+        return { serviceId: resource.id, composeTemplate: resource.composeTemplate, generated: resource.composeTemplate === null };
+      },
+    }),
+
+    route<{ composeTemplate: string }>({
+      method: 'PUT', path: '/api/services/{id}/compose', operationId: 'setServiceCompose', tag: 'services', access: 'operator',
+      summary: 'Set the compose template; it must define a service keyed by each deployment\'s containerName', load,
+      body: object({ composeTemplate: nonEmpty(200_000) }, ['composeTemplate']),
+      async handler(ctx, { resource, body }) {
+        const deployments = await s.db('deployments').where({ serviceId: resource.id }).select('containerName');
+        for (const { containerName } of deployments) {
+          const filled = body.composeTemplate.replace(/\{\{\s*containerName\s*\}\}/g, containerName);
+          assertDefinesContainer(parseCompose(filled, 'composeTemplate'), containerName, 'composeTemplate');
+        }
+        if (!deployments.length) parseCompose(body.composeTemplate.replace(/\{\{\s*\w+\s*\}\}/g, 'x'), 'composeTemplate');
+        const { row } = await s.services.updateSpec(resource, { composeTemplate: body.composeTemplate });
+        ctx.state.audit = { resourceType: 'services', details: { fields: ['composeTemplate'] } };
+        return { serviceId: row.id, composeTemplate: row.composeTemplate, generated: false };
+      },
+    }),
+
+    route({
+      method: 'DELETE', path: '/api/services/{id}/compose', operationId: 'deleteServiceCompose', tag: 'services', access: 'operator',
+      summary: 'Remove the compose template (the generator writes the document again)', load, status: 204,
+      async handler(ctx, { resource }) {
+        await s.services.updateSpec(resource, { composeTemplate: null });
+        ctx.state.audit = { resourceType: 'services', details: { fields: ['composeTemplate'] } };
+        return undefined;
+      },
+    }),
+
+    route<unknown, { imageTag?: string }>({
+      method: 'GET', path: '/api/services/{id}/compose/preview', operationId: 'previewServiceCompose', tag: 'services', access: 'viewer',
+      summary: 'The compose and env files each deployment would get, secrets redacted', load, query: { imageTag: str({ maxLength: 128 }) },
+      async handler(_ctx, { resource, query }) {
+        const image = resource.containerImageId ? await s.containerImages.findById(resource.containerImageId) : undefined;
+        if (!image) throw validationError('the service has no container image', 'containerImageId');
+        const tag = query.imageTag ?? resource.imageTag ?? image.currentTag ?? 'latest';
+        const sources = await loadEnvSources(s.db, s.secretBox, resource.environmentId);
+        const deployments = await s.deployments.list({ serviceId: resource.id }, { limit: 200, offset: 0 }, 'containerName');
+        const items = await Promise.all(deployments.items.map(async (d) => {
+          const decision = await decisionFor(s, d);
+          const a = buildArtifacts(resource, d, `${image.imageName}:${tag}`, tag, sources, decision.mode === 'direct' ? null : decision.path);
+          return {
+            deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, mode: decision.mode, imageTag: tag,
+            compose: { path: a.compose.path, content: a.compose.content, sha256: a.compose.sha256 },
+            env: { path: a.env.path, content: a.env.redacted, secretKeys: a.rendered.secretKeys, unresolved: a.rendered.unresolved },
+          };
+        }));
+        return { serviceId: resource.id, items };
+      },
+    }),
+
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/services/{id}/deployments/{depId}/artifacts', operationId: 'listDeploymentArtifacts', tag: 'services',
+      access: 'viewer', summary: 'Compose and env files generated for a deployment', load: serviceDeploymentOf(s), query: paginationQuery,
+      response: listOf({ type: 'object' }),
+      async handler(_ctx, { resource, query }) {
+        const page = await s.plans.artifacts.listOf(resource.deployment.id, query);
+        return { ...page, items: page.items.map(toArtifact) };
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/services/{id}/deployments/{depId}/artifacts/{artifactId}/download', operationId: 'downloadDeploymentArtifact',
+      tag: 'services', access: 'viewer', summary: 'One artifact as a file (env files with secrets redacted)', load: serviceDeploymentOf(s),
+      async handler(_ctx, { resource, params }) {
+        const a = await s.plans.artifacts.findById(params.artifactId);
+        if (!a || a.deploymentId !== resource.deployment.id) throw notFound('Artifact');
+        const name = a.kind === 'env' ? `${resource.deployment.containerName}.env` : `${resource.deployment.containerName}.docker-compose.yml`;
+        return result(200, a.redactedContent, { 'content-type': 'text/plain; charset=utf-8', 'content-disposition': `attachment; filename="${name}"` });
+      },
+    }),
+  ];
+}

@@ -1,0 +1,123 @@
+// Deploying services: all deployments (a plan), one deployment (with dry run), restart, deploy
+// history, and container logs (fetch and live SSE).
+import type { Services } from '../../controller/services.js';
+import { serviceUnavailable } from '../../controller/errors/app-error.js';
+import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
+import { toStep } from '../../controller/store/repositories/plan-steps.js';
+import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
+import { assertContainerName } from '../../controller/deploy/names.js';
+import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
+import { messageOf } from '../../controller/deploy/plans/plan-engine.js';
+import { HostError } from '../../controller/hosts/errors.js';
+import { result, route } from '../http/route.js';
+import { bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, type Schema } from '../http/schema.js';
+import { openSse, type SseStream } from '../http/sse.js';
+import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
+
+const deployBody = object({ imageTag: nonEmpty(128), pullImage: bool, generateArtifacts: bool, strategy: enumOf('rolling', 'parallel') });
+const planRead: Schema = { type: 'object' };
+
+/** A server that cannot be reached for a live operation is a 503 with the host layer's reason. */
+async function live<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (e) {
+    if (e instanceof HostError) throw serviceUnavailable(messageOf(e), 'Check that the server is reachable over SSH');
+    if ((e as { statusCode?: number }).statusCode === 404) throw serviceUnavailable('the container does not exist on the server', 'Deploy the service first');
+    throw e;
+  }
+}
+
+export default function deployRoutes(s: Services) {
+  const withSteps = async (id: string) => toPlan((await s.plans.repo.findById(id))!, (await s.plans.steps.ofPlan(id)).map(toStep));
+  return [
+    route<{ imageTag?: string; pullImage?: boolean; generateArtifacts?: boolean; strategy?: 'rolling' | 'parallel' }, { wait?: boolean }>({
+      method: 'POST', path: '/api/services/{id}/deploy', operationId: 'deployService', tag: 'services', access: 'operator',
+      summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
+      load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead,
+      async handler(ctx, { resource, body, query }) {
+        const plan = await s.plans.deployServices(resource.environmentId, [{ serviceId: resource.id, imageTag: body.imageTag }], {
+          strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy',
+          createdBy: ctx.state.actor!.name, wait: query.wait,
+        });
+        ctx.state.audit = { resourceType: 'services', resourceId: resource.id, environmentId: resource.environmentId, details: { planId: plan.id, imageTag: body.imageTag ?? null } };
+        return result(query.wait ? 200 : 202, await withSteps(plan.id));
+      },
+    }),
+
+    route<{ imageTag?: string; pullImage?: boolean; dryRun?: boolean }, { wait?: boolean; dryRun?: boolean }>({
+      method: 'POST', path: '/api/services/{id}/deployments/{depId}/deploy', operationId: 'deployServiceDeployment', tag: 'services',
+      access: 'operator', summary: 'Deploy one deployment (dryRun previews and changes nothing)', load: serviceDeploymentOf(s),
+      body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead,
+      async handler(ctx, { resource, body, query }) {
+        const input = {
+          environmentId: resource.service.environmentId, trigger: 'deploy', createdBy: ctx.state.actor!.name, pullImage: body.pullImage,
+          items: [{ serviceId: resource.service.id, imageTag: body.imageTag, deploymentIds: [resource.deployment.id] }],
+        };
+        if (body.dryRun ?? query.dryRun) {
+          ctx.state.audit = { skip: true };
+          return result(200, { dryRun: true, ...(await previewPlanWithoutSaving(s, input)) });
+        }
+        const plan = await s.plans.deployServices(input.environmentId, input.items, { ...input, wait: query.wait });
+        ctx.state.audit = { resourceType: 'deployments', resourceId: resource.deployment.id, environmentId: resource.service.environmentId, details: { planId: plan.id } };
+        return result(query.wait ? 200 : 202, await withSteps(plan.id));
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/services/{id}/deployments/{depId}/restart', operationId: 'restartServiceDeployment', tag: 'services',
+      access: 'operator', summary: 'Restart the container of a deployment (same image)', load: serviceDeploymentOf(s), errors: [503],
+      async handler(ctx, { resource }) {
+        const d = resource.deployment;
+        assertContainerName(d.containerName);
+        await live(async () => (await s.hosts.docker(d.serverId)).getContainer(d.containerName).restart({ t: 10 }));
+        ctx.state.audit = { resourceType: 'deployments', resourceId: d.id, environmentId: d.environmentId, details: { containerName: d.containerName } };
+        await s.events.publish('deployment.updated', d.environmentId, { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, restarted: true });
+        return { deploymentId: d.id, restarted: true };
+      },
+    }),
+
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/services/{id}/deployments-history', operationId: 'listServiceDeploymentHistory', tag: 'services',
+      access: 'viewer', summary: 'Deploy steps that touched the service, newest first', load: serviceOf(s), query: paginationQuery,
+      response: listOf({ type: 'object' }),
+      async handler(_ctx, { resource, query }) {
+        const { rows, total } = await s.plans.steps.historyOfService(resource.id, query.limit, query.offset);
+        return {
+          items: rows.map((r) => ({ ...toStep(r), planName: r.planName, planStatus: r.planStatus, trigger: r.planTrigger })),
+          total, limit: query.limit, offset: query.offset,
+        };
+      },
+    }),
+
+    route<unknown, { tail: number }>({
+      method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs', operationId: 'getServiceDeploymentLogs', tag: 'services',
+      access: 'viewer', summary: 'The last lines of the container output', load: serviceDeploymentOf(s), query: { tail: int(1, 10000, { default: 200 }) },
+      errors: [503],
+      async handler(_ctx, { resource, query }) {
+        const d = resource.deployment;
+        assertContainerName(d.containerName);
+        const lines = await live(async () => fetchLogs(await s.hosts.docker(d.serverId), d.containerName, query.tail));
+        return { deploymentId: d.id, containerName: d.containerName, lines };
+      },
+    }),
+
+    route<unknown, { tail: number }>({
+      method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs/stream', operationId: 'streamServiceDeploymentLogs', tag: 'services',
+      access: 'viewer', summary: 'SSE: the container output live, one `log` event per line', load: serviceDeploymentOf(s),
+      query: { tail: int(0, 10000, { default: 50 }) }, raw: true, errors: [503],
+      async handler(ctx, { resource, query }) {
+        const d = resource.deployment;
+        assertContainerName(d.containerName);
+        const docker = await live(() => s.hosts.docker(d.serverId));
+        let n = 0;
+        const early: LogLine[] = [];
+        let sse: SseStream | null = null;
+        const stop = await live(() => followLogs(docker, d.containerName, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
+        sse = openSse(ctx);
+        for (const l of early) sse.send('log', l, ++n);
+        sse.closed.then(stop, stop);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,403 @@
+import type { Knex } from 'knex';
+import type { Services } from '../../controller/services.js';
+import { AppError, conflict, validationError } from '../../controller/errors/app-error.js';
+import { HostError } from '../../controller/hosts/errors.js';
+import { SshKeyMissing } from '../../controller/hosts/host-access.js';
+import { DEFAULT_HEALTH_TIMEOUT_MS, mapLimit, refreshHealth } from '../../controller/servers/health.js';
+import { discoverContainers, listServerContainers } from '../../controller/servers/discovery.js';
+import { parseProcesses, PS_ARGV } from '../../controller/servers/processes.js';
+import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
+import { hostsFromTerraformOutput } from '../../controller/servers/terraform-import.js';
+import {
+  HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
+} from '../../controller/servers/validation.js';
+import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
+import { route } from '../http/route.js';
+import {
+  arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
+  resourceSchemas, str, timestamp, uuid,
+} from '../http/schema.js';
+import { environmentOf, rowOf } from './loaders.js';
+
+const healthSchema = object({ status: enumOf('healthy', 'unhealthy', 'unknown'), checkedAt: nullableTimestamp, message: nullable(str()) });
+
+export const serverSchemas = resourceSchemas({
+  writable: {
+    name: nonEmpty(100, { pattern: SERVER_NAME_PATTERN }),
+    hostname: nonEmpty(253, { pattern: HOSTNAME_PATTERN, description: 'hostname or IP address' }),
+    sshPort: int(1, 65535, { default: 22 }),
+    sshUser: str({ minLength: 1, maxLength: 32, pattern: SSH_USER_PATTERN, description: "default: the environment's general.sshUser" }),
+    dockerMode: enumOf('ssh', 'socket'),
+    dockerSocketPath: nullable(str({ maxLength: 255, pattern: SOCKET_PATH_PATTERN, description: 'default /var/run/docker.sock' })),
+    metricsMode: enumOf('disabled', 'ssh', 'agent'),
+    tags: arrayOf(str({ minLength: 1, maxLength: 64, pattern: TAG_PATTERN }), { maxItems: 50, uniqueItems: true }),
+  },
+  readOnly: {
+    id: uuid, environmentId: uuid, health: healthSchema, hostKeyFingerprint: nullable(str()),
+    generation: int(1), status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
+  },
+  required: ['name', 'hostname'],
+});
+
+const sshKeyRead = object({ configured: bool, publicKey: nullable(str()), fingerprint: nullable(str()), updatedAt: nullableTimestamp });
+const checkItem = object({ serverId: uuid, name: str(), ok: bool, message: str() });
+const containerSchema = object({
+  containerId: str(), name: str(), image: str(), state: str(), status: nullable(str()), labels: { type: 'object' },
+  ports: arrayOf({ type: 'object' }), createdAt: nullableTimestamp, deploymentId: nullable(uuid), serviceId: nullable(uuid),
+  discoveredAt: timestamp,
+});
+
+type ServerBody = Partial<Omit<ServerRow, 'tags'>> & { tags?: string[] };
+
+/** A failure reaching the server during a live operation, in the API's envelope. */
+export function liveHostError(err: unknown): unknown {
+  if (!(err instanceof HostError)) {
+    const e = err as { statusCode?: number; code?: string; message?: string };
+    // the Docker API answered with an error (dockerode/docker-modem set statusCode)
+    if (typeof e?.statusCode === 'number') return new AppError('SERVICE_UNAVAILABLE', `docker: ${e.message ?? 'request failed'}`, { status: 502 });
+    // socket mode: the local Docker socket is missing or refuses connections
+    if (e?.code === 'ENOENT' || e?.code === 'ECONNREFUSED' || e?.code === 'EACCES') {
+      return new AppError('SERVICE_UNAVAILABLE', `docker socket: ${e.message ?? e.code}`, { retryable: true });
+    }
+    return err;
+  }
+  switch (err.code) {
+    case 'HOST_KEY_MISMATCH':
+      return new AppError('CONFLICT', err.message, { hint: 'The server presented a different host key than the pinned one. If it was rebuilt on purpose, delete and re-add the server.' });
+    case 'SSH_CONFIG_INVALID':
+      return new AppError('CONFLICT', err.message, {
+        hint: err instanceof SshKeyMissing ? 'Set the environment SSH key: PUT /api/environments/{envId}/ssh-key' : 'Check the environment SSH key',
+      });
+    case 'COMMAND_FAILED':
+      return new AppError('SERVICE_UNAVAILABLE', err.message, { status: 502 });
+    default:
+      return new AppError('SERVICE_UNAVAILABLE', err.message, { retryable: true });
+  }
+}
+
+const live = async <T>(p: Promise<T>): Promise<T> => {
+  try {
+    return await p;
+  } catch (err) {
+    throw liveHostError(err);
+  }
+};
+
+export default function serverRoutes(s: Services) {
+  const env = environmentOf(s);
+  const load = rowOf(s.servers, 'Server');
+
+  const defaultsFor = async (environmentId: string, trx?: Knex.Transaction) => {
+    const [general, operations] = await Promise.all([
+      s.settings.get<{ sshUser: string }>(environmentId, 'general', trx),
+      s.settings.get<{ defaultDockerMode: 'ssh' | 'socket'; defaultMetricsMode: string }>(environmentId, 'operations', trx),
+    ]);
+    return { sshUser: general.sshUser, dockerMode: operations.defaultDockerMode, metricsMode: operations.defaultMetricsMode };
+  };
+
+  const insertServer = async (environmentId: string, body: ServerBody, source: Record<string, unknown>, trx?: Knex.Transaction) => {
+    const d = await defaultsFor(environmentId, trx);
+    return s.servers.insert({
+      environmentId,
+      name: body.name,
+      hostname: body.hostname,
+      sshPort: body.sshPort ?? 22,
+      sshUser: body.sshUser ?? d.sshUser,
+      dockerMode: body.dockerMode ?? d.dockerMode,
+      dockerSocketPath: body.dockerSocketPath ?? null,
+      metricsMode: (body.metricsMode ?? d.metricsMode) as ServerRow['metricsMode'],
+      tags: JSON.stringify(body.tags ?? []) as unknown as string[],
+      source: JSON.stringify(source) as unknown as Record<string, unknown>,
+    }, trx);
+  };
+
+  const servicesOn = (serverId: string) => s.db('deployments').join('services', 'services.id', 'deployments.serviceId')
+    .where('deployments.serverId', serverId).orderBy('services.name')
+    .select('deployments.id as deploymentId', 'services.id as serviceId', 'services.name as serviceName',
+      'deployments.containerName', 'deployments.status', 'deployments.imageTag');
+
+  return [
+    // ---- environment SSH key ------------------------------------------------------------
+    route({
+      method: 'GET', path: '/api/environments/{envId}/ssh-key', operationId: 'getEnvironmentSshKey', tag: 'servers',
+      access: 'admin', load: env, summary: 'Whether the environment has an SSH key, its public key and SHA256 fingerprint (never the private key)',
+      response: sshKeyRead,
+      async handler(_ctx, { resource }) {
+        const row = await s.db('environments').where({ id: resource.id }).first('sshPrivateKeySealed', 'sshPublicKey', 'sshKeyFingerprint', 'sshKeyUpdatedAt');
+        return { configured: !!row.sshPrivateKeySealed, publicKey: row.sshPublicKey ?? null, fingerprint: row.sshKeyFingerprint ?? null, updatedAt: row.sshKeyUpdatedAt ?? null };
+      },
+    }),
+
+    route<{ privateKey: string }>({
+      method: 'PUT', path: '/api/environments/{envId}/ssh-key', operationId: 'setEnvironmentSshKey', tag: 'servers',
+      access: 'admin', load: env, summary: 'Set the SSH private key used to reach every ssh-mode server of the environment (encrypted at rest)',
+      body: object({ privateKey: nonEmpty(16384, { writeOnly: true }) }, ['privateKey']), response: sshKeyRead,
+      async handler(ctx, { resource, body }) {
+        const key = parsePrivateKey(body.privateKey);
+        const [row] = await s.db('environments').where({ id: resource.id }).update({
+          sshPrivateKeySealed: s.secretBox.seal(body.privateKey), sshPublicKey: key.publicKey,
+          sshKeyFingerprint: key.fingerprint, sshKeyUpdatedAt: s.db.fn.now(),
+        }).returning(['sshKeyUpdatedAt']);
+        s.hosts.invalidateEnvironment(resource.id);
+        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: { fields: ['privateKey'], fingerprint: key.fingerprint } };
+        return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt: row.sshKeyUpdatedAt };
+      },
+    }),
+
+    route({
+      method: 'DELETE', path: '/api/environments/{envId}/ssh-key', operationId: 'deleteEnvironmentSshKey', tag: 'servers',
+      access: 'admin', load: env, summary: 'Remove the environment SSH key', status: 204,
+      async handler(ctx, { resource }) {
+        await s.db('environments').where({ id: resource.id })
+          .update({ sshPrivateKeySealed: null, sshPublicKey: null, sshKeyFingerprint: null, sshKeyUpdatedAt: s.db.fn.now() });
+        s.hosts.invalidateEnvironment(resource.id);
+        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: {} };
+        return undefined;
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/environments/{envId}/ssh-key/check', operationId: 'checkEnvironmentSshKey', tag: 'servers',
+      access: 'admin', load: env, summary: 'Try the SSH key against every server of the environment (10 s each, 8 at a time)',
+      response: object({ items: arrayOf(checkItem) }), errors: [409],
+      async handler(ctx, { resource }) {
+        const row = await s.db('environments').where({ id: resource.id }).first('sshPrivateKeySealed');
+        if (!row.sshPrivateKeySealed) throw conflict('The environment has no SSH key', 'PUT /api/environments/{envId}/ssh-key first');
+        const servers = await s.servers.listByEnvironment(resource.id);
+        const items = await mapLimit(servers, 8, async (srv) => {
+          if (srv.dockerMode === 'socket') return { serverId: srv.id, name: srv.name, ok: true, message: 'socket mode: the SSH key is not used' };
+          try {
+            await s.hosts.exec(srv.id, ['true'], { timeoutMs: 10_000 });
+            return { serverId: srv.id, name: srv.name, ok: true, message: `logged in as ${srv.sshUser}` };
+          } catch (err) {
+            return { serverId: srv.id, name: srv.name, ok: false, message: err instanceof Error ? err.message : String(err) };
+          }
+        });
+        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, details: { servers: items.length, failed: items.filter((i) => !i.ok).length } };
+        return { items };
+      },
+    }),
+
+    // ---- servers ------------------------------------------------------------------------
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/environments/{envId}/servers', operationId: 'listServers', tag: 'servers', access: 'viewer',
+      load: env, summary: 'Servers of the environment, by name', query: paginationQuery, response: listOf(serverSchemas.read),
+      async handler(_ctx, { resource, query }) {
+        const page = await s.servers.list({ environmentId: resource.id }, query, 'name');
+        return { ...page, items: page.items.map(toServer) };
+      },
+    }),
+
+    route<ServerBody>({
+      method: 'POST', path: '/api/environments/{envId}/servers', operationId: 'createServer', tag: 'servers', access: 'admin',
+      load: env, summary: "Add a server; sshUser, dockerMode and metricsMode default to the environment's settings",
+      body: serverSchemas.create, readOnly: serverSchemas.readOnly, status: 201, response: serverSchemas.read, errors: [409],
+      async handler(_ctx, { resource, body }) {
+        return toServer(await insertServer(resource.id, body, { kind: 'api' }));
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/environments/{envId}/servers/register-host', operationId: 'registerHostServer', tag: 'servers',
+      access: 'admin', load: env, status: 201, response: serverSchemas.read, errors: [409],
+      summary: "Register the controller's own machine as a socket-mode server (Docker through a local socket, commands run locally); health checks the socket",
+      body: object({
+        name: nonEmpty(100, { pattern: SERVER_NAME_PATTERN, default: 'controller-host' }),
+        dockerSocketPath: str({ maxLength: 255, pattern: SOCKET_PATH_PATTERN, default: '/var/run/docker.sock' }),
+        tags: arrayOf(str({ minLength: 1, maxLength: 64, pattern: TAG_PATTERN }), { maxItems: 50, uniqueItems: true }),
+      }),
+      async handler(_ctx, { resource, body }) {
+        const b = body as { name: string; dockerSocketPath: string; tags?: string[] };
+        const row = await insertServer(resource.id, {
+          name: b.name, hostname: 'localhost', dockerMode: 'socket', dockerSocketPath: b.dockerSocketPath, tags: b.tags,
+        }, { kind: 'register-host' });
+        return toServer(row);
+      },
+    }),
+
+    route<{ output: unknown; outputName?: string }>({
+      method: 'POST', path: '/api/environments/{envId}/servers/import', operationId: 'importServers', tag: 'servers', access: 'admin',
+      load: env, errors: [409],
+      summary: 'Create or update servers from `terraform output -json`. Body {output, outputName?}: output is the whole document '
+        + '({name: {value, type, sensitive}}; every output whose value is a host list or map is used, or only outputName) or a bare value; '
+        + 'a value is a list of {name, host|ip|hostname|address|ipv4_address|public_ip|private_ip, port|ssh_port?, user|ssh_user?, tags?} '
+        + 'or a map name -> address or name -> such an object. Servers are matched by name; output may also be the JSON text.',
+      body: object({ output: {}, outputName: nonEmpty(200) }, ['output']),
+      response: object({ created: arrayOf(serverSchemas.read), updated: arrayOf(serverSchemas.read), unchanged: arrayOf(serverSchemas.read) }),
+      async handler(ctx, { resource, body }) {
+        let doc = body.output;
+        if (typeof doc === 'string') {
+          try {
+            doc = JSON.parse(doc);
+          } catch {
+            throw validationError('output is not valid JSON', 'output');
+          }
+        }
+        const hosts = hostsFromTerraformOutput(doc, body.outputName);
+        const source = { kind: 'terraform-import', ...(body.outputName ? { output: body.outputName } : {}) };
+        const out = await s.db.transaction(async (trx) => {
+          const created: ServerRow[] = [];
+          const updated: ServerRow[] = [];
+          const unchanged: ServerRow[] = [];
+          for (const h of hosts) {
+            const existing = await trx('servers').where({ environmentId: resource.id, name: h.name }).forUpdate().first() as ServerRow | undefined;
+            if (!existing) {
+              created.push(await insertServer(resource.id, { ...h }, source, trx));
+              continue;
+            }
+            const changes: Record<string, unknown> = {};
+            if (existing.hostname !== h.hostname) changes.hostname = h.hostname;
+            if (h.sshPort !== undefined && existing.sshPort !== h.sshPort) changes.sshPort = h.sshPort;
+            if (h.sshUser !== undefined && existing.sshUser !== h.sshUser) changes.sshUser = h.sshUser;
+            if (h.tags && JSON.stringify(h.tags) !== JSON.stringify(existing.tags)) changes.tags = JSON.stringify(h.tags);
+            if (!Object.keys(changes).length) {
+              unchanged.push(existing);
+              continue;
+            }
+            // a new address may be a new machine: its key must be pinned again
+            if (changes.hostname || changes.sshPort) changes.hostKeyFingerprint = null;
+            updated.push((await s.servers.update(existing.id, { ...changes, generation: existing.generation + 1 } as Partial<ServerRow>, trx))!);
+          }
+          return { created, updated, unchanged };
+        });
+        for (const r of out.updated) s.hosts.invalidate(r.id);
+        ctx.state.audit = {
+          resourceType: 'servers', environmentId: resource.id,
+          details: { source: 'terraform-import', created: out.created.map((r) => r.name), updated: out.updated.map((r) => r.name), unchanged: out.unchanged.length },
+        };
+        return { created: out.created.map(toServer), updated: out.updated.map(toServer), unchanged: out.unchanged.map(toServer) };
+      },
+    }),
+
+    route<unknown, { includeServices?: boolean }>({
+      method: 'GET', path: '/api/servers/{id}', operationId: 'getServer', tag: 'servers', access: 'viewer', load,
+      summary: 'One server; includeServices=true adds the deployments placed on it', query: { includeServices: bool },
+      response: serverSchemas.read,
+      async handler(_ctx, { resource, query }) {
+        if (!query.includeServices) return toServer(resource);
+        return { ...toServer(resource), services: await servicesOn(resource.id) };
+      },
+    }),
+
+    route<ServerBody>({
+      method: 'PATCH', path: '/api/servers/{id}', operationId: 'updateServer', tag: 'servers', access: 'admin', load,
+      summary: 'Change a server; a new hostname or port forgets the pinned host key', body: serverSchemas.update,
+      readOnly: serverSchemas.readOnly, response: serverSchemas.read, errors: [409],
+      async handler(_ctx, { resource, body }) {
+        const changes: Record<string, unknown> = { ...body, generation: resource.generation + 1 };
+        if (body.tags) changes.tags = JSON.stringify(body.tags);
+        if ((body.hostname && body.hostname !== resource.hostname) || (body.sshPort && body.sshPort !== resource.sshPort)) {
+          changes.hostKeyFingerprint = null;
+        }
+        const row = await s.servers.update(resource.id, changes as Partial<ServerRow>);
+        s.hosts.invalidate(resource.id);
+        return toServer(row!);
+      },
+    }),
+
+    route({
+      method: 'DELETE', path: '/api/servers/{id}', operationId: 'deleteServer', tag: 'servers', access: 'admin', load,
+      summary: 'Remove a server from Stevedore (its deployments records go with it; nothing is stopped on the machine)', status: 204,
+      async handler(ctx, { resource }) {
+        await s.servers.delete(resource.id);
+        s.hosts.invalidate(resource.id);
+        ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name } };
+        return undefined;
+      },
+    }),
+
+    // ---- live operations ----------------------------------------------------------------
+    route<{ timeoutMs?: number }>({
+      method: 'POST', path: '/api/servers/{id}/health', operationId: 'checkServerHealth', tag: 'servers', access: 'operator', load,
+      summary: 'Live health check (ssh + docker version, or the local Docker socket in socket mode) within timeoutMs (default 10000); stores and answers the result',
+      body: object({ timeoutMs: int(500, 60_000) }), response: serverSchemas.read,
+      async handler(ctx, { resource, body }) {
+        const { result, server } = await refreshHealth(s, resource, body.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS);
+        ctx.state.audit = { environmentId: resource.environmentId, details: { status: result.status, durationMs: result.durationMs } };
+        return toServer(server ?? resource);
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/environments/{envId}/health-status', operationId: 'getEnvironmentHealthStatus', tag: 'servers',
+      access: 'viewer', load: env, summary: 'Cached health of the environment\'s servers and deployments; never starts a live check',
+      response: object({ servers: arrayOf({ type: 'object' }), services: arrayOf({ type: 'object' }), databases: arrayOf({ type: 'object' }) }),
+      async handler(_ctx, { resource }) {
+        const servers = await s.servers.listByEnvironment(resource.id);
+        const deployments = await s.db('deployments').join('services', 'services.id', 'deployments.serviceId')
+          .where('deployments.environmentId', resource.id).orderBy(['services.name', 'deployments.containerName'])
+          .select('services.id as serviceId', 'services.name as serviceName', 'deployments.id as deploymentId',
+            'deployments.serverId', 'deployments.containerName', 'deployments.status');
+        const services = new Map<string, { serviceId: string; name: string; deployments: Array<Record<string, unknown>> }>();
+        for (const d of deployments) {
+          const entry = services.get(d.serviceId) ?? { serviceId: d.serviceId as string, name: d.serviceName as string, deployments: [] as Array<Record<string, unknown>> };
+          entry.deployments.push({ deploymentId: d.deploymentId, serverId: d.serverId, containerName: d.containerName, status: d.status });
+          services.set(d.serviceId, entry);
+        }
+        return {
+          servers: servers.map((r) => ({ serverId: r.id, name: r.name, status: r.healthStatus, checkedAt: r.healthCheckedAt, message: r.healthMessage })),
+          services: [...services.values()],
+          databases: [],
+        };
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/servers/{id}/discover', operationId: 'discoverServerContainers', tag: 'servers', access: 'operator', load,
+      summary: 'Record the containers running on the server and link them to deployments by container name (read back with GET /api/servers/{id}/containers)',
+      response: object({ serverId: uuid, discoveredAt: timestamp, items: arrayOf(containerSchema) }), errors: [409, 502, 503],
+      async handler(ctx, { resource }) {
+        const out = await live(discoverContainers(s, resource));
+        ctx.state.audit = { environmentId: resource.environmentId, details: { containers: out.items.length, linked: out.items.filter((c) => c.deploymentId).length } };
+        return out;
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/servers/{id}/containers', operationId: 'listServerContainers', tag: 'servers', access: 'viewer', load,
+      summary: 'Containers found by the last discovery of the server', response: object({ serverId: uuid, items: arrayOf(containerSchema) }),
+      async handler(_ctx, { resource }) {
+        return { serverId: resource.id, items: await listServerContainers(s, resource.id) };
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/servers/{id}/processes', operationId: 'getServerProcesses', tag: 'servers', access: 'operator', load,
+      summary: 'Process snapshot of the server (ps over ssh), busiest CPU first; operator because command lines may be sensitive',
+      query: { limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } }, errors: [409, 502, 503],
+      response: object({ serverId: uuid, takenAt: timestamp, total: int(0), items: arrayOf({ type: 'object' }) }),
+      async handler(_ctx, { resource, query }) {
+        const res = await live(s.hosts.exec(resource.id, PS_ARGV, { timeoutMs: 15_000 }));
+        const all = parseProcesses(res.stdout).sort((a, b) => b.cpuPercent - a.cpuPercent);
+        return { serverId: resource.id, takenAt: new Date().toISOString(), total: all.length, items: all.slice(0, (query as { limit: number }).limit) };
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/servers/{id}/prune-images', operationId: 'pruneServerImages', tag: 'servers', access: 'operator', load,
+      summary: "Remove unused images per the environment's operations.pruneImagesMode: dangling (untagged layers) or all (every image no container uses)",
+      response: object({ serverId: uuid, mode: enumOf('dangling', 'all'), imagesDeleted: int(0), spaceReclaimedBytes: int(0) }), errors: [409, 502, 503],
+      async handler(ctx, { resource }) {
+        const { pruneImagesMode: mode } = await s.settings.get<{ pruneImagesMode: 'dangling' | 'all' }>(resource.environmentId, 'operations');
+        const docker = await live(s.hosts.docker(resource.id));
+        const res = await live(docker.pruneImages({ filters: { dangling: [mode === 'all' ? 'false' : 'true'] } })) as
+          { ImagesDeleted?: Array<{ Deleted?: string; Untagged?: string }> | null; SpaceReclaimed?: number };
+        const imagesDeleted = (res.ImagesDeleted ?? []).filter((d) => d.Deleted).length;
+        const out = { serverId: resource.id, mode, imagesDeleted, spaceReclaimedBytes: res.SpaceReclaimed ?? 0 };
+        ctx.state.audit = { environmentId: resource.environmentId, details: { mode, imagesDeleted, spaceReclaimedBytes: out.spaceReclaimedBytes } };
+        return out;
+      },
+    }),
+
+    route<{ mode: ServerRow['metricsMode'] }>({
+      method: 'POST', path: '/api/servers/{id}/metrics-mode', operationId: 'setServerMetricsMode', tag: 'servers', access: 'operator', load,
+      summary: 'Change how metrics are collected from the server: disabled, ssh or agent',
+      body: object({ mode: enumOf('disabled', 'ssh', 'agent') }, ['mode']), response: serverSchemas.read,
+      async handler(ctx, { resource, body }) {
+        const row = await s.servers.update(resource.id, { metricsMode: body.mode, generation: resource.generation + 1 });
+        ctx.state.audit = { environmentId: resource.environmentId, details: { from: resource.metricsMode, to: body.mode } };
+        return toServer(row!);
+      },
+    }),
+  ];
+}

@@ -1,0 +1,116 @@
+import type { Services } from '../../controller/services.js';
+import { toService, type ServiceRow, type ServiceSpec } from '../../controller/store/repositories/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { resolveCommands } from '../../controller/catalog/resolve-commands.js';
+import { TYPE_NAME_PATTERN } from '../../controller/catalog/validators.js';
+import { route } from '../http/route.js';
+import { arrayOf, int, listOf, nullable, object, paginationQuery, str, uuid } from '../http/schema.js';
+import { serviceSchemas } from './catalog-schemas.js';
+import { checkServiceSpec } from './catalog-checks.js';
+import { environmentOf, rowOf } from './loaders.js';
+
+type ListQuery = { limit: number; offset: number; type?: string; containerImageId?: string };
+
+/** Groups deployments by service so a list read costs two queries, not one per service. */
+function withDeployments(services: ServiceRow[], deployments: DeploymentRow[]) {
+  const by = new Map<string, DeploymentRow[]>();
+  for (const d of deployments) by.set(d.serviceId, [...(by.get(d.serviceId) ?? []), d]);
+  return services.map((svc) => toService(svc, by.get(svc.id) ?? []));
+}
+
+export default function serviceRoutes(s: Services) {
+  const env = environmentOf(s);
+  const load = rowOf(s.services, 'Service');
+  return [
+    route<unknown, ListQuery>({
+      method: 'GET', path: '/api/environments/{envId}/services', operationId: 'listServices', tag: 'services', access: 'viewer',
+      summary: 'Service templates of an environment, by name, each with its deployments; filter by type or image',
+      load: env, query: { ...paginationQuery, type: str({ pattern: TYPE_NAME_PATTERN }), containerImageId: uuid },
+      response: listOf(serviceSchemas.read),
+      async handler(_ctx, { resource, query }) {
+        const page = await s.services.listFiltered({ environmentId: resource.id, type: query.type, containerImageId: query.containerImageId }, query);
+        const deployments = await s.deployments.listByServices(page.items.map((x) => x.id));
+        return { ...page, items: withDeployments(page.items, deployments) };
+      },
+    }),
+
+    route<ServiceSpec>({
+      method: 'POST', path: '/api/environments/{envId}/services', operationId: 'createService', tag: 'services', access: 'operator',
+      summary: 'Create a service template', load: env, body: serviceSchemas.create, readOnly: serviceSchemas.readOnly,
+      status: 201, response: serviceSchemas.read, errors: [409],
+      async handler(ctx, { resource, body }) {
+        await checkServiceSpec(s, resource.id, body);
+        const row = await s.services.create(resource.id, body);
+        ctx.state.audit = { resourceId: row.id, details: { name: row.name, fields: Object.keys(body) } };
+        return toService(row, []);
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/environments/{envId}/services/count-by-type', operationId: 'countServicesByType', tag: 'services',
+      access: 'viewer', summary: 'How many services of each type (type null: untyped)', load: env,
+      response: object({ total: int(0), counts: arrayOf(object({ type: nullable(str()), count: int(0) })) }),
+      async handler(_ctx, { resource }) {
+        const counts = await s.services.countByType(resource.id);
+        return { total: counts.reduce((n, c) => n + c.count, 0), counts };
+      },
+    }),
+
+    route<unknown, unknown, ServiceRow>({
+      method: 'GET', path: '/api/services/{id}', operationId: 'getService', tag: 'services', access: 'viewer',
+      summary: 'One service template with its deployments', load, response: serviceSchemas.read,
+      handler: async (_ctx, { resource }) => toService(resource, await s.deployments.listByService(resource.id)),
+    }),
+
+    route<ServiceSpec, unknown, ServiceRow>({
+      method: 'PATCH', path: '/api/services/{id}', operationId: 'updateService', tag: 'services', access: 'operator',
+      summary: 'Change a service template; a change of any spec field bumps its generation', load,
+      body: serviceSchemas.update, readOnly: serviceSchemas.readOnly, response: serviceSchemas.read, errors: [409],
+      async handler(ctx, { resource, body }) {
+        await checkServiceSpec(s, resource.environmentId, body);
+        const { row, changed } = await s.services.updateSpec(resource, body);
+        ctx.state.audit = { details: { name: row.name, changed, generation: row.generation } };
+        return toService(row, await s.deployments.listByService(row.id));
+      },
+    }),
+
+    route<unknown, unknown, ServiceRow>({
+      method: 'DELETE', path: '/api/services/{id}', operationId: 'deleteService', tag: 'services', access: 'operator',
+      summary: 'Delete a service template, its deployments and its dependency edges', load, status: 204,
+      async handler(ctx, { resource }) {
+        const deployments = await s.db.transaction(async (trx) => {
+          const deps = await s.deployments.listByService(resource.id, trx);
+          await s.services.delete(resource.id, trx);
+          for (const d of deps) {
+            await s.events.publish('deployment.updated', resource.environmentId,
+              { action: 'deleted', deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName }, trx);
+          }
+          return deps;
+        });
+        ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, deployments: deployments.length } };
+        return undefined;
+      },
+    }),
+
+    route<unknown, unknown, ServiceRow>({
+      method: 'GET', path: '/api/services/{id}/commands', operationId: 'getServiceCommands', tag: 'services', access: 'viewer',
+      summary: "The predefined commands of the service's type, resolved to argument arrays per deployment", load,
+      response: object({
+        serviceId: uuid, type: nullable(str()), commands: arrayOf({ type: 'object' }),
+        deployments: arrayOf(object({ deploymentId: uuid, serverId: uuid, containerName: str(), commands: arrayOf({ type: 'object' }) })),
+      }),
+      async handler(_ctx, { resource }) {
+        const type = resource.type ? await s.serviceTypes.findByName(resource.type) : undefined;
+        const commands = type?.commands ?? [];
+        const deployments = await s.deployments.listByService(resource.id);
+        return {
+          serviceId: resource.id, type: resource.type, commands,
+          deployments: deployments.map((d) => ({
+            deploymentId: d.id, serverId: d.serverId, containerName: d.containerName,
+            commands: resolveCommands(commands, d.containerName),
+          })),
+        };
+      },
+    }),
+  ];
+}

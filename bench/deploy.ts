@@ -1,0 +1,90 @@
+// bench/deploy.ts - deploy one small service (the fleet's web image) through the API to 1 and then
+// 3 fleet servers, and side by side by hand: ssh + `docker compose up -d` (or docker-compose) on
+// each server, sequentially. Prints medians and the ratios.
+//   DATABASE_URL=postgres://... FLEET_ID=0 npx tsx bench/deploy.ts [rounds=3]
+// The API deploy does more than the hand one: it pulls, writes the compose and env files, records
+// every step, and waits until Docker reports the container healthy. So the hand deploy is timed
+// twice: `up -d` alone, and `up -d` followed by waiting for healthy (polled over the same ssh).
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
+import { addService, cleanup, startWorld, type World } from '../test/e2e/deploy/deploy-world.js';
+import { serverExec } from '../test/fleet/fleet.js';
+import { dropTestDatabases } from '../test/support/test-database.js';
+
+const run = promisify(execFile);
+const rounds = Number(process.argv[2] ?? 3);
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+
+async function time(fn: () => Promise<unknown>): Promise<number> {
+  const t = performance.now();
+  await fn();
+  return performance.now() - t;
+}
+
+const ssh = (w: World, server: string, line: string) =>
+  run('ssh', ['-F', `${w.fleet.root}/ssh_config`, server, line], { maxBuffer: 1 << 20 });
+const composeCli = 'if docker compose version >/dev/null 2>&1; then docker compose "$@"; else docker-compose "$@"; fi';
+
+async function handSetup(w: World, server: string, name: string) {
+  const dir = `/srv/bench-hand/${name}`;
+  const yml = `services:\n  ${name}:\n    image: ${w.fleet.images.webV1}\n    container_name: ${name}\n    restart: unless-stopped\n`;
+  await serverExec(server, ['sh', '-c', `mkdir -p ${dir} && printf '%s' '${yml}' > ${dir}/docker-compose.yml`]);
+}
+
+/** By hand: ssh in, point the file at the tag, compose up -d; optionally wait for healthy. */
+async function handDeploy(w: World, server: string, name: string, tag: string, waitHealthy: boolean) {
+  const dir = `/srv/bench-hand/${name}`;
+  const wait = waitHealthy ? ` && until [ "$(docker inspect -f '{{.State.Health.Status}}' ${name})" = healthy ]; do sleep 0.2; done` : '';
+  await ssh(w, server, `cd ${dir} && sed -i 's#web:v[0-9]#web:${tag}#' docker-compose.yml && sh -c '${composeCli}' _ up -d${wait}`);
+}
+
+async function main() {
+  const w = await startWorld({ LOG_LEVEL: 'warn' });
+  try {
+    await w.s.settings.patch(w.envId, 'operations', { autoManageCompose: true });
+    const one = await addService(w, 'bench1', { servers: ['s1'] });
+    const three = await addService(w, 'bench3', { servers: ['s1', 's2', 's3'] });
+    const names = ['s1', 's2', 's3'];
+    for (const n of names) await handSetup(w, n, `hand-${w.tag}-${n}`);
+    // warm-up: every image pulled on every server, compose detected, connections open
+    for (const tag of ['v2', 'v1']) {
+      await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
+      await w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
+      for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag, true);
+    }
+    const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
+    for (let i = 0; i < rounds; i++) {
+      for (const tag of ['v2', 'v1']) {
+        r.api1.push(await time(async () => {
+          const res = await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
+          if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
+        }));
+        r.api3.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
+        r.hand1.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
+        r.hand3.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
+        r.hand1h.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
+        r.hand3h.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
+      }
+      r.api3rolling.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
+    }
+    const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, median(v)])) as Record<keyof typeof r, number>;
+    console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds})`);
+    console.log(`  API, 1 server:                         ${s(m.api1)}`);
+    console.log(`  API, 3 servers (parallel):             ${s(m.api3)}   ratio to 1 server ${(m.api3 / m.api1).toFixed(2)}x (target < 1.5x)`);
+    console.log(`  API, 3 servers (rolling):              ${s(m.api3rolling)}   ratio to 1 server ${(m.api3rolling / m.api1).toFixed(2)}x`);
+    console.log(`  hand, 1 server (ssh + compose up -d):  ${s(m.hand1)}   API/hand ${(m.api1 / m.hand1).toFixed(2)}x (target <= 1.3x)`);
+    console.log(`  hand, 3 servers sequential:            ${s(m.hand3)}   API/hand ${(m.api3 / m.hand3).toFixed(2)}x`);
+    console.log(`  hand + wait healthy, 1 server:         ${s(m.hand1h)}   API/hand ${(m.api1 / m.hand1h).toFixed(2)}x`);
+    console.log(`  hand + wait healthy, 3 servers:        ${s(m.hand3h)}   API/hand ${(m.api3 / m.hand3h).toFixed(2)}x`);
+  } finally {
+    for (const n of ['s1', 's2', 's3']) {
+      await serverExec(n, ['sh', '-c', `cd /srv/bench-hand/hand-${w.tag}-${n} 2>/dev/null && (docker compose down 2>/dev/null || docker-compose down); rm -rf /srv/bench-hand/hand-${w.tag}-${n}`]).catch(() => undefined);
+    }
+    await cleanup(w);
+    await dropTestDatabases();
+  }
+}
+
+await main();
+process.exit(0);

@@ -1,0 +1,158 @@
+// One deployment to one tag, on its server: the effect behind every deploy step and every
+// rollback. Names are validated before anything runs; every remote command is an argv.
+import { posix } from 'node:path';
+import type { Services } from '../services.js';
+import type { DeploymentRow } from '../store/repositories/deployments.js';
+import type { ServiceRow } from '../store/repositories/services.js';
+import { validationError } from '../errors/app-error.js';
+import { pull, rm } from '../hosts/commands/docker.js';
+import { mkdirP } from '../hosts/commands/files.js';
+import { buildArtifacts, sha256 } from './artifacts.js';
+import { decideCompose, MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
+import { assertDefinesContainer, parseCompose } from './compose/validate-compose.js';
+import { ownershipLabels } from './compose/generate-compose.js';
+import { freshCreateOptions, recreateDirect } from './direct-recreate.js';
+import { loadEnvSources } from './env-sources.js';
+import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
+import { waitHealthy, type Healthy } from './wait-healthy.js';
+
+export interface DeployRequest {
+  service: ServiceRow;
+  deployment: DeploymentRow;
+  imageName: string;
+  imageTag: string;
+  pull: boolean;
+  /** false: keep the env file already on the server (the compose file still names the new image). */
+  generate?: boolean;
+  planId: string | null;
+  /** Called once, just before the first change on the server (a rollback of a step that never got
+   *  this far has nothing to undo). */
+  onTouch?: (mode: ComposeDecision['mode']) => Promise<void>;
+  log: (line: string) => Promise<void>;
+}
+
+export interface DeployOutcome extends Healthy {
+  mode: ComposeDecision['mode'];
+  composePath: string | null;
+}
+
+/** Everything that can be checked without touching the server. */
+export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName' | 'imageTag'>): void {
+  assertContainerName(r.deployment.containerName);
+  assertImageName(r.imageName);
+  assertImageTag(r.imageTag);
+  if (r.deployment.composePath !== null) assertSafePath(r.deployment.composePath);
+}
+
+export async function decisionFor(s: Services, d: DeploymentRow): Promise<ComposeDecision> {
+  const ops = await s.settings.get<{ autoManageCompose: boolean }>(d.environmentId, 'operations');
+  const [{ count }] = d.composePath === null ? [{ count: 1 }]
+    : await s.db('deployments').where({ serverId: d.serverId, composePath: d.composePath }).count({ count: '*' });
+  return decideCompose({ composePath: d.composePath, autoManageCompose: ops.autoManageCompose, containerName: d.containerName, deploymentsSharingPath: Number(count) });
+}
+
+export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
+  validateRequest(r);
+  const { deployment: d, service } = r;
+  const image = `${r.imageName}:${r.imageTag}`;
+  const decision = await decisionFor(s, d);
+  const sources = await loadEnvSources(s.db, s.secretBox, d.environmentId);
+  const artifacts = buildArtifacts(service, d, image, r.imageTag, sources, decision.mode === 'direct' ? null : decision.path);
+  if (artifacts.rendered.unresolved.length) {
+    throw validationError(`env placeholders without a var or secret: ${artifacts.rendered.unresolved.join(', ')}`, 'env');
+  }
+  const docker = await s.hosts.docker(d.serverId);
+  if (r.pull) {
+    await r.log(`pulling ${image}`);
+    await s.hosts.exec(d.serverId, pull(image), { timeoutMs: 300_000 });
+  }
+  await r.onTouch?.(decision.mode);
+  const verify = async () => waitHealthy(docker, d.containerName, service.healthCheck, r.log);
+  let healthy: Healthy;
+  let composePath: string | null = null;
+  if (decision.mode === 'direct') {
+    await r.log(`no compose file: recreating ${d.containerName} directly with ${image}`);
+    let result: Healthy | null = null;
+    await recreateDirect(docker, {
+      containerName: d.containerName, image, log: r.log,
+      labels: ownershipLabels({ service, deployment: d, imageTag: r.imageTag, envHash: artifacts.env.sha256 }),
+      fresh: freshCreateOptions({ ...service, env: artifacts.rendered.values }),
+      verify: async () => { result = await verify(); },
+    });
+    healthy = result!;
+  } else if (decision.mode === 'compose-generated') {
+    composePath = decision.path;
+    await s.hosts.exec(d.serverId, mkdirP(posix.dirname(decision.path), 0o700));
+    if (r.generate !== false) await s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 });
+    await s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 });
+    await storeArtifacts(s, d.id, r.planId, r.imageTag, artifacts, r.generate !== false);
+    await r.log(`wrote ${decision.path} and its env file (0600)`);
+    if (decision.recordPath) await recordComposePath(s, d, decision.path);
+    await removeForeignContainer(s, d, docker, r.log);
+    healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)), {}, r.log, verify);
+  } else {
+    composePath = decision.path;
+    const onDisk = await s.hosts.readFile(d.serverId, decision.path);
+    const where = `the compose file ${decision.path} on the server`;
+    if (!onDisk) throw validationError(`${where} does not exist`, 'composePath');
+    assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
+    await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
+    healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)).toLowerCase().replace(/[^a-z0-9_-]/g, ''),
+      { STEVEDORE_IMAGE: image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify);
+  }
+  return { ...healthy, mode: decision.mode, composePath };
+}
+
+async function composeUp(s: Services, d: DeploymentRow, file: string, project: string, env: Record<string, string>,
+  log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
+  const cli = await s.hosts.compose(d.serverId);
+  const envPrefix = Object.keys(env).length ? ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
+  const argv = [...envPrefix, ...cli.argv, '--project-name', project || d.containerName, '--file', file, 'up', '--detach', '--no-deps', d.containerName];
+  await log(`${cli.argv.join(' ')} up ${d.containerName}`);
+  await s.hosts.exec(d.serverId, argv, { timeoutMs: 300_000 });
+  return verify();
+}
+
+// A container left by a direct deploy has the name compose wants; compose would refuse to start.
+// Only a container Stevedore made for this same deployment is removed.
+async function removeForeignContainer(s: Services, d: DeploymentRow, docker: Awaited<ReturnType<Services['hosts']['docker']>>, log: (l: string) => Promise<void>) {
+  const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
+  if (!c || c.Config.Labels?.['com.docker.compose.project']) return;
+  if (c.Config.Labels?.['stevedore.deployment-id'] !== d.id) {
+    throw validationError(`a container named ${d.containerName} that Stevedore did not create already runs on the server`, 'containerName',
+      'Remove or rename it, or choose another containerName');
+  }
+  await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
+  await log(`removed the directly managed container ${d.containerName} to hand it to compose`);
+}
+
+async function storeArtifacts(s: Services, deploymentId: string, planId: string | null, imageTag: string, a: ReturnType<typeof buildArtifacts>, withEnv: boolean) {
+  await s.db('deployment_artifacts').insert([
+    { deploymentId, planId, kind: 'compose', path: a.compose.path, content: a.compose.content, redactedContent: a.compose.content, sha256: a.compose.sha256, imageTag },
+    ...!withEnv ? [] : [{ deploymentId, planId, kind: 'env', path: a.env.path, sealedContent: s.secretBox.seal(a.env.content), redactedContent: a.env.redacted, sha256: a.env.sha256, imageTag }],
+  ]);
+}
+
+/** Rules 3 and 4: the generated path is recorded once, and the change is audited. */
+async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
+  const n = await s.db('deployments').where({ id: d.id }).whereNull('composePath').update({ composePath: path, updatedAt: s.db.fn.now() });
+  if (n) {
+    await s.audit.record({
+      actorType: 'system', action: 'updateDeploymentComposePath', resourceType: 'deployments', resourceId: d.id,
+      environmentId: d.environmentId, details: { field: 'composePath', path, source: 'generator' },
+    });
+  }
+}
+
+/** Rolling back a first deploy: nothing ran before, so the container goes away. */
+export async function removeDeploymentContainer(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+  assertContainerName(d.containerName);
+  await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
+  await log(`removed ${d.containerName} (it had no previous version)`);
+}
+
+export const composeFileHash = async (s: Services, d: DeploymentRow): Promise<string | null> => {
+  if (!d.composePath || !d.composePath.startsWith(`${MANAGED_ROOT}/`)) return null;
+  const b = await s.hosts.readFile(d.serverId, d.composePath);
+  return b ? sha256(b.toString('utf8')) : null;
+};

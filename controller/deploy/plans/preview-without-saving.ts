@@ -1,0 +1,21 @@
+// A dry run of a plan that was never saved: build it inside a transaction, read what it would
+// be, preview it, and roll the transaction back. Nothing is written.
+import type { Services } from '../../services.js';
+import { toPlan, type DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
+import { buildPlan, type CreatePlanInput } from './plan-builder.js';
+import { previewPlan } from './plan-preview.js';
+
+class Discard extends Error {}
+
+export async function previewPlanWithoutSaving(s: Services, input: CreatePlanInput) {
+  let plan!: DeploymentPlanRow;
+  let steps!: PlanStepRow[];
+  await s.db.transaction(async (trx) => {
+    plan = await buildPlan(s, input, trx);
+    steps = await trx('plan_steps').where({ planId: plan.id }).orderBy('position');
+    throw new Discard();
+  }).catch((e) => { if (!(e instanceof Discard)) throw e; });
+  const { id: _id, ...rest } = toPlan(plan);
+  return { plan: { ...rest, id: null, status: 'pending' }, steps: await previewPlan(s, plan, steps) };
+}

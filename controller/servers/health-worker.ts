@@ -1,0 +1,19 @@
+// The background health reconciler: every SCHEDULER_HEALTH_CHECK_SEC one replica (advisory lock)
+// checks every server, at most 8 at a time, each bounded by its own deadline, so a dead or
+// black-holed server costs one lane for one timeout and never delays the others or the API.
+import type { Services } from '../services.js';
+import { DEFAULT_HEALTH_TIMEOUT_MS, sweepHealth } from './health.js';
+
+export const HEALTH_JOB = 'servers.health';
+
+export async function startHealthWorker(s: Services): Promise<() => Promise<void>> {
+  const intervalSec = s.config.scheduler.healthCheckSec;
+  // a check must end well before the next pass starts
+  const timeoutMs = Math.min(DEFAULT_HEALTH_TIMEOUT_MS, Math.max(1000, intervalSec * 500));
+  s.scheduler.every(HEALTH_JOB, intervalSec, async () => {
+    const checked = await sweepHealth(s, { concurrency: 8, timeoutMs });
+    const down = checked.filter((c) => c.result.status !== 'healthy').length;
+    s.logger.debug('health sweep done', { servers: checked.length, unhealthy: down });
+  });
+  return async () => undefined;
+}

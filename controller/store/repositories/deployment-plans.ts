@@ -1,0 +1,69 @@
+import type { Knex } from 'knex';
+import type { PlanStatus } from '../../deploy/plans/plan-states.js';
+import { BaseRepository } from './base-repository.js';
+
+export interface PlanItem { serviceId: string; imageTag?: string | null; deploymentIds?: string[] }
+
+export interface DeploymentPlanRow {
+  id: string;
+  environmentId: string;
+  name: string;
+  status: PlanStatus;
+  strategy: 'rolling' | 'parallel';
+  autoRollback: boolean;
+  pullImage: boolean;
+  generateArtifacts: boolean;
+  trigger: string;
+  items: PlanItem[];
+  cancelRequested: boolean;
+  owner: string | null;
+  heartbeatAt: Date | null;
+  error: string | null;
+  createdBy: string | null;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow> {
+  constructor(db: Knex) {
+    super(db, 'deployment_plans');
+  }
+
+  /** Moves a plan only when it is still in `from` (compare-and-set): two callers cannot both win. */
+  async transition(id: string, from: PlanStatus[], values: Partial<DeploymentPlanRow> & { status: PlanStatus }, trx?: Knex.Transaction) {
+    const [row] = await this.q(trx).where('id', id).whereIn('status', from)
+      .update({ ...values, updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
+  /** Plans some process was working on whose lease ran out (that process is gone). */
+  async stale(owner: string, leaseMs: number): Promise<DeploymentPlanRow[]> {
+    return this.q().whereIn('status', ['running', 'rolling_back'])
+      .where((w) => w.whereNull('owner').orWhereNot('owner', owner))
+      .where((w) => w.whereNull('heartbeatAt').orWhere('heartbeatAt', '<', this.db.raw(`now() - make_interval(secs => ?)`, [leaseMs / 1000])))
+      .orderBy('createdAt') as Promise<DeploymentPlanRow[]>;
+  }
+
+  async claim(plan: DeploymentPlanRow, owner: string): Promise<boolean> {
+    const n = await this.q().where({ id: plan.id, status: plan.status } as never)
+      .where((w) => (plan.owner === null ? w.whereNull('owner') : w.where('owner', plan.owner)))
+      .update({ owner, heartbeatAt: this.db.fn.now() } as never);
+    return n === 1;
+  }
+
+  async heartbeat(owner: string, ids: string[]): Promise<void> {
+    if (ids.length) await this.q().whereIn('id', ids).where('owner', owner).update({ heartbeatAt: this.db.fn.now() } as never);
+  }
+}
+
+export function toPlan(p: DeploymentPlanRow, steps?: unknown[]) {
+  return {
+    id: p.id, environmentId: p.environmentId, name: p.name, status: p.status, strategy: p.strategy,
+    autoRollback: p.autoRollback, pullImage: p.pullImage, generateArtifacts: p.generateArtifacts, trigger: p.trigger,
+    items: p.items, cancelRequested: p.cancelRequested, error: p.error, createdBy: p.createdBy,
+    startedAt: p.startedAt, finishedAt: p.finishedAt, createdAt: p.createdAt, updatedAt: p.updatedAt,
+    ...(steps && { steps }),
+  };
+}

@@ -1,0 +1,98 @@
+import type { Knex } from 'knex';
+import { BaseRepository } from './base-repository.js';
+
+export type DeploymentStatus = 'pending' | 'running' | 'stopped' | 'failed' | 'unknown';
+
+export interface DeploymentRow {
+  id: string;
+  serviceId: string;
+  environmentId: string;
+  serverId: string;
+  containerName: string;
+  composePath: string | null;
+  /** Observed state, written by the engine and reconcilers. */
+  status: DeploymentStatus | string;
+  imageTag: string | null;
+  previousImageTag: string | null;
+  containerId: string | null;
+  imageDigest: string | null;
+  exposedPorts: unknown[];
+  lastDeployedAt: Date | null;
+  generation: number;
+  conditions: unknown[];
+  source: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Fields a user writes; the rest is observed. */
+export const DEPLOYMENT_SPEC_FIELDS = ['serverId', 'containerName', 'composePath'] as const;
+export type DeploymentSpec = Partial<Pick<DeploymentRow, (typeof DEPLOYMENT_SPEC_FIELDS)[number]>>;
+
+/** Observed fields the engine and reconcilers record (never through the API). */
+export type DeploymentObserved = Partial<Pick<DeploymentRow,
+  'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'>>;
+
+export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
+  constructor(db: Knex) {
+    super(db, 'deployments', {
+      deployments_server_container_unique: 'A deployment with this container name already exists on the server',
+      deployments_server_id_foreign: 'The server does not exist',
+    });
+  }
+
+  create(serviceId: string, environmentId: string, spec: Required<Pick<DeploymentSpec, 'serverId' | 'containerName'>> & DeploymentSpec, trx?: Knex.Transaction) {
+    return this.insert({ serviceId, environmentId, ...spec }, trx);
+  }
+
+  /** Writes spec fields; bumps the generation when one really changed. */
+  async updateSpec(current: DeploymentRow, spec: DeploymentSpec, trx?: Knex.Transaction): Promise<{ row: DeploymentRow; changed: string[] }> {
+    const changed = DEPLOYMENT_SPEC_FIELDS.filter((f) => spec[f] !== undefined && spec[f] !== current[f]);
+    if (!changed.length) return { row: current, changed };
+    const values = Object.fromEntries(changed.map((f) => [f, spec[f]]));
+    const row = await this.update(current.id, { ...values, generation: this.nextGeneration() }, trx);
+    return { row: row!, changed };
+  }
+
+  /** Records observed state; leaves the generation alone (status is not spec). */
+  async recordObserved(id: string, observed: DeploymentObserved, trx?: Knex.Transaction): Promise<DeploymentRow | undefined> {
+    const values: Record<string, unknown> = { ...observed };
+    if (observed.exposedPorts) values.exposedPorts = JSON.stringify(observed.exposedPorts);
+    if (observed.conditions) values.conditions = JSON.stringify(observed.conditions);
+    return this.update(id, values as Partial<DeploymentRow>, trx);
+  }
+
+  listByService(serviceId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+    return this.q(trx).where({ serviceId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
+  }
+
+  listByServices(serviceIds: string[], trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+    if (!serviceIds.length) return Promise.resolve([]);
+    return this.q(trx).whereIn('serviceId', serviceIds).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
+  }
+
+  listByServer(serverId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+    return this.q(trx).where({ serverId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
+  }
+
+  listByEnvironment(environmentId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+    return this.q(trx).where({ environmentId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
+  }
+
+  /** The environment of a server, or undefined when there is no such server. */
+  async serverEnvironment(serverId: string, trx?: Knex.Transaction): Promise<string | undefined> {
+    const row = await (trx ?? this.db)('servers').where('id', serverId).first('environmentId');
+    return (row as { environmentId?: string } | undefined)?.environmentId;
+  }
+}
+
+/** What the API shows of a deployment. */
+export function toDeployment(d: DeploymentRow) {
+  return {
+    id: d.id, serviceId: d.serviceId, environmentId: d.environmentId, serverId: d.serverId,
+    containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
+    previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
+    lastDeployedAt: d.lastDeployedAt, generation: d.generation, conditions: d.conditions, source: d.source,
+    createdAt: d.createdAt, updatedAt: d.updatedAt,
+  };
+}

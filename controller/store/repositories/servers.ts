@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import { BaseRepository } from './base-repository.js';
+
+export type DockerMode = 'ssh' | 'socket';
+export type MetricsMode = 'disabled' | 'ssh' | 'agent';
+export type HealthStatus = 'healthy' | 'unhealthy' | 'unknown';
+
+export interface ServerRow {
+  id: string;
+  environmentId: string;
+  name: string;
+  hostname: string;
+  sshPort: number;
+  sshUser: string;
+  dockerMode: DockerMode;
+  dockerSocketPath: string | null;
+  metricsMode: MetricsMode;
+  tags: string[];
+  hostKeyFingerprint: string | null;
+  healthStatus: HealthStatus;
+  healthCheckedAt: Date | null;
+  healthMessage: string | null;
+  generation: number;
+  status: Record<string, unknown>;
+  source: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class ServersRepository extends BaseRepository<ServerRow> {
+  constructor(db: Knex) {
+    super(db, 'servers', { servers_env_name_unique: 'A server with this name already exists in this environment' });
+  }
+
+  listByEnvironment(environmentId: string, trx?: Knex.Transaction): Promise<ServerRow[]> {
+    return this.q(trx).where({ environmentId }).orderBy('name') as unknown as Promise<ServerRow[]>;
+  }
+
+  listAll(trx?: Knex.Transaction): Promise<ServerRow[]> {
+    return this.q(trx).orderBy(['environmentId', 'name']) as unknown as Promise<ServerRow[]>;
+  }
+}
+
+/** What the API shows of a server: health grouped, nothing secret (servers hold none). */
+export function toServer(r: ServerRow) {
+  return {
+    id: r.id, environmentId: r.environmentId, name: r.name, hostname: r.hostname, sshPort: r.sshPort,
+    sshUser: r.sshUser, dockerMode: r.dockerMode, dockerSocketPath: r.dockerSocketPath, metricsMode: r.metricsMode,
+    tags: r.tags, hostKeyFingerprint: r.hostKeyFingerprint,
+    health: { status: r.healthStatus, checkedAt: r.healthCheckedAt, message: r.healthMessage },
+    generation: r.generation, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
+  };
+}

@@ -1,0 +1,127 @@
+import type { Knex } from 'knex';
+import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
+import { toDeployment, type DeploymentRow } from './deployments.js';
+
+export interface HealthCheck {
+  test: string[];
+  intervalSec?: number;
+  timeoutSec?: number;
+  retries?: number;
+  startPeriodSec?: number;
+}
+
+export interface ServiceRow {
+  id: string;
+  environmentId: string;
+  name: string;
+  containerImageId: string | null;
+  /** The desired tag; deployments record the tag they actually run. */
+  imageTag: string | null;
+  type: string | null;
+  env: Record<string, string>;
+  ports: string[];
+  volumes: string[];
+  command: string[] | null;
+  healthCheck: HealthCheck | null;
+  composeTemplate: string | null;
+  generation: number;
+  status: Record<string, unknown>;
+  source: Record<string, unknown>;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** Spec fields of a service: a change to any of them bumps `generation`. */
+export const SERVICE_SPEC_FIELDS = [
+  'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
+] as const;
+export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
+
+const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck']);
+
+/** jsonb columns are written as JSON text (knex would otherwise send arrays as PostgreSQL arrays). */
+function toColumns(spec: ServiceSpec): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(spec)) {
+    if (v === undefined) continue;
+    out[k] = JSON_FIELDS.has(k) && v !== null ? JSON.stringify(v) : v;
+  }
+  return out;
+}
+
+export interface ServiceListFilter {
+  environmentId: string;
+  type?: string;
+  containerImageId?: string;
+}
+
+export class ServicesRepository extends BaseRepository<ServiceRow> {
+  constructor(db: Knex) {
+    super(db, 'services', {
+      services_env_name_unique: 'A service with this name already exists in the environment',
+      services_container_image_id_foreign: 'The container image does not exist',
+    });
+  }
+
+  async create(environmentId: string, spec: ServiceSpec, trx?: Knex.Transaction): Promise<ServiceRow> {
+    return this.insert({ environmentId, ...toColumns(spec) } as Partial<ServiceRow>, trx);
+  }
+
+  /**
+   * Writes spec fields and bumps the generation when any of them really changed (the engine and
+   * the drift reconciler compare generations). Unchanged values leave the row untouched.
+   */
+  async updateSpec(current: ServiceRow, spec: ServiceSpec, trx?: Knex.Transaction): Promise<{ row: ServiceRow; changed: string[] }> {
+    const changed = SERVICE_SPEC_FIELDS.filter((f) => spec[f] !== undefined && JSON.stringify(spec[f]) !== JSON.stringify(current[f]));
+    if (!changed.length) return { row: current, changed };
+    const values = toColumns(Object.fromEntries(changed.map((f) => [f, spec[f]])) as ServiceSpec);
+    const row = await this.update(current.id, { ...values, generation: this.nextGeneration() } as Partial<ServiceRow>, trx);
+    return { row: row!, changed };
+  }
+
+  async listFiltered(filter: ServiceListFilter, page: PageQuery, trx?: Knex.Transaction): Promise<Page<ServiceRow>> {
+    const where: Partial<ServiceRow> = { environmentId: filter.environmentId };
+    if (filter.type !== undefined) where.type = filter.type;
+    if (filter.containerImageId !== undefined) where.containerImageId = filter.containerImageId;
+    return this.list(where, page, 'name', trx);
+  }
+
+  /** Every service of an environment, by name (dependency graphs, plans). */
+  listByEnvironment(environmentId: string, trx?: Knex.Transaction): Promise<ServiceRow[]> {
+    return this.q(trx).where({ environmentId }).orderBy('name') as Promise<ServiceRow[]>;
+  }
+
+  listByIds(ids: string[], trx?: Knex.Transaction): Promise<ServiceRow[]> {
+    return this.q(trx).whereIn('id', ids).orderBy('name') as Promise<ServiceRow[]>;
+  }
+
+  listByImage(containerImageId: string, trx?: Knex.Transaction): Promise<ServiceRow[]> {
+    return this.q(trx).where({ containerImageId }).orderBy('name') as Promise<ServiceRow[]>;
+  }
+
+  async countByType(environmentId: string, trx?: Knex.Transaction): Promise<{ type: string | null; count: number }[]> {
+    const rows = await this.q(trx).where({ environmentId }).select('type').count({ count: '*' }).groupBy('type').orderBy('type');
+    return (rows as unknown as { type: string | null; count: number }[]).map((r) => ({ type: r.type, count: Number(r.count) }));
+  }
+
+  async countUsingType(type: string, trx?: Knex.Transaction): Promise<number> {
+    const [{ count }] = await this.q(trx).where({ type }).count({ count: '*' });
+    return Number(count);
+  }
+
+  /** Records the tag a successful deploy put in place (status only: no generation bump). */
+  async recordDeployedTag(id: string, imageTag: string, trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where('id', id).update({ imageTag, updatedAt: this.db.fn.now() } as never);
+  }
+}
+
+/** What the API shows of a service; `deployments` when the caller loaded them. */
+export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
+  return {
+    id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
+    imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, generation: s.generation,
+    status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
+    ...(deployments && { deployments: deployments.map(toDeployment) }),
+  };
+}

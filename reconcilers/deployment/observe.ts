@@ -1,0 +1,36 @@
+// Reads desired and actual state of deployments for the pure plan(): the database for desired,
+// the server (Docker API, compose file on disk) for actual.
+import type { Services } from '../../controller/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { composeFileHash } from '../../controller/deploy/deploy-deployment.js';
+import { MANAGED_ROOT } from '../../controller/deploy/compose/compose-path-rules.js';
+import { MISSING, type ActualContainer, type DesiredDeployment } from './plan.js';
+
+export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredDeployment> {
+  const service = await s.services.findById(d.serviceId);
+  const image = service?.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  const managed = !!d.composePath?.startsWith(`${MANAGED_ROOT}/`);
+  const [env, compose] = managed
+    ? await Promise.all([s.plans.artifacts.latest(d.id, 'env'), s.plans.artifacts.latest(d.id, 'compose')])
+    : [undefined, undefined];
+  return {
+    deploymentId: d.id, containerName: d.containerName,
+    image: image && d.imageTag ? `${image.imageName}:${d.imageTag}` : null,
+    imageId: d.imageDigest, envHash: env?.sha256 ?? null, composeHash: compose?.sha256 ?? null,
+  };
+}
+
+export async function actualOf(s: Services, d: DeploymentRow): Promise<ActualContainer> {
+  const docker = await s.hosts.docker(d.serverId);
+  let c;
+  try {
+    c = await docker.getContainer(d.containerName).inspect();
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return MISSING;
+    throw e;
+  }
+  return {
+    exists: true, running: c.State.Running, state: c.State.Status, image: c.Config.Image, imageId: c.Image,
+    labels: c.Config.Labels ?? {}, composeHash: await composeFileHash(s, d),
+  };
+}

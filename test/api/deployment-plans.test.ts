@@ -1,0 +1,176 @@
+// The plan, deploy, compose and drift routes against a real service and database. The servers
+// here cannot be reached (127.0.0.1 port 1): anything that would touch one fails cleanly.
+import { expect } from 'chai';
+import { utils } from 'ssh2';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import type { Services } from '../../controller/services.js';
+
+describe('deployment plan, deploy, compose and drift routes', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let s: Services;
+  let admin: HttpClient;
+  let viewer: HttpClient;
+  let envId: string;
+  let otherEnvId: string;
+  let api: { id: string };
+  let web: { id: string };
+  let webDep: { id: string };
+  let serverId: string;
+
+  const wait = async (planId: string) => {
+    for (;;) {
+      const p = (await admin.get(`/api/deployment-plans/${planId}`)).body;
+      if (!['pending', 'running', 'rolling_back'].includes(p.status)) return p;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  };
+
+  before(async () => {
+    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
+    s = svc.services;
+    admin = await bootstrapAdmin(svc.http);
+    viewer = (await userWithRole(admin, 'viewer')).client;
+    envId = (await createEnvironment(admin)).id;
+    otherEnvId = (await createEnvironment(admin)).id;
+    const key = utils.generateKeyPairSync('ed25519').private;
+    await s.db('environments').where({ id: envId }).update({ sshPrivateKeySealed: s.secretBox.seal(key) });
+    serverId = (await s.servers.insert({ environmentId: envId, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never)).id;
+    const image = await s.containerImages.insert({ environmentId: envId, imageName: 'registry.test:5000/acme/web' } as never);
+    api = await s.services.create(envId, { name: 'api', containerImageId: image.id, imageTag: 'v1', env: { SECRET_ISH: 'plain-value-42' } });
+    web = await s.services.create(envId, { name: 'web', containerImageId: image.id, imageTag: 'v1' });
+    await s.db('service_dependencies').insert({ serviceId: web.id, dependsOnServiceId: api.id });
+    await s.deployments.create(api.id, envId, { serverId, containerName: 'api-1' });
+    webDep = await s.deployments.create(web.id, envId, { serverId, containerName: 'web-1' });
+  });
+  after(() => svc.stop());
+
+  it('creates a plan with services expanded to deployments in dependency order', async () => {
+    const res = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v2' }, { serviceId: api.id }] });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body).to.include({ status: 'pending', autoRollback: true, strategy: 'rolling' });
+    expect(res.body.steps.map((x: { containerName: string; imageTag: string }) => `${x.containerName}:${x.imageTag}`)).to.deep.equal(['api-1:v1', 'web-1:v2']);
+    const list = await viewer.get(`/api/environments/${envId}/deployment-plans?limit=1`);
+    expect(list.status).to.equal(200);
+    expect(list.body).to.include({ total: 1, limit: 1, offset: 0 });
+  });
+
+  it('refuses a dependency cycle, a foreign service, a bad tag and unknown fields with VALIDATION_ERROR', async () => {
+    await s.db('service_dependencies').insert({ serviceId: api.id, dependsOnServiceId: web.id });
+    const cyc = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id }, { serviceId: api.id }] });
+    await s.db('service_dependencies').where({ serviceId: api.id }).delete();
+    expect(cyc.status).to.equal(400);
+    expect(cyc.body.code).to.equal('VALIDATION_ERROR');
+    expect(cyc.body.message).to.match(/cycle: (api -> web -> api|web -> api -> web)/i);
+    const foreign = await admin.post(`/api/environments/${otherEnvId}/deployment-plans`, { items: [{ serviceId: web.id }] });
+    expect(foreign.status).to.equal(400);
+    const badTag = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v1;id' }] });
+    expect(badTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'items/0/imageTag' });
+    const unknown = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id }], bogus: 1 });
+    expect(unknown.body).to.include({ code: 'VALIDATION_ERROR', field: 'bogus' });
+  });
+
+  it('answers 404 for an unknown plan and 403 to a viewer writing', async () => {
+    expect((await admin.get('/api/deployment-plans/00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+    const created = await viewer.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id }] });
+    expect(created.body.code).to.equal('FORBIDDEN_ROLE');
+  });
+
+  it('previews a pending plan without changing it, cancels it, then refuses execute and cancel with CONFLICT; rollback of a pending plan too', async () => {
+    const plan = (await admin.get(`/api/environments/${envId}/deployment-plans`)).body.items[0];
+    expect((await admin.post(`/api/deployment-plans/${plan.id}/rollback`)).body.code).to.equal('CONFLICT');
+    const dry = await admin.post(`/api/deployment-plans/${plan.id}/execute`, { dryRun: true });
+    expect(dry.status, dry.text).to.equal(200);
+    expect(dry.body.steps[0]).to.include({ containerName: 'api-1', mode: 'direct', currentImageTag: null, imageTag: 'v1' });
+    expect((await admin.get(`/api/deployment-plans/${plan.id}`)).body.status).to.equal('pending');
+    const cancel = await admin.post(`/api/deployment-plans/${plan.id}/cancel`);
+    expect(cancel.body.status).to.equal('cancelled');
+    expect(cancel.body.steps.map((x: { status: string }) => x.status)).to.deep.equal(['cancelled', 'cancelled']);
+    for (const action of ['execute', 'cancel']) {
+      const res = await admin.post(`/api/deployment-plans/${plan.id}/${action}`);
+      expect(res.status, action).to.equal(409);
+      expect(res.body.code).to.equal('CONFLICT');
+    }
+  });
+
+  it('refuses a container name that would break a shell before anything runs', async () => {
+    await s.db('deployments').where({ id: webDep.id }).update({ containerName: 'web;rm -rf /' });
+    const res = await admin.post(`/api/services/${web.id}/deployments/${webDep.id}/deploy`, { dryRun: true });
+    const exec = await admin.post(`/api/services/${web.id}/deploy`, {});
+    await s.db('deployments').where({ id: webDep.id }).update({ containerName: 'web-1' });
+    expect(res.body).to.include({ code: 'VALIDATION_ERROR', field: 'containerName' });
+    expect(exec.body).to.include({ code: 'VALIDATION_ERROR', field: 'containerName' });
+    // the refused plan was discarded, not left pending
+    expect(await s.db('deployment_plans').where({ status: 'pending' }).count({ n: '*' })).to.deep.equal([{ n: 0 }]);
+    await s.db('deployments').where({ id: webDep.id }).update({ composePath: '/srv/../etc/compose.yml' });
+    const path = await admin.post(`/api/services/${web.id}/deployments/${webDep.id}/deploy`, { dryRun: true });
+    await s.db('deployments').where({ id: webDep.id }).update({ composePath: null });
+    expect(path.body).to.include({ code: 'VALIDATION_ERROR', field: 'composePath' });
+  });
+
+  it('fails the steps of an unreachable server with a clear message; with autoRollback it ends rolled_back', async () => {
+    const res = await admin.post(`/api/services/${web.id}/deploy`, { imageTag: 'v2' });
+    expect(res.status, res.text).to.equal(202);
+    const plan = await wait(res.body.id);
+    expect(plan.status).to.equal('rolled_back');
+    expect(plan.steps[0].error).to.match(/unreachable/);
+    expect(plan.steps[0].log).to.match(/nothing had changed on the server/);
+    expect((await s.services.findById(web.id))!.imageTag).to.equal('v1');
+    const off = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v2' }], autoRollback: false, execute: true });
+    expect((await wait(off.body.id)).status).to.equal('failed');
+    const hist = await viewer.get(`/api/services/${web.id}/deployments-history`);
+    expect(hist.body.total).to.equal(2);
+    expect(hist.body.items[0]).to.include({ status: 'failed', imageTag: 'v2' });
+  });
+
+  it('answers 503 for logs and restart of a deployment whose server is unreachable, and 404 for another service\'s deployment', async () => {
+    expect((await viewer.get(`/api/services/${web.id}/deployments/${webDep.id}/logs`)).status).to.equal(503);
+    expect((await admin.post(`/api/services/${web.id}/deployments/${webDep.id}/restart`)).body.code).to.equal('SERVICE_UNAVAILABLE');
+    expect((await viewer.get(`/api/services/${api.id}/deployments/${webDep.id}/logs`)).status).to.equal(404);
+  });
+
+  it('reports drift of an unreachable server as unknown with the reason', async () => {
+    await s.db('deployments').where({ id: webDep.id }).update({ imageTag: 'v1' });
+    const res = await viewer.get(`/api/servers/${serverId}/drift`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.unreachable).to.equal(1);
+    expect(res.body.items.find((i: { deploymentId: string }) => i.deploymentId === webDep.id)).to.include({ drifted: null });
+    expect((await viewer.get(`/api/environments/${envId}/drift`)).body.driftPolicy).to.equal('warn');
+  });
+
+  it('gets, validates, sets and deletes the compose template', async () => {
+    expect((await viewer.get(`/api/services/${web.id}/compose`)).body).to.include({ composeTemplate: null, generated: true });
+    const bad = await admin.put(`/api/services/${web.id}/compose`, { composeTemplate: 'services:\n  web:\n    image: x\n' });
+    expect(bad.body).to.include({ code: 'VALIDATION_ERROR', field: 'containerName' });
+    expect(bad.body.message).to.include('"web-1"');
+    const ok = await admin.put(`/api/services/${web.id}/compose`, { composeTemplate: 'services:\n  "{{containerName}}":\n    image: x\n    mem_limit: 64m\n' });
+    expect(ok.status, ok.text).to.equal(200);
+    const preview = await viewer.get(`/api/services/${web.id}/compose/preview?imageTag=v3`);
+    expect(preview.status, preview.text).to.equal(200);
+    expect(preview.body.items[0].compose.content).to.include('mem_limit: 64m').and.include('registry.test:5000/acme/web:v3');
+    expect((await admin.delete(`/api/services/${web.id}/compose`)).status).to.equal(204);
+    expect((await viewer.get(`/api/services/${web.id}/compose`)).body.generated).to.equal(true);
+  });
+
+  it('previews compose and env per deployment without putting env values in the compose document', async () => {
+    const res = await viewer.get(`/api/services/${api.id}/compose/preview`);
+    const item = res.body.items[0];
+    expect(item.compose.content).to.not.include('plain-value-42');
+    expect(item.env.content).to.equal('SECRET_ISH=plain-value-42\n');
+    expect((await viewer.get(`/api/services/${api.id}/deployments/${item.deploymentId}/artifacts`)).body.total).to.equal(0);
+  });
+
+  it('opens the plan SSE stream with a snapshot of the plan', async () => {
+    const plan = (await admin.get(`/api/environments/${envId}/deployment-plans`)).body.items[0];
+    const ac = new AbortController();
+    const res = await fetch(`${svc.url}/api/deployment-plans/${plan.id}/events`, { headers: { authorization: `Bearer ${admin.token}` }, signal: ac.signal });
+    const reader = res.body!.getReader();
+    let text = '';
+    while (!text.includes('\n\nevent: plan.updated')) text += new TextDecoder().decode((await reader.read()).value);
+    ac.abort();
+    expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
+    expect(text).to.match(/event: plan\.updated\nid: \d+\ndata: \{"planId":/);
+  });
+});

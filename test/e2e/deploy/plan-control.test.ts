@@ -1,0 +1,126 @@
+import { expect } from 'chai';
+import { addService, cleanup, containerImage, httpBody, startWorld, waitPlan, type World } from './deploy-world.js';
+
+describe('controlling deployment plans on the fleet (e2e)', function () {
+  this.timeout(180_000);
+  let w: World;
+  let app: Awaited<ReturnType<typeof addService>>;
+  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+  before(async () => {
+    w = await startWorld();
+    // autoManageCompose stays off: these deployments are recreated directly through the Docker API
+    app = await addService(w, 'app', { servers: ['s1', 's2', 's3'], env: { MODE: 'direct' } });
+    const first = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v1', strategy: 'parallel' });
+    expect(first.body.status, first.text).to.equal('succeeded');
+  });
+  after(() => cleanup(w));
+
+  it('keeps env, labels and restart policy when it recreates a container directly with a new tag', async () => {
+    const res = await w.admin.post(`/api/services/${app.service.id}/deployments/${app.deployments[0].id}/deploy?wait=true`, { imageTag: 'v2' });
+    expect(res.body.status, res.text).to.equal('succeeded');
+    const name = app.deployments[0].containerName;
+    expect(await httpBody('s1', name)).to.include('web v2');
+    const { serverExec } = await import('../../fleet/fleet.js');
+    const inspect = JSON.parse(await serverExec('s1', ['docker', 'inspect', name]))[0];
+    expect(inspect.Config.Env).to.include('MODE=direct');
+    expect(inspect.Config.Env).to.include('VERSION=v2');
+    expect(inspect.HostConfig.RestartPolicy.Name).to.equal('unless-stopped');
+    expect(inspect.Config.Labels['stevedore.deployment-id']).to.equal(app.deployments[0].id);
+    expect(await containerImage('s2', app.deployments[1].containerName)).to.match(/web:v1 running$/);
+  });
+
+  it('previews a dry run and changes nothing', async () => {
+    const plans = await w.s.db('deployment_plans').count({ n: '*' });
+    const res = await w.admin.post(`/api/environments/${w.envId}/deployment-plans`, { items: [{ serviceId: app.service.id, imageTag: 'v2' }], dryRun: true });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.steps).to.have.length(3);
+    expect(res.body.steps[1].actions[1]).to.match(/recreate container .* through the Docker API/);
+    expect(await w.s.db('deployment_plans').count({ n: '*' })).to.deep.equal(plans);
+    const created = await w.admin.post(`/api/environments/${w.envId}/deployment-plans`, { items: [{ serviceId: app.service.id, imageTag: 'v2' }] });
+    const dry = await w.admin.post(`/api/deployment-plans/${created.body.id}/execute?dryRun=true`);
+    expect(dry.status, dry.text).to.equal(200);
+    expect((await w.admin.get(`/api/deployment-plans/${created.body.id}`)).body.status).to.equal('pending');
+    expect(await containerImage('s2', app.deployments[1].containerName)).to.match(/web:v1 running$/);
+    await w.admin.post(`/api/deployment-plans/${created.body.id}/cancel`);
+  });
+
+  it('cancels a running plan before its next step and ends it cancelled', async () => {
+    const created = await w.admin.post(`/api/environments/${w.envId}/deployment-plans`, { items: [{ serviceId: app.service.id, imageTag: 'v2' }], execute: true });
+    expect(created.status, created.text).to.equal(201);
+    for (;;) {
+      const p = (await w.admin.get(`/api/deployment-plans/${created.body.id}`)).body;
+      if (p.steps.some((x: { status: string }) => x.status !== 'pending')) break;
+      await sleep(50);
+    }
+    const cancel = await w.admin.post(`/api/deployment-plans/${created.body.id}/cancel`);
+    expect(cancel.status, cancel.text).to.equal(200);
+    const plan = await waitPlan(w, created.body.id);
+    expect(plan.status).to.equal('cancelled');
+    const statuses = plan.steps.map((x: { status: string }) => x.status);
+    expect(statuses[0]).to.equal('succeeded');
+    expect(statuses.at(-1)).to.equal('cancelled');
+    expect(statuses).to.not.include('running');
+    const again = await w.admin.post(`/api/deployment-plans/${created.body.id}/execute`);
+    expect(again.status).to.equal(409);
+  });
+
+  it('rolls a finished plan back by hand to the previous tag of every deployment it touched', async () => {
+    const res = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v2', strategy: 'parallel' });
+    expect(res.body.status, res.text).to.equal('succeeded');
+    expect(await httpBody('s3', app.deployments[2].containerName)).to.include('web v2');
+    const rb = await w.admin.post(`/api/deployment-plans/${res.body.id}/rollback?wait=true`);
+    expect(rb.status, rb.text).to.equal(200);
+    expect(rb.body.status).to.equal('rolled_back');
+    // s1 ran v2 before this plan as well, so its previous tag is v2
+    expect(await httpBody('s1', app.deployments[0].containerName)).to.include('web v2');
+    expect(await httpBody('s3', app.deployments[2].containerName)).to.include('web v1');
+  });
+
+  it('streams plan.step and plan.updated events until the plan finishes', async () => {
+    const created = await w.admin.post(`/api/environments/${w.envId}/deployment-plans`, {
+      items: [{ serviceId: app.service.id, imageTag: 'v1' }], strategy: 'parallel',
+    });
+    const ac = new AbortController();
+    const res = await fetch(`${w.svc.url}/api/deployment-plans/${created.body.id}/events`, { headers: { authorization: `Bearer ${w.admin.token}` }, signal: ac.signal });
+    expect(res.headers.get('content-type')).to.match(/text\/event-stream/);
+    const reader = res.body!.getReader();
+    await w.admin.post(`/api/deployment-plans/${created.body.id}/execute`);
+    let text = '';
+    while (!/event: plan\.updated\nid: \d+\ndata: \{[^\n]*"status":"succeeded"/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    expect(text).to.match(/event: plan\.step\nid: \d+\ndata: /);
+    expect(text).to.match(/event: deployment\.updated/);
+    expect(text).to.not.include('MODE=direct');
+    // resume: with Last-Event-ID only later events come back
+    const firstId = Number(/id: (\d+)/.exec(text.split('event: plan.step')[1])![1]);
+    const ac2 = new AbortController();
+    const again = await fetch(`${w.svc.url}/api/deployment-plans/${created.body.id}/events`, {
+      headers: { authorization: `Bearer ${w.admin.token}`, 'last-event-id': String(firstId) }, signal: ac2.signal,
+    });
+    const r2 = again.body!.getReader();
+    let replay = '';
+    while (!/"status":"succeeded"/.test(replay.split('event: plan.updated').at(-1) ?? '') || !replay.includes('event: plan.updated')) {
+      const { value, done } = await r2.read();
+      if (done) break;
+      replay += new TextDecoder().decode(value);
+    }
+    ac2.abort();
+    const ids = [...replay.matchAll(/id: (\d+)/g)].map((m) => Number(m[1]));
+    expect(Math.min(...ids)).to.be.greaterThan(firstId);
+  });
+
+  it('fetches the container logs and restarts a deployment', async () => {
+    const d = app.deployments[1];
+    const logs = await w.admin.get(`/api/services/${app.service.id}/deployments/${d.id}/logs?tail=5`);
+    expect(logs.status, logs.text).to.equal(200);
+    expect(logs.body.lines.map((l: { line: string }) => l.line).join('\n')).to.match(/web v\d listening on :80/);
+    const before = (await containerImage('s2', d.containerName));
+    const r = await w.admin.post(`/api/services/${app.service.id}/deployments/${d.id}/restart`);
+    expect(r.status, r.text).to.equal(200);
+    expect(await containerImage('s2', d.containerName)).to.equal(before);
+  });
+});

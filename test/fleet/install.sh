@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# install.sh - install the Debian packages the test fleet needs, only those missing.
+# Idempotent and fast (no apt call at all) when everything is present; CI runs it on fresh machines.
+set -euo pipefail
+export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
+# command -> package that provides it
+declare -A need=(
+  [dockerd]=docker.io [sshd]=openssh-server [ssh]=openssh-client [ssh-keygen]=openssh-client
+  [docker-registry]=docker-registry [docker-compose]=docker-compose [curl]=curl [htpasswd]=apache2-utils
+  [ip]=iproute2 [nsenter]=util-linux [unshare]=util-linux [flock]=util-linux [ss]=iproute2
+)
+missing=()
+for c in "${!need[@]}"; do command -v "$c" >/dev/null 2>&1 || missing+=("${need[$c]}"); done
+# busybox must be the static one: it is copied into a scratch image
+{ [ -x /bin/busybox ] && ! ldd /bin/busybox >/dev/null 2>&1; } || missing+=(busybox-static)
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || missing+=(postgresql)
+if [ ${#missing[@]} -eq 0 ]; then echo "install.sh: all fleet packages present"; exit 0; fi
+mapfile -t missing < <(printf '%s\n' "${missing[@]}" | sort -u)
+echo "install.sh: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+# Debian's postgresql package starts a cluster on 5432 we do not use; the fleet runs its own.
