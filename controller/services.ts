@@ -14,6 +14,7 @@ import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
 import { SmtpService } from './admin/smtp.js';
+import { Deliveries } from './delivery/index.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
@@ -57,6 +58,8 @@ export interface Services {
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
   systemSettings: SystemSettings;
   smtp: SmtpService;
+  /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
+  deliveries: Deliveries;
   servers: ServersRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
@@ -71,6 +74,7 @@ export interface Services {
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const hosts = new HostAccess(db, secretBox, logger);
+  const events = new EventBus(db, databaseUrl, logger);
   const services = {
     config,
     db,
@@ -87,7 +91,8 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
-    events: new EventBus(db, databaseUrl, logger),
+    events,
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     registries: new RegistriesRepository(db),

@@ -11,6 +11,10 @@ import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
 import serviceAccountRoutes from './service-accounts.js';
 import auditLogRoutes from './audit-logs.js';
+import incomingWebhookRoutes from './webhooks-incoming.js';
+import outgoingWebhookRoutes from './webhooks-outgoing.js';
+import notificationRoutes from './notifications.js';
+import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import composeRoutes from './compose.js';
@@ -30,7 +34,6 @@ import configAssetRoutes from './config-assets.js';
 import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
-import serverRoutes from './servers.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -39,6 +42,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...authRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
+    // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
+    ...chatChannelRoutes(s),
     ...settingsRoutes(s),
     ...registryRoutes(s),
     ...systemSettingsRoutes(s),
@@ -46,6 +51,9 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...tokenRoutes(s),
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
+    ...incomingWebhookRoutes(s),
+    ...outgoingWebhookRoutes(s),
+    ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
     ...deployRoutes(s),
     ...composeRoutes(s),
@@ -65,6 +73,5 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configAttachmentRoutes(s),
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
-    ...serverRoutes(s),
   ];
 }

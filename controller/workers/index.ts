@@ -19,6 +19,14 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'deployment-drift', start: startDriftWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
+  {
+    // Notification fan-out and the webhook/chat/email outbox.
+    name: 'deliveries',
+    async start(s) {
+      await s.deliveries.start();
+      return () => s.deliveries.stop();
+    },
+  },
   // last: its start-up apply hands changed services to the plan engine started above
   { name: 'manifest-watcher', start: startManifestWatcher },
 ];
