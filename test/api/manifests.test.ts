@@ -103,6 +103,14 @@ describe('manifests routes', () => {
     expect(other.status, other.text).to.equal(200);
     const del = await admin.delete(`/api/environments/${envId}`);
     expect(del.status).to.equal(409);
+    const logLevel = (await admin.get(`/api/environments/${envId}/vars`)).body.items.find((v: any) => v.key === 'LOG_LEVEL');
+    const varPatch = await admin.patch(`/api/vars/${logLevel.id}`, { value: 'debug' });
+    expect(varPatch.status, varPatch.text).to.equal(409);
+    expect(varPatch.body.hint).to.include('config.yaml');
+    const api = (await admin.get(`/api/environments/${envId}/services`)).body.items.find((s: any) => s.name === 'api');
+    const depDelete = await admin.delete(`/api/services/${api.id}/deployments/${api.deployments[0].id}`);
+    expect(depDelete.status, depDelete.text).to.equal(409);
+    expect(depDelete.body.hint).to.include('services.yaml');
   });
 
   it('a broken folder applies nothing and reports every error with file, line and path', async () => {
