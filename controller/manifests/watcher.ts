@@ -1,3 +1,4 @@
+import { relative, resolve, sep } from 'node:path';
 import { watch } from 'chokidar';
 import type { Services } from '../services.js';
 import { runApply } from './run-apply.js';
@@ -6,15 +7,20 @@ import { manifestsStatusOf } from './status.js';
 /** Quiet time after the last change before applying: a git pull of 20 files gives one apply. */
 export const DEBOUNCE_MS = 250;
 
-const relevant = (path: string) => /\.ya?ml$/i.test(path) || path.includes('.git');
+const relevant = (path: string) => /\.ya?ml$/i.test(path);
+/**
+ * Hidden folders (.git above all: thousands of objects) and node_modules are not watched; a
+ * pull changes the YAML files themselves, and the commit is read when the apply runs.
+ */
+const skipped = (root: string, path: string) => relative(root, resolve(path)).split(sep).some((p) => p.startsWith('.') && p !== '..' || p === 'node_modules');
 
 /**
  * Watches MANIFESTS_DIR and applies it after each burst of changes (and once at start-up).
  * Applies never overlap: a change during an apply schedules exactly one more afterwards.
  */
 export async function startManifestWatcher(s: Services): Promise<(() => Promise<void>) | void> {
-  const dir = s.config.manifestsDir;
-  if (!dir) return;
+  if (!s.config.manifestsDir) return;
+  const dir = resolve(s.config.manifestsDir);
   const status = manifestsStatusOf(s);
   let timer: NodeJS.Timeout | null = null;
   let running: Promise<void> | null = null;
@@ -53,7 +59,7 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
 
   const watcher = watch(dir, {
     ignoreInitial: true,
-    ignored: (path, stats) => !!stats?.isFile() && !relevant(path),
+    ignored: (path, stats) => skipped(dir, path) || (!!stats?.isFile() && !relevant(path)),
   });
   watcher.on('all', (_event, path) => {
     if (relevant(path)) schedule();
