@@ -4,6 +4,7 @@ import { desiredStates } from './desired.js';
 import { loadManifests } from './load.js';
 import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
+import { servicesAffectedByConfig } from './affected-services.js';
 import type { ManifestError, ManifestFile } from './types.js';
 import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
@@ -83,6 +84,14 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
       }, trx);
     }
     for (const d of dependencySyncs) await syncDependencies(w, d);
+    // Configuration a service uses changed: redeploy it (the desired objects hold the new state).
+    const already = new Set(result.changedServices.map((c) => c.id));
+    for (const name of servicesAffectedByConfig(changes, desired.objects)) {
+      const [env, svc] = name.split('/');
+      const id = snap.ids.get(`${env}/Service/${svc}`);
+      const d = want.get(stateKey({ kind: 'Service', environment: env, name: svc }));
+      if (id && d && !already.has(id)) result.changedServices.push({ id, environmentId: snap.envIds.get(env)!, name: svc, imageTag: d.fields.imageTag as string });
+    }
     return result;
   });
 }

@@ -90,6 +90,16 @@ describe('manifests routes', () => {
     }]);
   });
 
+  it('a changed var is deployed to the services that use it', async () => {
+    const res = await admin.post('/api/manifests/diff', { files: edit(files, 'config.yaml', '  value: info', '  value: debug') });
+    expect(res.body.changes.map((c: any) => `${c.action} ${c.kind} ${c.name}`)).to.deep.equal(['update Var LOG_LEVEL']);
+    const applied = await admin.post('/api/manifests/apply', { files: edit(files, 'config.yaml', '  value: info', '  value: debug') });
+    expect(applied.body.plans).to.have.length(1);
+    const steps = await svc.services.db('plan_steps as p').join('services as s', 's.id', 'p.service_id').where('p.plan_id', applied.body.plans[0]).distinct('s.name');
+    expect(steps.map((r: any) => r.name)).to.deep.equal(['api']);
+    expect((await admin.post('/api/manifests/apply', { files })).body.plans).to.have.length(1);
+  });
+
   it('an API write to a manifest-owned field is 409 CONFLICT naming the file; other fields stay writable', async () => {
     const server = (await admin.get(`/api/environments/${envId}/services`)).body.items.find((s: any) => s.name === 'web');
     const res = await admin.patch(`/api/services/${server.id}`, { imageTag: 'v9' });
