@@ -2,7 +2,7 @@ import { conflict } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from './route.js';
 
 /** API body fields that are named differently in manifests. */
-const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry' };
+const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry', privateKey: 'sshPrivateKey' };
 /** Sub-collection actions (POST /api/{kind}/{id}/{sub}) that change a manifest-owned list. */
 const OWNED_LISTS: Record<string, string> = { deployments: 'deployments', dependencies: 'dependsOn' };
 
@@ -36,6 +36,8 @@ export function assertNotManifestOwned(spec: RouteSpec, params: Record<string, s
     if (hit.length) throw refuse(source.path, hit);
   } else if (spec.method === 'DELETE' && /\}$/.test(spec.path)) {
     throw refuse(source.path, []);
+  } else if (spec.method === 'DELETE' && spec.path.endsWith('/ssh-key') && owned.has('sshPrivateKey')) {
+    throw refuse(source.path, ['sshPrivateKey']);
   } else if (spec.method === 'POST') {
     const sub = /^\/api\/[a-z-]+\/\{id\}\/([a-z-]+)$/.exec(spec.path)?.[1];
     if (sub && OWNED_LISTS[sub] && owned.has(OWNED_LISTS[sub])) throw refuse(source.path, [OWNED_LISTS[sub]]);

@@ -30,6 +30,8 @@ export interface ApplyResult {
   changedServices: Array<{ id: string; environmentId: string; name: string; imageTag: string }>;
   /** Deployments removed (service pruned, or dropped from spec.deployments): their containers go after commit. */
   removedDeployments: Array<Record<string, any>>;
+  /** Environments whose SSH key changed: pooled connections must be dropped after commit. */
+  sshKeyChanged: string[];
 }
 
 // Fields of a service whose change means its containers must be redeployed.
@@ -51,7 +53,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests)];
-    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [] };
+    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
     const changes = diffStates(desired.objects, snap.objects, { prune });
     const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
@@ -71,6 +73,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
       else if (c.action === 'update') await updateObject(w, d!, a!.id!, fieldNames);
       else if (c.action === 'delete') await deleteObject(w, c.kind, a!.id!);
       if (c.action === 'orphan') continue;
+      if (c.kind === 'Environment' && c.action === 'update' && fieldNames.includes('sshPrivateKey')) result.sshKeyChanged.push(id!);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.includes('dependsOn'))) dependencySyncs.push(d);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.some((f) => DEPLOYED_FIELDS.has(f)))) {
         result.changedServices.push({ id: id!, environmentId: snap.envIds.get(d.environment!)!, name: d.name, imageTag: d.fields.imageTag as string });

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
+import { parsePrivateKey } from '../servers/ssh-key.js';
 import type { ObjectState } from './state.js';
 import type { Manifest, ManifestError } from './types.js';
 
@@ -11,6 +12,16 @@ export interface SecretSources {
   env: Record<string, string | undefined>;
   /** Base of relative valueFrom.file paths; null: file references are refused. */
   baseDir: string | null;
+}
+
+/** The key must parse, so a wrong file is an error of the folder and not a deploy failure later. */
+function checkSshKey(value: string): string | null {
+  try {
+    parsePrivateKey(value);
+    return null;
+  } catch (e) {
+    return `not a usable SSH private key: ${(e as Error).message}`;
+  }
 }
 
 const SERVICE_DEFAULTS = { type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null };
@@ -42,15 +53,18 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
     const fields: Record<string, unknown> = {};
     const secretValues: Record<string, string> = {};
     let name = m.metadata.name;
-    const setSecret = (field: string, path: string[], ref: { env?: string; file?: string }) => {
+    const setSecret = (field: string, path: string[], ref: { env?: string; file?: string }, check?: (v: string) => string | null) => {
       const value = readSecret(m, path, ref);
       if (value === undefined) return;
+      const problem = check?.(value);
+      if (problem) return void errors.push({ file: m.file, ...m.positionOf(path), path: path.join('/'), message: problem });
       secretValues[field] = value;
       fields[field] = secretDigest(value);
     };
     switch (m.kind) {
       case 'Environment':
         if ('description' in spec) fields.description = spec.description;
+        if (spec.sshPrivateKey) setSecret('sshPrivateKey', ['spec', 'sshPrivateKey', 'valueFrom'], spec.sshPrivateKey.valueFrom, checkSshKey);
         for (const [module, values] of Object.entries(spec.settings ?? {})) {
           for (const [k, v] of Object.entries(values as object)) fields[`settings.${module}.${k}`] = v;
         }

@@ -27,6 +27,8 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
       s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });
     }
   }
+  // Pooled connections still hold the old key.
+  if (result.ok && !result.dryRun) for (const id of result.sshKeyChanged) s.hosts.invalidateEnvironment(id);
   // After commit and off the request: removing containers talks to servers.
   if (result.ok && !result.dryRun && result.removedDeployments.length) void removeContainers(s, result.removedDeployments);
   if (!result.dryRun) {

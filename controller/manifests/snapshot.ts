@@ -44,7 +44,7 @@ export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox):
   const open = (enc: string | null) => (enc ? secretDigest(box.open(enc)) : null);
 
   for (const e of envs) {
-    const fields: Record<string, unknown> = { description: e.description };
+    const fields: Record<string, unknown> = { description: e.description, sshPrivateKey: open(e.sshPrivateKeySealed) };
     for (const [module, def] of [...Object.entries(SETTINGS_MODULES), ['notifications', NOTIFICATIONS_MODULE] as const]) {
       const row = settings.find((s: any) => s.environmentId === e.id && s.module === module);
       for (const [k, v] of Object.entries({ ...def.defaults, ...(row?.values ?? {}) })) fields[`settings.${module}.${k}`] = v;

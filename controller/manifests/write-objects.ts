@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { defaultSettingsRows } from '../settings/environment-settings.js';
+import { parsePrivateKey } from '../servers/ssh-key.js';
 import type { Snapshot } from './snapshot.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
@@ -36,10 +37,17 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
     else if (f === 'image') out.containerImageId = idOf(w, o.environment, 'ContainerImage', v as string);
     else if (f === 'token' || f === 'password') out[`${f}Enc`] = w.box.seal(o.secretValues![f]);
     else if (o.kind === 'Secret' && f === 'value') out.valueSealed = w.box.seal(o.secretValues!.value);
+    else if (f === 'sshPrivateKey') Object.assign(out, sshKeyColumns(w, o.secretValues!.sshPrivateKey));
     else if (f === 'deployments' || f === 'dependsOn' || f === 'configFiles' || f.startsWith('settings.')) continue;
     else out[f] = JSON_COLUMNS.has(f) ? JSON.stringify(v) : v;
   }
   return out;
+}
+
+/** As PUT /api/environments/{envId}/ssh-key stores a key: sealed, with its public half and fingerprint. */
+function sshKeyColumns(w: WriteContext, privateKey: string) {
+  const key = parsePrivateKey(privateKey);
+  return { sshPrivateKeySealed: w.box.seal(privateKey), sshPublicKey: key.publicKey, sshKeyFingerprint: key.fingerprint, sshKeyUpdatedAt: w.trx.fn.now() };
 }
 
 async function environmentDefaults(w: WriteContext, envId: string) {
@@ -53,7 +61,7 @@ export async function createObject(w: WriteContext, o: ObjectState): Promise<str
   const source = JSON.stringify(o.source);
   const fields = Object.keys(o.fields);
   if (o.kind === 'Environment') {
-    const [row] = await w.trx('environments').insert({ name: o.name, description: o.fields.description ?? null, source }).returning('id');
+    const [row] = await w.trx('environments').insert({ name: o.name, source, ...columns(w, o, fields) }).returning('id');
     await w.trx('environment_settings').insert(defaultSettingsRows(row.id));
     await writeSettings(w, row.id, o, fields);
     w.snap.envIds.set(o.name, row.id);

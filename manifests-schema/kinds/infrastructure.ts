@@ -12,7 +12,11 @@ const settings: Schema = object(
 export const environment: KindDefinition = {
   kind: 'Environment', namespaced: false,
   description: 'An environment and its settings. Other objects name it in metadata.environment.',
-  spec: object({ description: nullable(str({ maxLength: 2000 })), settings }),
+  spec: object({
+    description: nullable(str({ maxLength: 2000 })),
+    settings,
+    sshPrivateKey: secretRef('SSH private key (OpenSSH or PEM) used to reach the ssh-mode servers, as PUT /api/environments/{envId}/ssh-key sets it'),
+  }),
 };
 
 export const server: KindDefinition = {

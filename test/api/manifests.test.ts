@@ -5,6 +5,7 @@ import type { HttpClient } from '../support/http-client.js';
 import { edit, exampleFiles } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
 import { execFile } from 'node:child_process';
+import ssh2 from 'ssh2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,6 +33,7 @@ describe('manifests routes', () => {
   before(async () => {
     process.env.DEMO_REGISTRY_PASSWORD = 'registry-pw-123';
     process.env.DEMO_DATABASE_PASSWORD = 'db-pw-456';
+    process.env.DEMO_SSH_PRIVATE_KEY = ssh2.utils.generateKeyPairSync('ed25519').private;
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
     files = await exampleFiles();
@@ -68,6 +70,11 @@ describe('manifests routes', () => {
     const audit = await svc.services.db('audit_logs').where({ action: 'manifest.create' });
     expect(audit).to.have.length(11);
     expect(audit.every((a: any) => a.details.source === 'manifest' && typeof a.details.path === 'string')).to.equal(true);
+    const row = await svc.services.db('environments').where({ id: envId }).first();
+    expect(row.sshKeyFingerprint).to.match(/^SHA256:/);
+    const sshKey = await admin.put(`/api/environments/${envId}/ssh-key`, { privateKey: process.env.DEMO_SSH_PRIVATE_KEY });
+    expect(sshKey.status, sshKey.text).to.equal(409);
+    expect(sshKey.body.hint).to.include('environment.yaml');
     const sealed = await svc.services.db('secrets').first('valueSealed');
     expect(sealed.valueSealed).not.to.include('db-pw-456');
     expect(JSON.stringify(audit)).not.to.include('db-pw-456');
@@ -127,12 +134,17 @@ describe('manifests routes', () => {
     let broken = edit(files, 'services.yaml', '    - server: web-2', '    - server: web-3');
     broken = edit(broken, 'config.yaml', '  value: info', '  value: info\n  colour: blue');
     broken = [...broken, { path: 'bad.yaml', content: 'kind: [\n' }];
+    const savedKey = process.env.DEMO_SSH_PRIVATE_KEY;
+    process.env.DEMO_SSH_PRIVATE_KEY = 'not a key';
     const res = await admin.post('/api/manifests/apply', { files: broken });
     expect(res.status, res.text).to.equal(400);
     expect(res.body.code).to.equal('VALIDATION_ERROR');
     const where = res.body.errors.map((e: any) => `${e.file}:${e.line}:${e.path}`);
     expect(where).to.include.members(['services.yaml:14:spec/deployments/1/server', 'config.yaml:8:spec/colour']);
     expect(res.body.errors.some((e: any) => e.file === 'bad.yaml')).to.equal(true);
+    process.env.DEMO_SSH_PRIVATE_KEY = savedKey;
+    expect(where).to.include('environment.yaml:13:spec/sshPrivateKey/valueFrom');
+    expect(res.text).not.to.include('not a key');
     const status = await admin.get('/api/manifests/status');
     expect(status.body.lastAttempted.ok).to.equal(false);
     expect(status.body.lastApplied.ok).to.equal(true);

@@ -41,14 +41,12 @@ describe('manifests folder against the fleet', () => {
     fleet = loadFleet();
     process.env.DEMO_REGISTRY_PASSWORD = 'unused-by-the-fleet-registry';
     process.env.DEMO_DATABASE_PASSWORD = 'e2e-db-password';
+    process.env.DEMO_SSH_PRIVATE_KEY = privateKeyOf(fleet.servers[0]!);
     dir = mkdtempSync(join(tmpdir(), 'manifests-e2e-'));
     for (const f of ['environment.yaml', 'servers.yaml', 'registry.yaml', 'services.yaml', 'config.yaml']) staged.set(f, fleetCopy(f));
-    // Only the environment first: its SSH key must be set before anything deploys.
-    writeFileSync(join(dir, 'environment.yaml'), staged.get('environment.yaml')!);
+    // The service starts on an empty folder; the test then "pulls" the example into it.
     svc = await startTestService({ MANIFESTS_DIR: dir, MANIFESTS_PRUNE: 'true' });
     admin = await bootstrapAdmin(svc.http);
-    const env = await until('the environment from the folder', () => svc.services.db('environments').where({ name: 'demo' }).first());
-    await svc.services.db('environments').where({ id: env.id }).update({ sshPrivateKeySealed: svc.services.secretBox.seal(privateKeyOf(fleet.servers[0]!)) });
   });
   after(async () => {
     await svc?.stop();
@@ -58,7 +56,7 @@ describe('manifests folder against the fleet', () => {
 
   it('the watcher applies the example folder and the containers run on both servers', async function () {
     this.timeout(120_000);
-    for (const f of ['servers.yaml', 'registry.yaml', 'config.yaml', 'services.yaml']) writeFileSync(join(dir, f), staged.get(f)!);
+    for (const [f, content] of staged) writeFileSync(join(dir, f), content);
     const plan = await until('a finished plan', async () => {
       const p = await lastPlan();
       return p && ['succeeded', 'failed', 'rolled_back', 'rollback_failed'].includes(p.status) && p;
