@@ -52,6 +52,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     const loaded = loadManifests(files, existingKeys(snap));
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
+    referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests)];
     const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
@@ -97,6 +98,19 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     }
     return result;
   });
+}
+
+/**
+ * A service may name an image that is not in the folder but in the store (made by another
+ * manifest revision or the API): compare by its imageName, as for images of the folder.
+ */
+function referToStoredImages(desired: ObjectState[], actual: ObjectState[]) {
+  const inFolder = new Set(desired.filter((o) => o.kind === 'ContainerImage').map((o) => `${o.environment}/${o.name}`));
+  for (const svc of desired.filter((o) => o.kind === 'Service')) {
+    if (inFolder.has(`${svc.environment}/${svc.fields.image}`)) continue;
+    const stored = actual.find((o) => o.kind === 'ContainerImage' && o.environment === svc.environment && (o.source?.name === svc.fields.image || o.name === svc.fields.image));
+    if (stored) svc.fields.image = stored.name;
+  }
 }
 
 function unsupported(manifests: ReturnType<typeof loadManifests>['manifests']): ManifestError[] {
