@@ -10,19 +10,20 @@ import { SettingsStore } from './settings/settings-store.js';
 import { EventBus } from './events/event-bus.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
+import { Deliveries } from './delivery/index.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 import { PlanEngine } from './deploy/plans/plan-engine.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
 import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
 import { CommandTypesRepository } from './store/repositories/command-types.js';
-import { HostAccess } from './hosts/host-access.js';
-import { ServersRepository } from './store/repositories/servers.js';
-import { RegistriesRepository } from './store/repositories/registries.js';
-import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
-import { SystemSettings } from './settings/system-settings.js';
-import { SmtpService } from './admin/smtp.js';
-import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -52,14 +53,16 @@ export interface Services {
   queue: WorkQueue;
   /** Periodic singleton jobs across replicas. */
   scheduler: Scheduler;
-  servers: ServersRepository;
-  /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
-  hosts: HostAccess;
   registries: RegistriesRepository;
   serviceAccounts: ServiceAccountsRepository;
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
   systemSettings: SystemSettings;
   smtp: SmtpService;
+  /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
+  deliveries: Deliveries;
+  servers: ServersRepository;
+  /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
+  hosts: HostAccess;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
   configStore: ConfigStore;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
@@ -71,6 +74,7 @@ export interface Services {
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
+  const events = new EventBus(db, databaseUrl, logger);
   const services = {
     config,
     db,
@@ -87,14 +91,15 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
-    events: new EventBus(db, databaseUrl, logger),
+    events,
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
-    servers: new ServersRepository(db),
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings: new SystemSettings(db, secretBox),
     smtp: new SmtpService(db, secretBox),
+    servers: new ServersRepository(db),
     hosts,
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     async databaseOk() {

@@ -2,6 +2,7 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import { AppError, readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
 import { authorize } from './authorize.js';
+import { assertNotManifestOwned } from './manifest-ownership.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
 import { object } from './schema.js';
 import type { Ctx } from './types.js';
@@ -37,6 +38,7 @@ function runner(spec: RouteSpec, services: Services) {
     const params = ctx.params;
     const resource = spec.load ? await spec.load(ctx, params) : undefined;
     const body = bodyOf(ctx, spec);
+    if (WRITE.has(spec.method)) assertNotManifestOwned(spec, params, resource, body);
     const query = querySchema ? validateQuery(querySchema, { ...ctx.query }) : ctx.query;
     const out = await spec.handler(ctx, { params, query, body, resource });
     if (spec.raw) return;

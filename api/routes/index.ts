@@ -5,6 +5,16 @@ import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
+import registryRoutes from './registries.js';
+import systemSettingsRoutes from './system-settings.js';
+import smtpRoutes from './admin-smtp.js';
+import tokenRoutes from './admin-tokens.js';
+import serviceAccountRoutes from './service-accounts.js';
+import auditLogRoutes from './audit-logs.js';
+import incomingWebhookRoutes from './webhooks-incoming.js';
+import outgoingWebhookRoutes from './webhooks-outgoing.js';
+import notificationRoutes from './notifications.js';
+import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import composeRoutes from './compose.js';
@@ -14,13 +24,8 @@ import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
+import manifestRoutes from './manifests.js';
 import serverRoutes from './servers.js';
-import registryRoutes from './registries.js';
-import systemSettingsRoutes from './system-settings.js';
-import smtpRoutes from './admin-smtp.js';
-import tokenRoutes from './admin-tokens.js';
-import serviceAccountRoutes from './service-accounts.js';
-import auditLogRoutes from './audit-logs.js';
 import secretRoutes from './secrets.js';
 import varRoutes from './vars.js';
 import configFragmentRoutes from './config-fragments.js';
@@ -37,7 +42,18 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...authRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
+    // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
+    ...chatChannelRoutes(s),
     ...settingsRoutes(s),
+    ...registryRoutes(s),
+    ...systemSettingsRoutes(s),
+    ...smtpRoutes(s),
+    ...tokenRoutes(s),
+    ...serviceAccountRoutes(s),
+    ...auditLogRoutes(s),
+    ...incomingWebhookRoutes(s),
+    ...outgoingWebhookRoutes(s),
+    ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
     ...deployRoutes(s),
     ...composeRoutes(s),
@@ -47,13 +63,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
+    ...manifestRoutes(s),
     ...serverRoutes(s),
-    ...registryRoutes(s),
-    ...systemSettingsRoutes(s),
-    ...smtpRoutes(s),
-    ...tokenRoutes(s),
-    ...serviceAccountRoutes(s),
-    ...auditLogRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),

@@ -1,14 +1,22 @@
 import { ConfigError } from '../config/parse-env.js';
 import { serveCommand } from './serve-command.js';
+import { applyCommand, diffCommand, UsageError, validateCommand } from './manifest-commands.js';
 
 const USAGE = `Usage: stevedore <command>
 
 Commands:
   serve        run the API and controller (embedded PostgreSQL when DATABASE_URL is unset)
+  validate DIR check a manifests folder offline (exit 0 valid, 1 errors)
+  diff DIR     show what applying DIR would change (--url/--token or STEVEDORE_URL/STEVEDORE_TOKEN;
+               exit 0 nothing would change, 2 something would, 1 error)
+  apply DIR    apply DIR [--prune] [--dry-run] (same exit codes as diff)
 `;
 
 const commands: Record<string, (args: string[]) => Promise<number | void>> = {
   serve: () => serveCommand(),
+  validate: validateCommand,
+  diff: diffCommand,
+  apply: applyCommand,
 };
 
 export async function main(argv: string[]): Promise<void> {
@@ -22,7 +30,7 @@ export async function main(argv: string[]): Promise<void> {
     const code = await command(args);
     if (typeof code === 'number') process.exit(code);
   } catch (e) {
-    process.stderr.write(`stevedore ${name}: ${e instanceof ConfigError ? e.message : (e as Error).stack ?? String(e)}\n`);
+    process.stderr.write(`stevedore ${name}: ${e instanceof ConfigError || e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') || (e as { code?: string }).code === 'ENOENT' ? (e as Error).message : (e as Error).stack ?? String(e)}\n`);
     process.exit(1);
   }
 }

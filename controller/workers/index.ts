@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { startManifestWatcher } from '../manifests/watcher.js';
 import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
 import { startHealthWorker } from '../servers/health-worker.js';
@@ -18,4 +19,14 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'deployment-drift', start: startDriftWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
+  {
+    // Notification fan-out and the webhook/chat/email outbox.
+    name: 'deliveries',
+    async start(s) {
+      await s.deliveries.start();
+      return () => s.deliveries.stop();
+    },
+  },
+  // last: its start-up apply hands changed services to the plan engine started above
+  { name: 'manifest-watcher', start: startManifestWatcher },
 ];

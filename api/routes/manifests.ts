@@ -1,0 +1,68 @@
+import type { Services } from '../../controller/services.js';
+import { AppError, validationError } from '../../controller/errors/app-error.js';
+import { runApply } from '../../controller/manifests/run-apply.js';
+import { manifestsStatusOf } from '../../controller/manifests/status.js';
+import { formatError, type ManifestFile } from '../../controller/manifests/types.js';
+import { result, route } from '../http/route.js';
+import { arrayOf, bool, object, str } from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+
+const files = arrayOf(object({
+  path: str({ minLength: 1, maxLength: 1000, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$)).*\\.ya?ml$' }),
+  content: str({ maxLength: 1048576 }),
+}, ['path', 'content']), { maxItems: 5000, description: 'The folder, as the CLI reads it; omitted: MANIFESTS_DIR' });
+
+const applyBody = object({ files, dryRun: bool, prune: bool });
+const diffBody = object({ files, prune: bool });
+
+function filesOrDir(s: Services, body: { files?: ManifestFile[] }) {
+  if (!body.files && !s.config.manifestsDir) throw validationError('Send files, or set MANIFESTS_DIR on the controller', 'files');
+  return body.files;
+}
+
+const actorOf = (ctx: Ctx) => {
+  const a = ctx.state.actor!;
+  return { type: a.type, id: a.id, name: a.name };
+};
+
+/**
+ * Manifests: status (viewer), diff (operator: read-only) and apply (admin, since a folder may
+ * create and delete environments). Invalid folders answer 400 VALIDATION_ERROR carrying every
+ * error in `errors` (diff answers 200 with ok: false, so a CI can print them).
+ */
+export default function manifestRoutes(s: Services) {
+  return [
+    route({
+      method: 'GET', path: '/api/manifests/status', operationId: 'getManifestsStatus', tag: 'manifests', access: 'viewer',
+      summary: 'The manifests folder, whether it is watched, and the last attempted and applied revisions with their results',
+      async handler() {
+        const st = manifestsStatusOf(s);
+        return { dir: s.config.manifestsDir, prune: s.config.manifestsPrune, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied };
+      },
+    }),
+
+    route<{ files?: ManifestFile[]; prune?: boolean }>({
+      method: 'POST', path: '/api/manifests/diff', operationId: 'diffManifests', tag: 'manifests', access: 'operator', audit: false,
+      summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody,
+      async handler(ctx, { body }) {
+        const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
+        return { ok: r.ok, revision: r.revision, errors: r.errors, changes: r.changes, counts: r.counts };
+      },
+    }),
+
+    route<{ files?: ManifestFile[]; prune?: boolean; dryRun?: boolean }>({
+      method: 'POST', path: '/api/manifests/apply', operationId: 'applyManifests', tag: 'manifests', access: 'admin',
+      summary: 'Apply these files (or MANIFESTS_DIR) in one transaction; prune defaults to MANIFESTS_PRUNE', body: applyBody, errors: [400],
+      async handler(ctx, { body }) {
+        const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
+        if (!r.ok) {
+          throw new AppError('VALIDATION_ERROR', `The manifests have ${r.errors.length} error(s); nothing was applied: ${formatError(r.errors[0])}`,
+            { details: { errors: r.errors, revision: r.revision } });
+        }
+        // Each change is audited by the apply itself, with details.source 'manifest'.
+        ctx.state.audit = { skip: true };
+        return result(200, { ok: true, dryRun: r.dryRun, revision: r.revision, changes: r.changes, counts: r.counts, plans: r.plans });
+      },
+    }),
+  ];
+}

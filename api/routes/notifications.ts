@@ -1,0 +1,200 @@
+import type { Services } from '../../controller/services.js';
+import { forbiddenScope, notFound, validationError } from '../../controller/errors/app-error.js';
+import { CATEGORIES, NOTIFICATION_CODES, NOTIFICATION_TYPES } from '../../controller/notifications/types.js';
+import { defaultPreference, toNotification } from '../../controller/delivery/fanout.js';
+import type { StreamEvent } from '../../controller/events/event-bus.js';
+import { route } from '../http/route.js';
+import { arrayOf, bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+
+const notificationRead = object({
+  id: uuid, type: str(), category: str(), severity: enumOf('info', 'warning', 'error'), environmentId: nullable(uuid),
+  title: str(), message: str(), data: { type: 'object' }, read: bool, readAt: nullableTimestamp, createdAt: timestamp,
+});
+const typeRead = object({ code: str(), category: str(), defaultSeverity: str(), bounceThreshold: int(1), title: str() });
+const preferenceRead = object({ type: str(), category: str(), inApp: bool, email: bool });
+
+/** The SSE names of the general stream (DECISIONS.md, Streams). */
+export const STREAM_EVENTS = new Set(['plan.updated', 'plan.step', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created']);
+const HEARTBEAT_MS = 15_000;
+
+/** In-app notifications belong to users; a service account has none. */
+const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.actor.id : null);
+
+export default function notificationRoutes(s: Services) {
+  const preferencesOf = async (userId: string | null) => {
+    const rows = userId ? await s.db('notification_preferences').where('userId', userId) : [];
+    const by = new Map(rows.map((r: { type: string }) => [r.type, r]));
+    return NOTIFICATION_TYPES.map((t) => {
+      const p = (by.get(t.code) as { inApp: boolean; email: boolean } | undefined) ?? defaultPreference(t);
+      return { type: t.code, category: t.category, inApp: p.inApp, email: p.email };
+    });
+  };
+
+  return [
+    route({
+      method: 'GET', path: '/api/admin/notification-types', operationId: 'listNotificationTypes', tag: 'notifications',
+      access: 'admin', summary: 'The notification type catalogue: code, category, default severity, bounce threshold',
+      response: object({ items: arrayOf(typeRead) }),
+      handler: async () => ({
+        items: NOTIFICATION_TYPES.map((t) => ({ code: t.code, category: t.category, defaultSeverity: t.defaultSeverity, bounceThreshold: t.bounceThreshold, title: t.title })),
+      }),
+    }),
+
+    route<unknown, { limit: number; offset: number; unreadOnly?: boolean; environmentId?: string; category?: string }>({
+      method: 'GET', path: '/api/notifications', operationId: 'listNotifications', tag: 'notifications', access: 'viewer',
+      summary: 'Notifications of the current user, newest first',
+      query: { ...paginationQuery, unreadOnly: { type: 'boolean', default: false }, environmentId: uuid, category: enumOf(...CATEGORIES) },
+      response: listOf(notificationRead),
+      async handler(ctx, { query }) {
+        const userId = userIdOf(ctx);
+        if (!userId) return { items: [], total: 0, limit: query.limit, offset: query.offset };
+        const base = () => {
+          const q = s.db('notifications').where('userId', userId);
+          if (query.unreadOnly) q.whereNull('readAt');
+          if (query.environmentId) q.where('environmentId', query.environmentId);
+          if (query.category) q.where('category', query.category);
+          return q;
+        };
+        const [rows, [{ count }]] = await Promise.all([
+          base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'eventId', order: 'desc', nulls: 'last' }, { column: 'id', order: 'desc' }]).limit(query.limit).offset(query.offset),
+          base().count({ count: '*' }),
+        ]);
+        return { items: rows.map(toNotification), total: Number(count), limit: query.limit, offset: query.offset };
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/notifications/unread-count', operationId: 'countUnreadNotifications', tag: 'notifications',
+      access: 'viewer', summary: 'How many of the current user\'s notifications are unread', response: object({ count: int(0) }),
+      async handler(ctx) {
+        const userId = userIdOf(ctx);
+        if (!userId) return { count: 0 };
+        const [{ count }] = await s.db('notifications').where('userId', userId).whereNull('readAt').count({ count: '*' });
+        return { count: Number(count) };
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/notifications/{id}/read', operationId: 'markNotificationRead', tag: 'notifications',
+      access: 'authenticated', audit: false, summary: 'Mark one notification read', response: notificationRead,
+      async handler(ctx, { params }) {
+        const userId = userIdOf(ctx);
+        const ok = userId && /^[0-9a-f-]{36}$/i.test(params.id);
+        const [row] = ok
+          ? await s.db('notifications').where({ id: params.id, userId }).update({ readAt: s.db.raw('coalesce(read_at, now())') }).returning('*')
+          : [];
+        if (!row) throw notFound('Notification');
+        return toNotification(row);
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/notifications/read-all', operationId: 'markAllNotificationsRead', tag: 'notifications',
+      access: 'authenticated', audit: false, summary: 'Mark every notification of the current user read',
+      response: object({ updated: int(0) }),
+      async handler(ctx) {
+        const userId = userIdOf(ctx);
+        const updated = userId ? await s.db('notifications').where('userId', userId).whereNull('readAt').update({ readAt: s.db.fn.now() }) : 0;
+        return { updated };
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/notifications/preferences', operationId: 'getNotificationPreferences', tag: 'notifications',
+      access: 'viewer', summary: 'The current user\'s channels per notification type (defaults where unset)',
+      response: object({ items: arrayOf(preferenceRead) }),
+      handler: async (ctx) => ({ items: await preferencesOf(userIdOf(ctx)) }),
+    }),
+
+    route<{ preferences: Array<{ type: string; inApp?: boolean; email?: boolean }> }>({
+      method: 'PUT', path: '/api/notifications/preferences', operationId: 'updateNotificationPreferences', tag: 'notifications',
+      access: 'authenticated', summary: 'Set the current user\'s channels for the types given',
+      body: object({
+        preferences: arrayOf(object({ type: enumOf(...NOTIFICATION_CODES), inApp: bool, email: bool }, ['type']), { minItems: 1, maxItems: 100 }),
+      }, ['preferences']),
+      response: object({ items: arrayOf(preferenceRead) }),
+      async handler(ctx, { body }) {
+        const userId = userIdOf(ctx);
+        if (!userId) throw validationError('Only users have notification preferences');
+        const current = new Map((await preferencesOf(userId)).map((p) => [p.type, p]));
+        const rows = body.preferences.map((p) => {
+          const c = current.get(p.type)!;
+          return { userId, type: p.type, inApp: p.inApp ?? c.inApp, email: p.email ?? c.email, updatedAt: s.db.fn.now() };
+        });
+        await s.db('notification_preferences').insert(rows).onConflict(['userId', 'type']).merge();
+        ctx.state.audit = { resourceType: 'notification_preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
+        return { items: await preferencesOf(userId) };
+      },
+    }),
+
+    route<unknown, { environmentId?: string }>({
+      method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, raw: true,
+      summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
+        + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
+      query: { environmentId: uuid },
+      async handler(ctx, { query }) {
+        const actor = ctx.state.actor!;
+        const limited = actor.environmentIds;
+        if (limited && query.environmentId && !limited.includes(query.environmentId)) {
+          throw forbiddenScope('This token is not allowed to access this environment');
+        }
+        if (query.environmentId && !(await s.environments.findById(query.environmentId))) throw notFound('Environment');
+        const userId = userIdOf(ctx);
+        const wanted = (e: StreamEvent) => {
+          if (!STREAM_EVENTS.has(e.type)) return false;
+          if (query.environmentId && e.environmentId !== query.environmentId) return false;
+          if (limited && (e.environmentId === null || !limited.includes(e.environmentId))) return false;
+          if (e.type === 'notification.created') return userId !== null && e.data.userId === userId;
+          return true;
+        };
+        const frame = (e: StreamEvent) => {
+          const data = e.type === 'notification.created' ? (e.data.notification ?? {}) : { ...e.data, environmentId: e.environmentId, at: e.createdAt };
+          return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
+        };
+
+        ctx.req.socket.setTimeout(0);
+        ctx.req.socket.setNoDelay(true);
+        ctx.respond = false;
+        const res = ctx.res;
+        res.writeHead(200, {
+          'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform',
+          connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': ctx.state.requestId,
+        });
+        res.write(': connected\n\n');
+
+        // Subscribe first, buffer, then replay from Last-Event-ID so nothing falls between.
+        const lastId = Number(ctx.get('last-event-id') || 0);
+        const sent = new Set<number>();
+        let replaying = true;
+        const buffered: StreamEvent[] = [];
+        const send = (e: StreamEvent) => {
+          if (e.id <= lastId || sent.has(e.id) || !wanted(e)) return;
+          if (replaying || buffered.length) sent.add(e.id);
+          res.write(frame(e));
+        };
+        const unsubscribe = s.events.subscribe((e) => (replaying ? buffered.push(e) : send(e)));
+        const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
+        const close = () => {
+          clearInterval(heartbeat);
+          unsubscribe();
+        };
+        res.on('close', close);
+
+        if (Number.isSafeInteger(lastId) && lastId > 0) {
+          let from = lastId;
+          for (;;) {
+            const page = await s.events.since(from, query.environmentId ?? null, 500);
+            page.forEach(send);
+            if (page.length < 500) break;
+            from = page[page.length - 1].id;
+          }
+        }
+        buffered.splice(0).forEach(send);
+        replaying = false;
+        return undefined;
+      },
+    }),
+  ];
+}
+

@@ -1,0 +1,241 @@
+import type { Services } from '../../controller/services.js';
+import { AppError, notFound } from '../../controller/errors/app-error.js';
+import { NOTIFICATION_CODES } from '../../controller/notifications/types.js';
+import { postOnce, webhookHeaders } from '../../controller/delivery/http-post.js';
+import { route } from '../http/route.js';
+import {
+  arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery, resourceSchemas, str, stringMap, timestamp, uuid,
+} from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+import { environmentOf } from './loaders.js';
+
+const url = str({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
+const eventTypes = arrayOf(enumOf(...NOTIFICATION_CODES), { uniqueItems: true, maxItems: 100 });
+const health = {
+  id: uuid, hasSecret: bool, failureCount: int(0), failed: bool, lastDeliveredAt: nullableTimestamp,
+  lastFailedAt: nullableTimestamp, createdAt: timestamp, updatedAt: timestamp,
+};
+
+export const outgoingWebhookSchemas = resourceSchemas({
+  writable: {
+    name: nonEmpty(200), url, secret: nullable(str({ minLength: 1, maxLength: 1024 })), headers: stringMap(50),
+    enabled: bool, eventTypes, environmentIds: arrayOf(uuid, { uniqueItems: true, maxItems: 200 }),
+  },
+  readOnly: health,
+  required: ['name', 'url', 'enabled'],
+  writeOnly: ['secret'],
+});
+
+export const subscriptionSchemas = resourceSchemas({
+  writable: {
+    name: nonEmpty(200), url, secret: nullable(str({ minLength: 1, maxLength: 1024 })), headers: stringMap(50),
+    enabled: { type: 'boolean', default: true }, eventTypes,
+  },
+  readOnly: { ...health, environmentId: uuid },
+  required: ['name', 'url'],
+  writeOnly: ['secret'],
+});
+
+const deliveryRead = object({
+  id: int(1), event: str(), status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled'), attempts: int(0),
+  lastStatus: nullable(int()), lastError: nullable(str()), durationMs: nullable(int()), createdAt: timestamp,
+  nextAttemptAt: nullableTimestamp, completedAt: nullableTimestamp,
+});
+
+type Row = Record<string, any>;
+const common = (w: Row) => ({
+  id: w.id, name: w.name, url: w.url, hasSecret: !!w.secretEnc, headers: w.headers ?? {}, enabled: w.enabled,
+  eventTypes: w.eventTypes ?? [], failureCount: w.failureCount, failed: w.failed,
+  lastDeliveredAt: w.lastDeliveredAt, lastFailedAt: w.lastFailedAt, createdAt: w.createdAt, updatedAt: w.updatedAt,
+});
+export const toOutgoingWebhook = (w: Row) => ({ ...common(w), environmentIds: w.environmentIds ?? [] });
+export const toSubscription = (w: Row) => ({ ...common(w), environmentId: w.environmentId });
+
+/** Column values of a create or update body (secrets sealed, arrays as JSON). */
+function columns(s: Services, body: Row): Row {
+  const out: Row = {};
+  for (const [k, v] of Object.entries(body)) {
+    if (k === 'secret') out.secretEnc = s.secretBox.sealOrNull(v as string | null);
+    else if (k === 'headers' || k === 'eventTypes' || k === 'environmentIds') out[k] = JSON.stringify(v);
+    else out[k] = v;
+  }
+  return out;
+}
+
+/** Field names only (never values) for the audit entry. */
+const auditFields = (ctx: Ctx, body: Row, extra: Row = {}) => {
+  ctx.state.audit = { ...ctx.state.audit, details: { fields: Object.keys(body), ...extra } };
+};
+
+/** Sends the spec's test body once, now, and answers 200 {delivered, status} or 502. */
+export async function testSend(s: Services, target: Row): Promise<{ delivered: true; status: number }> {
+  const body = JSON.stringify({ event: 'test', timestamp: new Date().toISOString(), data: { message: `Test delivery from Stevedore to ${target.name}` } });
+  const secret = target.secretEnc ? s.secretBox.open(target.secretEnc) : null;
+  const settings = await s.deliveries.settings.get();
+  const out = await postOnce(target.url, body, webhookHeaders(body, secret, target.headers ?? {}), settings.webhookTimeoutMs);
+  if (!out.ok) {
+    throw new AppError('SERVICE_UNAVAILABLE', out.status !== null ? `The receiver answered ${out.status}` : `The receiver could not be reached: ${out.error}`,
+      { status: 502, hint: 'Check the URL and that the receiver answers 2xx', details: { receiverStatus: out.status } });
+  }
+  return { delivered: true, status: out.status! };
+}
+
+export default function outgoingWebhookRoutes(s: Services) {
+  const loadWebhook = async (_ctx: Ctx, p: Record<string, string>) => {
+    const w = /^[0-9a-f-]{36}$/i.test(p.id) ? await s.db('outgoing_webhooks').where('id', p.id).first() : undefined;
+    if (!w) throw notFound('Webhook');
+    return w as Row;
+  };
+  const loadSubscription = async (_ctx: Ctx, p: Record<string, string>) => {
+    const w = /^[0-9a-f-]{36}$/i.test(p.id) ? await s.db('webhook_subscriptions').where('id', p.id).first() : undefined;
+    if (!w) throw notFound('Webhook subscription');
+    return w as Row;
+  };
+  /** Item routes of a subscription: an environment-limited token must hold its environment. */
+  const loadSubscriptionFor = async (ctx: Ctx, p: Record<string, string>) => {
+    const w = await loadSubscription(ctx, p);
+    const allowed = ctx.state.actor?.environmentIds;
+    if (allowed && !allowed.includes(w.environmentId)) throw notFound('Webhook subscription');
+    return w;
+  };
+  const env = environmentOf(s);
+
+  return [
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/admin/webhooks', operationId: 'listOutgoingWebhooks', tag: 'webhooks', access: 'admin',
+      summary: 'Outgoing webhooks', query: paginationQuery, response: listOf(outgoingWebhookSchemas.read),
+      async handler(_ctx, { query }) {
+        const [rows, [{ count }]] = await Promise.all([
+          s.db('outgoing_webhooks').orderBy([{ column: 'name' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
+          s.db('outgoing_webhooks').count({ count: '*' }),
+        ]);
+        return { items: rows.map(toOutgoingWebhook), total: Number(count), limit: query.limit, offset: query.offset };
+      },
+    }),
+
+    route<Row>({
+      method: 'POST', path: '/api/admin/webhooks', operationId: 'createOutgoingWebhook', tag: 'webhooks', access: 'admin',
+      summary: 'Create an outgoing webhook (secret is write-only; reads show hasSecret)', body: outgoingWebhookSchemas.create,
+      readOnly: outgoingWebhookSchemas.readOnly, status: 201, response: outgoingWebhookSchemas.read,
+      async handler(ctx, { body }) {
+        const [row] = await s.db('outgoing_webhooks').insert(columns(s, body)).returning('*');
+        ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
+        auditFields(ctx, body);
+        return toOutgoingWebhook(row);
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/admin/webhooks/{id}', operationId: 'getOutgoingWebhook', tag: 'webhooks', access: 'admin',
+      summary: 'One outgoing webhook', load: loadWebhook, response: outgoingWebhookSchemas.read,
+      handler: async (_ctx, { resource }) => toOutgoingWebhook(resource),
+    }),
+
+    route<Row, unknown, Row>({
+      method: 'PATCH', path: '/api/admin/webhooks/{id}', operationId: 'updateOutgoingWebhook', tag: 'webhooks', access: 'admin',
+      summary: 'Change an outgoing webhook; secret null removes it', load: loadWebhook, body: outgoingWebhookSchemas.update,
+      readOnly: outgoingWebhookSchemas.readOnly, response: outgoingWebhookSchemas.read,
+      async handler(ctx, { resource, body }) {
+        const [row] = await s.db('outgoing_webhooks').where('id', resource.id).update({ ...columns(s, body), updatedAt: s.db.fn.now() }).returning('*');
+        ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
+        auditFields(ctx, body);
+        return toOutgoingWebhook(row);
+      },
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'DELETE', path: '/api/admin/webhooks/{id}', operationId: 'deleteOutgoingWebhook', tag: 'webhooks', access: 'admin',
+      summary: 'Delete an outgoing webhook and its pending deliveries', load: loadWebhook, status: 204,
+      async handler(ctx, { resource }) {
+        await s.db.transaction(async (trx) => {
+          await trx('delivery_outbox').where({ kind: 'webhook', targetId: resource.id }).delete();
+          await trx('outgoing_webhooks').where('id', resource.id).delete();
+        });
+        ctx.state.audit = { resourceType: 'webhook', resourceId: resource.id, details: { name: resource.name } };
+        return undefined;
+      },
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'POST', path: '/api/admin/webhooks/{id}/test', operationId: 'testOutgoingWebhook', tag: 'webhooks', access: 'admin',
+      summary: "Send {event: 'test'} now: 200 {delivered, status} on 2xx, else 502 with the receiver's status",
+      load: loadWebhook, errors: [502], response: object({ delivered: bool, status: int() }),
+      async handler(ctx, { resource }) {
+        ctx.state.audit = { resourceType: 'webhook', resourceId: resource.id };
+        return testSend(s, resource);
+      },
+    }),
+
+    // Environment-scoped subscriptions.
+    route<unknown, { limit: number; offset: number }>({
+      method: 'GET', path: '/api/environments/{envId}/webhooks', operationId: 'listWebhookSubscriptions', tag: 'webhooks',
+      access: 'viewer', summary: 'Webhook subscriptions of an environment', load: env, query: paginationQuery,
+      response: listOf(subscriptionSchemas.read),
+      async handler(_ctx, { query, params }) {
+        const base = () => s.db('webhook_subscriptions').where('environmentId', params.envId);
+        const [rows, [{ count }]] = await Promise.all([
+          base().orderBy([{ column: 'name' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
+          base().count({ count: '*' }),
+        ]);
+        return { items: rows.map(toSubscription), total: Number(count), limit: query.limit, offset: query.offset };
+      },
+    }),
+
+    route<Row>({
+      method: 'POST', path: '/api/environments/{envId}/webhooks', operationId: 'createWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: 'Subscribe a URL to this environment\'s events', load: env, body: subscriptionSchemas.create,
+      readOnly: subscriptionSchemas.readOnly, status: 201, response: subscriptionSchemas.read,
+      async handler(ctx, { body, params }) {
+        const [row] = await s.db('webhook_subscriptions').insert({ ...columns(s, body), environmentId: params.envId }).returning('*');
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: params.envId };
+        auditFields(ctx, body);
+        return toSubscription(row);
+      },
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'GET', path: '/api/webhook-subscriptions/{id}', operationId: 'getWebhookSubscription', tag: 'webhooks',
+      access: 'viewer', summary: 'One webhook subscription', load: loadSubscriptionFor, response: subscriptionSchemas.read,
+      handler: async (_ctx, { resource }) => toSubscription(resource),
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'DELETE', path: '/api/webhook-subscriptions/{id}', operationId: 'deleteWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: 'Delete a subscription with its delivery history', load: loadSubscriptionFor, status: 204,
+      async handler(ctx, { resource }) {
+        await s.db.transaction(async (trx) => {
+          await trx('delivery_outbox').where({ kind: 'subscription', targetId: resource.id }).delete();
+          await trx('webhook_subscriptions').where('id', resource.id).delete();
+        });
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
+        return undefined;
+      },
+    }),
+
+    route<unknown, { limit: number; offset: number; status?: string }, Row>({
+      method: 'GET', path: '/api/webhook-subscriptions/{id}/deliveries', operationId: 'listWebhookDeliveries', tag: 'webhooks',
+      access: 'viewer', summary: 'Delivery history of a subscription, newest first', load: loadSubscriptionFor,
+      query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
+      response: listOf(deliveryRead),
+      async handler(_ctx, { resource, query }) {
+        const base = () => {
+          const q = s.db('delivery_outbox').where({ kind: 'subscription', targetId: resource.id });
+          if (query.status) q.where('status', query.status);
+          return q;
+        };
+        const [rows, [{ count }]] = await Promise.all([
+          base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
+          base().count({ count: '*' }),
+        ]);
+        return {
+          items: rows.map((d: Row) => ({
+            id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
+            durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
+            completedAt: d.completedAt,
+          })),
+          total: Number(count), limit: query.limit, offset: query.offset,
+        };
+      },
+    }),
+  ];
+}

@@ -1,0 +1,209 @@
+import type { Knex } from 'knex';
+import type { Logger } from '../logger.js';
+import type { EventBus, StreamEvent } from '../events/event-bus.js';
+import { camelizeRow } from '../store/case.js';
+import {
+  NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
+} from '../notifications/types.js';
+import { chatPayload, chatResolver } from './chat-routing.js';
+
+/** The outgoing webhook body of the spec. */
+export interface WebhookPayload {
+  event: string;
+  timestamp: string;
+  environmentId: string | null;
+  environmentName: string | null;
+  data: Record<string, unknown>;
+}
+
+interface Filterable { id: string; eventTypes: string[]; failed: boolean }
+
+const matchesType = (w: { eventTypes: string[] }, type: string) => !w.eventTypes?.length || w.eventTypes.includes(type);
+
+/** webhook.failed is not sent to the receiver that failed, nor to one already marked failed. */
+const worthSending = (w: Filterable, e: StreamEvent) =>
+  e.type !== 'webhook.failed' || (!w.failed && e.data.webhookId !== w.id);
+
+/**
+ * Turns bus events whose type is a notification code into in-app notifications and outbox rows
+ * (webhooks, subscriptions, chat, email), each event exactly once: the event row is locked
+ * (SKIP LOCKED, so replicas share the work) and its event_fanouts marker is written in the same
+ * transaction as everything it produced.
+ */
+export class FanOut {
+  private timer: NodeJS.Timeout | null = null;
+  private busy = false;
+  private again = false;
+  private stopped = true;
+  private unsubscribe: (() => void) | null = null;
+  private current: Promise<void> = Promise.resolve();
+
+  constructor(
+    private readonly db: Knex,
+    private readonly events: EventBus,
+    private readonly logger: Logger,
+    private readonly onDeliveries: () => void,
+    private readonly pollMs = 1000,
+  ) {}
+
+  start(): void {
+    this.stopped = false;
+    this.unsubscribe = this.events.subscribe((e) => {
+      if (notificationType(e.type)) this.wake();
+    });
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.unsubscribe?.();
+    if (this.timer) clearInterval(this.timer);
+    await this.current;
+  }
+
+  wake(): void {
+    if (this.stopped) return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    this.busy = true;
+    this.current = (async () => {
+      try {
+        while (!this.stopped && (await this.runOnce()) > 0) { /* drain */ }
+      } catch (e) {
+        this.logger.warn('notification fan-out failed', { error: (e as Error).message });
+      } finally {
+        this.busy = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      }
+    })();
+  }
+
+  /** Fans out up to `batch` unprocessed events; returns how many. */
+  async runOnce(batch = 200): Promise<number> {
+    const n = await this.db.transaction(async (trx) => {
+      const { rows } = await trx.raw(
+        `SELECT e.* FROM events e
+          WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
+            AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id)
+          ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED`, [NOTIFICATION_CODES, batch]);
+      if (rows.length === 0) return 0;
+      const ctx = await this.context(trx);
+      for (const raw of rows) {
+        const r = camelizeRow(raw) as { id: number; type: string; environmentId: string | null; data: Record<string, unknown>; createdAt: Date };
+        const e: StreamEvent = { id: Number(r.id), type: r.type, environmentId: r.environmentId, data: r.data ?? {}, createdAt: new Date(r.createdAt).toISOString() };
+        await this.fanOne(trx, ctx, e);
+      }
+      await trx('event_fanouts').insert(rows.map((r: { id: number }) => ({ eventId: r.id }))).onConflict('eventId').ignore();
+      return rows.length;
+    });
+    if (n > 0) this.onDeliveries();
+    return n;
+  }
+
+  /** What every event of one batch needs: receivers, users and their preferences. */
+  private async context(trx: Knex.Transaction) {
+    // One connection per transaction: these run one after another.
+    const webhooks = await trx('outgoing_webhooks').where('enabled', true).select('id', 'eventTypes', 'environmentIds', 'failed');
+    const users = await trx('users').select('id', 'email');
+    const prefs = await trx('notification_preferences').select('userId', 'type', 'inApp', 'email');
+    const smtp = await trx('smtp_config').where('id', 1).first('enabled');
+    const channelsFor = await chatResolver(trx);
+    const prefOf = new Map<string, { inApp: boolean; email: boolean }>();
+    for (const p of prefs) prefOf.set(`${p.userId}/${p.type}`, p);
+    return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
+  }
+
+  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent): Promise<void> {
+    const t = notificationType(e.type)!;
+    if (!(await this.passesBounce(trx, t, e))) return;
+
+    let envName: string | null = null;
+    if (e.environmentId) {
+      if (!ctx.envNames.has(e.environmentId)) {
+        const env = await trx('environments').where('id', e.environmentId).first('name');
+        ctx.envNames.set(e.environmentId, env?.name ?? null);
+      }
+      envName = ctx.envNames.get(e.environmentId) ?? null;
+    }
+    const payload: WebhookPayload = { event: e.type, timestamp: e.createdAt, environmentId: e.environmentId, environmentName: envName, data: e.data };
+    const body = JSON.stringify(payload);
+    const base = { eventId: e.id, eventType: e.type, environmentId: e.environmentId };
+    const outbox: Array<Record<string, unknown>> = [];
+
+    for (const w of ctx.webhooks as Array<Filterable & { environmentIds: string[] }>) {
+      const envOk = !w.environmentIds?.length || (e.environmentId !== null && w.environmentIds.includes(e.environmentId));
+      if (envOk && matchesType(w, e.type) && worthSending(w, e)) outbox.push({ ...base, kind: 'webhook', targetId: w.id, body });
+    }
+    if (e.environmentId) {
+      if (!ctx.subs.has(e.environmentId)) {
+        ctx.subs.set(e.environmentId, await trx('webhook_subscriptions').where({ environmentId: e.environmentId, enabled: true })
+          .select('id', 'eventTypes', 'failed'));
+      }
+      for (const w of ctx.subs.get(e.environmentId)!) {
+        if (matchesType(w, e.type) && worthSending(w, e)) outbox.push({ ...base, kind: 'subscription', targetId: w.id, body });
+      }
+    }
+
+    const message = describe(t, e.data);
+    const title = t.title;
+    for (const channelId of await ctx.channelsFor(e.type, e.environmentId)) {
+      outbox.push({ ...base, kind: 'chat', targetId: channelId, body: JSON.stringify(chatPayload(t, message, envName)) });
+    }
+
+    const severity = typeof e.data.severity === 'string' && ['info', 'warning', 'error'].includes(e.data.severity) ? e.data.severity : t.defaultSeverity;
+    const notifications: Array<Record<string, unknown>> = [];
+    for (const u of ctx.users as Array<{ id: string; email: string }>) {
+      const p = ctx.prefOf.get(`${u.id}/${e.type}`) ?? defaultPreference(t);
+      if (p.inApp) {
+        notifications.push({
+          userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: e.environmentId,
+          title, message, data: JSON.stringify(e.data), createdAt: e.createdAt,
+        });
+      }
+      if (p.email && ctx.emailOn) {
+        const subject = `[Stevedore] ${title}${envName ? ` in ${envName}` : ''}`;
+        const text = `${message}\n\nEvent: ${e.type}\nEnvironment: ${envName ?? '(system)'}\nTime: ${e.createdAt}\n`;
+        outbox.push({ ...base, kind: 'email', targetId: u.id, body: JSON.stringify({ to: u.email, subject, text }) });
+      }
+    }
+    if (outbox.length) {
+      await trx('delivery_outbox').insert(outbox).onConflict().ignore();
+    }
+    if (notifications.length) {
+      const created = await trx('notifications').insert(notifications).onConflict(['userId', 'eventId']).ignore().returning('*');
+      for (const n of created) {
+        await this.events.publish('notification.created', n.environmentId, { userId: n.userId, notification: toNotification(n) }, trx);
+      }
+    }
+  }
+
+  /** True when this occurrence should be sent (see NotificationType.bounceThreshold). */
+  private async passesBounce(trx: Knex.Transaction, t: NotificationType, e: StreamEvent): Promise<boolean> {
+    const subject = bounceSubject(e.environmentId, e.data);
+    const resets = typesResetBy(t.code);
+    if (resets.length) await trx('notification_bounces').whereIn('key', resets.map((c) => `${c}|${subject}`)).delete();
+    if (t.bounceThreshold <= 1) return true;
+    const { rows } = await trx.raw(
+      `INSERT INTO notification_bounces (key, count) VALUES (?, 1)
+       ON CONFLICT (key) DO UPDATE SET count = notification_bounces.count + 1, updated_at = now() RETURNING count`,
+      [`${t.code}|${subject}`]);
+    return Number(rows[0].count) === t.bounceThreshold;
+  }
+}
+
+/** Defaults when a user has no preference row for a type: in-app always, email for errors. */
+export const defaultPreference = (t: NotificationType) => ({ inApp: true, email: t.defaultSeverity === 'error' });
+
+export function toNotification(n: Record<string, any>) {
+  return {
+    id: n.id, type: n.type, category: n.category, severity: n.severity, environmentId: n.environmentId,
+    title: n.title, message: n.message, data: n.data, read: !!n.readAt, readAt: n.readAt ?? null, createdAt: n.createdAt,
+  };
+}

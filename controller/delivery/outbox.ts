@@ -1,0 +1,291 @@
+import crypto from 'node:crypto';
+import os from 'node:os';
+import type { Knex } from 'knex';
+import type { Logger } from '../logger.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { EventBus } from '../events/event-bus.js';
+import { camelizeRow } from '../store/case.js';
+import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
+import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
+import type { Mailer } from './mailer.js';
+
+export type DeliveryKind = 'webhook' | 'subscription' | 'chat' | 'email';
+
+export interface OutboxRow {
+  id: number;
+  kind: DeliveryKind;
+  targetId: string;
+  eventId: number | null;
+  eventType: string;
+  environmentId: string | null;
+  body: string;
+  status: 'pending' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
+  attempts: number;
+  nextAttemptAt: Date;
+  leaseUntil: Date | null;
+  lastStatus: number | null;
+  lastError: string | null;
+}
+
+export interface OutboxOptions {
+  /** Lanes per receiver: a slow one holds only its own lanes. */
+  perTarget?: number;
+  /** Deliveries one lane claims and sends at once (so up to perTarget x batch requests per receiver). */
+  batch?: number;
+  /** Lanes of this process in all. */
+  maxInFlight?: number;
+  pollMs?: number;
+}
+
+const TARGET_TABLE: Record<string, string> = { webhook: 'outgoing_webhooks', subscription: 'webhook_subscriptions', chat: 'chat_channels' };
+/** Lease beyond the attempt timeout: time to record the outcome before another replica may retry. */
+const LEASE_MARGIN_MS = 30_000;
+const READY = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND lease_until < now()))`;
+
+/**
+ * Delivers the durable outbox (delivery_outbox). Each delivery is claimed with
+ * FOR UPDATE SKIP LOCKED and a lease (attempt timeout + margin): a process that dies mid-attempt
+ * leaves a lease that expires and the row is claimed again, so nothing is lost; a row is marked
+ * succeeded in the same statement that checks the lease is still ours, so no replica delivers a
+ * row another one holds. Every receiver has its own lanes (perTarget), so a slow or failing one
+ * never delays the others, nor anything that publishes events (publishing only writes rows).
+ */
+export class DeliveryOutbox {
+  readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
+  private readonly lanes = new Map<string, number>();
+  private readonly marked = new Map<string, number>();
+  private inFlight = 0;
+  private timer: NodeJS.Timeout | null = null;
+  private pumping = false;
+  private again = false;
+  private stopped = true;
+  private readonly running = new Set<Promise<void>>();
+  private readonly perTarget: number;
+  private readonly maxInFlight: number;
+  private readonly pollMs: number;
+  private readonly batch: number;
+
+  constructor(
+    private readonly db: Knex,
+    private readonly secretBox: SecretBox,
+    private readonly events: EventBus,
+    private readonly settings: DeliverySettingsReader,
+    private readonly mailer: Mailer,
+    private readonly logger: Logger,
+    opts: OutboxOptions = {},
+  ) {
+    this.perTarget = opts.perTarget ?? 2;
+    this.batch = opts.batch ?? 8;
+    this.maxInFlight = opts.maxInFlight ?? 32;
+    this.pollMs = opts.pollMs ?? 250;
+  }
+
+  async start(): Promise<void> {
+    await this.releaseOrphans().catch((e) => this.logger.warn('outbox orphan release failed', { error: (e as Error).message }));
+    this.stopped = false;
+    this.timer = setInterval(() => this.wake(), this.pollMs);
+    this.timer.unref();
+    this.wake();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    await Promise.allSettled([...this.running]);
+  }
+
+  /** Look for ready deliveries now (after a fan-out wrote some). */
+  wake(): void {
+    if (this.stopped) return;
+    if (this.pumping) {
+      this.again = true;
+      return;
+    }
+    this.pumping = true;
+    void this.pump().catch((e) => this.logger.warn('outbox poll failed', { error: (e as Error).message }))
+      .finally(() => {
+        this.pumping = false;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        }
+      });
+  }
+
+  private async pump(): Promise<void> {
+    if (this.inFlight >= this.maxInFlight) return;
+    const { rows } = await this.db.raw(`SELECT DISTINCT kind, target_id FROM delivery_outbox WHERE ${READY} LIMIT 500`);
+    for (const r of rows as Array<{ kind: string; target_id: string }>) {
+      const key = `${r.kind}/${r.target_id}`;
+      while ((this.lanes.get(key) ?? 0) < this.perTarget && this.inFlight < this.maxInFlight && !this.stopped) {
+        this.startLane(key, r.kind, r.target_id);
+      }
+    }
+  }
+
+  private startLane(key: string, kind: string, targetId: string): void {
+    this.lanes.set(key, (this.lanes.get(key) ?? 0) + 1);
+    this.inFlight++;
+    const p = this.lane(kind, targetId)
+      .catch((e) => this.logger.warn('delivery lane failed', { kind, targetId, error: (e as Error).message }))
+      .finally(() => {
+        const n = (this.lanes.get(key) ?? 1) - 1;
+        if (n <= 0) this.lanes.delete(key);
+        else this.lanes.set(key, n);
+        this.inFlight--;
+        this.running.delete(p);
+      });
+    this.running.add(p);
+  }
+
+  /**
+   * One lane: read the receiver, claim up to `batch` ready deliveries of it, send them at once,
+   * record the outcomes; repeat until none is ready. The receiver is read before the claim so
+   * that nothing but the HTTP call stands between a claim and its send.
+   */
+  private async lane(kind: string, targetId: string): Promise<void> {
+    while (!this.stopped) {
+      const settings = await this.settings.get();
+      const table = TARGET_TABLE[kind];
+      const target = table ? await this.db(table).where('id', targetId).first() : null;
+      if (table && (!target || target.enabled === false)) {
+        await this.db.raw(`UPDATE delivery_outbox SET status = 'cancelled', last_error = ?, completed_at = now(), lease_until = NULL
+                            WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
+        return;
+      }
+      const rows = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS, this.batch);
+      if (rows.length === 0) return;
+      // Each outcome is written as soon as it is known: an answered delivery never waits for a
+      // slow sibling of its batch before it counts as delivered.
+      await Promise.all(rows.map(async (r) => this.record([r], [await this.send(r, target, settings.webhookTimeoutMs)], settings, target)));
+    }
+  }
+
+  async claim(kind: string, targetId: string, leaseMs: number, limit = 1): Promise<OutboxRow[]> {
+    const { rows } = await this.db.raw(
+      `WITH picked AS (SELECT id FROM delivery_outbox WHERE kind = ? AND target_id = ? AND ${READY}
+                        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
+       UPDATE delivery_outbox d SET status = 'delivering', attempts = d.attempts + 1,
+              lease_until = now() + (? * interval '1 millisecond'), lease_owner = ?
+         FROM picked WHERE d.id = picked.id
+       RETURNING d.*`, [kind, targetId, limit, leaseMs, this.owner]);
+    return (rows as unknown[]).map((r) => camelizeRow(r) as OutboxRow).sort((a, b) => a.id - b.id);
+  }
+
+  private async send(row: OutboxRow, target: Record<string, any> | null, timeoutMs: number): Promise<PostOutcome> {
+    if (row.kind === 'email') {
+      const started = performance.now();
+      try {
+        await this.mailer.send(JSON.parse(row.body), timeoutMs);
+        return { ok: true, status: 250, error: null, durationMs: Math.round(performance.now() - started) };
+      } catch (e) {
+        return { ok: false, status: null, error: (e as Error).message, durationMs: Math.round(performance.now() - started) };
+      }
+    }
+    if (row.kind === 'chat') {
+      const url = this.secretBox.open(target!.webhookUrlEnc);
+      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs);
+    }
+    const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
+    const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
+    return postOnce(target!.url, row.body, headers, timeoutMs);
+  }
+
+  /** Writes a batch's outcomes: successes and retries in one statement each, final failures one by one. */
+  private async record(rows: OutboxRow[], outcomes: PostOutcome[], settings: DeliverySettings, target: Record<string, any> | null): Promise<void> {
+    const ok: Array<[OutboxRow, PostOutcome]> = [];
+    const retry: Array<[OutboxRow, PostOutcome]> = [];
+    const failed: Array<[OutboxRow, PostOutcome]> = [];
+    rows.forEach((r, i) => {
+      const o = outcomes[i];
+      if (o.ok) ok.push([r, o]);
+      else if (r.attempts < settings.webhookMaxRetries) retry.push([r, o]);
+      else failed.push([r, o]);
+    });
+    if (ok.length) {
+      const { rowCount } = await this.db.raw(
+        `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
+                last_error = NULL, duration_ms = v.dur, completed_at = now()
+           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
+          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
+        [JSON.stringify(ok.map(([r, o]) => ({ id: r.id, st: o.status, dur: o.durationMs }))), this.owner]);
+      const table = TARGET_TABLE[rows[0].kind];
+      const key = `${rows[0].kind}/${rows[0].targetId}`;
+      // lastDeliveredAt is refreshed at most once a second per receiver; clearing the failed mark is never put off.
+      if (rowCount > 0 && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
+        this.marked.set(key, Date.now());
+        if (target) target.failed = false;
+        await this.db(table).where('id', rows[0].targetId).update({ lastDeliveredAt: this.db.fn.now(), failed: false });
+      }
+    }
+    if (retry.length) {
+      const delays = retry.map(([r]) => retryDelay(settings, r.attempts));
+      await this.db.raw(
+        `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
+                lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
+           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
+          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
+        [JSON.stringify(retry.map(([r, o], i) => ({ id: r.id, delay: delays[i], st: o.status, err: o.error, dur: o.durationMs }))), this.owner]);
+      const t = setTimeout(() => this.wake(), Math.min(...delays) + 5);
+      t.unref();
+    }
+    for (const [r, o] of failed) await this.finish(r, 'failed', o);
+  }
+
+  /**
+   * Rows leased by an earlier incarnation of a process on this host (same host, its pid gone or
+   * reused by us) are handed back at once instead of waiting out the lease.
+   */
+  async releaseOrphans(): Promise<number> {
+    const host = os.hostname();
+    const { rows } = await this.db.raw(`SELECT DISTINCT lease_owner FROM delivery_outbox WHERE status = 'delivering' AND lease_owner LIKE ?`, [`${host}:%`]);
+    const dead = (rows as Array<{ lease_owner: string }>).map((r) => r.lease_owner).filter((owner) => {
+      if (owner === this.owner) return false;
+      const pid = Number(owner.slice(host.length + 1).split(':')[0]);
+      if (!Number.isInteger(pid) || pid === process.pid) return true;
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch (e) {
+        return (e as NodeJS.ErrnoException).code === 'ESRCH';
+      }
+    });
+    if (dead.length === 0) return 0;
+    const n = await this.db('delivery_outbox').where('status', 'delivering').whereIn('leaseOwner', dead)
+      .update({ status: 'pending', leaseUntil: null, leaseOwner: null, nextAttemptAt: this.db.fn.now() });
+    this.logger.info('outbox deliveries of a stopped process released', { count: n });
+    return n;
+  }
+
+  /** Records a final outcome of one delivery; a webhook that fails gets its count, mark and (on the change to failed) a webhook.failed event. */
+  private async finish(row: OutboxRow, status: 'succeeded' | 'failed' | 'cancelled', o: PostOutcome): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      const n = await trx('delivery_outbox').where({ id: row.id, leaseOwner: this.owner, status: 'delivering' }).update({
+        status, leaseUntil: null, leaseOwner: null, lastStatus: o.status, lastError: o.error,
+        durationMs: o.durationMs, completedAt: trx.fn.now(),
+      });
+      if (n === 0 || status === 'cancelled') return; // the lease was lost: whoever holds it reports
+      const table = TARGET_TABLE[row.kind];
+      if (!table) return;
+      if (status === 'succeeded') {
+        if (row.kind !== 'chat') await trx(table).where('id', row.targetId).update({ lastDeliveredAt: trx.fn.now(), failed: false });
+        return;
+      }
+      if (row.kind === 'chat') {
+        this.logger.warn('chat message not delivered', { channelId: row.targetId, error: o.error });
+        return;
+      }
+      const before = await trx(table).where('id', row.targetId).forUpdate().first('failed');
+      const [t] = await trx(table).where('id', row.targetId)
+        .update({ failureCount: trx.raw('failure_count + 1'), failed: true, lastFailedAt: trx.fn.now() })
+        .returning(['id', 'name']);
+      this.logger.warn('webhook delivery failed', { kind: row.kind, targetId: row.targetId, event: row.eventType, attempts: row.attempts, error: o.error });
+      // One notice when the webhook turns failed (not one per lost delivery), and never a chain of them.
+      if (!before || before.failed || row.eventType === 'webhook.failed' || row.eventType === 'test') return;
+      await this.events.publish('webhook.failed', row.environmentId, {
+        webhookId: row.targetId, webhookName: t?.name ?? null, webhookKind: row.kind, deliveryId: row.id,
+        event: row.eventType, attempts: row.attempts, lastStatus: o.status, error: o.error,
+      }, trx);
+    });
+  }
+}

@@ -1,0 +1,121 @@
+import type { Services } from '../services.js';
+import { diffStates, countChanges } from './diff.js';
+import { desiredStates } from './desired.js';
+import { loadManifests } from './load.js';
+import { existingKeys, readSnapshot } from './snapshot.js';
+import { stateKey, type Change, type ObjectState } from './state.js';
+import { servicesAffectedByConfig } from './affected-services.js';
+import type { ManifestError, ManifestFile } from './types.js';
+import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
+
+export interface ApplyOptions {
+  dryRun?: boolean;
+  prune?: boolean;
+  /** Base of relative valueFrom.file paths. */
+  baseDir: string | null;
+  gitCommit?: string | null;
+  /** Who asked (API caller); the watcher applies as the 'manifest' actor. */
+  actor?: { type: 'user' | 'service_account'; id: string; name: string } | null;
+  requestId?: string;
+}
+
+export interface ApplyResult {
+  revision: { contentHash: string; gitCommit: string | null };
+  ok: boolean;
+  dryRun: boolean;
+  errors: ManifestError[];
+  changes: Change[];
+  counts: ReturnType<typeof countChanges>;
+  /** Services whose template or placements changed: handed to the deploy engine. */
+  changedServices: Array<{ id: string; environmentId: string; name: string; imageTag: string }>;
+  /** Deployments removed (service pruned, or dropped from spec.deployments): their containers go after commit. */
+  removedDeployments: Array<Record<string, any>>;
+  /** Environments whose SSH key changed: pooled connections must be dropped after commit. */
+  sshKeyChanged: string[];
+}
+
+// Fields of a service whose change means its containers must be redeployed.
+const DEPLOYED_FIELDS = new Set(['image', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'deployments', 'configFiles']);
+// One apply at a time across replicas and the watcher.
+const APPLY_LOCK = 0x5ed0_0006;
+
+/**
+ * Loads, diffs and (unless dryRun or anything is wrong) applies a folder in ONE transaction:
+ * a folder with any error applies nothing. Every change is audited with details.source
+ * 'manifest' and the file. Deleted objects are only removed when pruning.
+ */
+export async function applyManifests(s: Services, files: ManifestFile[], opts: ApplyOptions): Promise<ApplyResult> {
+  const prune = opts.prune ?? s.config.manifestsPrune;
+  return s.db.transaction(async (trx) => {
+    await trx.raw('select pg_advisory_xact_lock(?)', [APPLY_LOCK]);
+    const snap = await readSnapshot(trx, s.secretBox);
+    const loaded = loadManifests(files, existingKeys(snap));
+    const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
+    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
+    referToStoredImages(desired.objects, snap.objects);
+    const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests)];
+    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[] };
+    if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
+    const changes = diffStates(desired.objects, snap.objects, { prune });
+    const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
+    if (opts.dryRun || changes.length === 0) return result;
+
+    const w: WriteContext = { trx, box: s.secretBox, snap, removedDeployments: result.removedDeployments };
+    const want = new Map(desired.objects.map((o) => [stateKey(o), o]));
+    const have = new Map(snap.objects.map((o) => [stateKey(o), o]));
+    const dependencySyncs: ObjectState[] = [];
+    for (const c of changes) {
+      const key = stateKey(c);
+      const d = want.get(key);
+      const a = have.get(key);
+      const fieldNames = c.fields.map((f) => f.field);
+      let id = a?.id ?? null;
+      if (c.action === 'create') id = await createObject(w, d!);
+      else if (c.action === 'update') await updateObject(w, d!, a!.id!, fieldNames);
+      else if (c.action === 'delete') await deleteObject(w, c.kind, a!.id!);
+      if (c.action === 'orphan') continue;
+      if (c.kind === 'Environment' && c.action === 'update' && fieldNames.includes('sshPrivateKey')) result.sshKeyChanged.push(id!);
+      if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.includes('dependsOn'))) dependencySyncs.push(d);
+      if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.some((f) => DEPLOYED_FIELDS.has(f)))) {
+        result.changedServices.push({ id: id!, environmentId: snap.envIds.get(d.environment!)!, name: d.name, imageTag: d.fields.imageTag as string });
+      }
+      await s.audit.record({
+        ...(opts.actor ? { actorType: opts.actor.type, actorId: opts.actor.id, actorName: opts.actor.name } : { actorType: 'manifest', actorName: c.path }),
+        action: `manifest.${c.action}`, resourceType: c.kind, resourceId: id,
+        environmentId: c.kind === 'Environment' ? id : snap.envIds.get(c.environment!) ?? null,
+        details: { source: 'manifest', path: c.path, name: c.name, fields: fieldNames, revision: revision.gitCommit ?? revision.contentHash },
+        requestId: opts.requestId ?? null,
+      }, trx);
+    }
+    for (const d of dependencySyncs) await syncDependencies(w, d);
+    // Configuration a service uses changed: redeploy it (the desired objects hold the new state).
+    const already = new Set(result.changedServices.map((c) => c.id));
+    for (const name of servicesAffectedByConfig(changes, desired.objects)) {
+      const [env, svc] = name.split('/');
+      const id = snap.ids.get(`${env}/Service/${svc}`);
+      const d = want.get(stateKey({ kind: 'Service', environment: env, name: svc }));
+      if (id && d && !already.has(id)) result.changedServices.push({ id, environmentId: snap.envIds.get(env)!, name: svc, imageTag: d.fields.imageTag as string });
+    }
+    return result;
+  });
+}
+
+/**
+ * A service may name an image that is not in the folder but in the store (made by another
+ * manifest revision or the API): compare by its imageName, as for images of the folder.
+ */
+function referToStoredImages(desired: ObjectState[], actual: ObjectState[]) {
+  const inFolder = new Set(desired.filter((o) => o.kind === 'ContainerImage').map((o) => `${o.environment}/${o.name}`));
+  for (const svc of desired.filter((o) => o.kind === 'Service')) {
+    if (inFolder.has(`${svc.environment}/${svc.fields.image}`)) continue;
+    const stored = actual.find((o) => o.kind === 'ContainerImage' && o.environment === svc.environment && (o.source?.name === svc.fields.image || o.name === svc.fields.image));
+    if (stored) svc.fields.image = stored.name;
+  }
+}
+
+function unsupported(manifests: ReturnType<typeof loadManifests>['manifests']): ManifestError[] {
+  return manifests.filter((m) => !SUPPORTED_KINDS.includes(m.kind)).map((m) => ({
+    file: m.file, line: m.line, column: 1, path: 'kind',
+    message: `${m.kind} manifests are validated but this controller cannot apply them yet (it applies ${SUPPORTED_KINDS.join(', ')})`,
+  }));
+}

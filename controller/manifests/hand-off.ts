@@ -1,0 +1,40 @@
+import type { Services } from '../services.js';
+import { removeDeploymentContainer } from '../deploy/deploy-deployment.js';
+import { withServerLock } from '../deploy/server-lock.js';
+import type { DeploymentRow } from '../store/repositories/deployments.js';
+import type { ApplyResult } from './apply.js';
+
+/**
+ * Hands services whose template or placements a manifest changed to the deploy engine: one
+ * plan per environment, in dependency order, started at once. Services without deployments
+ * are skipped (nothing to run). Returns the plan ids.
+ */
+export async function startPlans(s: Services, changed: ApplyResult['changedServices'], revision: string): Promise<string[]> {
+  const placed = new Set((await s.db('deployments').whereIn('serviceId', changed.map((c) => c.id)).distinct('serviceId')).map((r: any) => r.serviceId));
+  const byEnv = new Map<string, ApplyResult['changedServices']>();
+  for (const c of changed.filter((x) => placed.has(x.id))) byEnv.set(c.environmentId, [...(byEnv.get(c.environmentId) ?? []), c]);
+  const plans: string[] = [];
+  for (const [environmentId, items] of byEnv) {
+    const plan = await s.plans.createPlan({
+      environmentId, name: `manifests ${revision.replace(/^sha256:/, '').slice(0, 12)}`, trigger: 'manifest',
+      items: items.map((i) => ({ serviceId: i.id, imageTag: i.imageTag })),
+    });
+    await s.plans.execute(plan.id);
+    plans.push(plan.id);
+  }
+  return plans;
+}
+
+/** Removes the containers of deployments a manifest apply deleted (one at a time per server). */
+export async function removeContainers(s: Services, removed: ApplyResult['removedDeployments']): Promise<number> {
+  let n = 0;
+  for (const d of removed as DeploymentRow[]) {
+    try {
+      await withServerLock(s.db, d.serverId, () => removeDeploymentContainer(s, d, async () => undefined));
+      n++;
+    } catch (e) {
+      s.logger.warn('manifests: could not remove a pruned container', { server: d.serverId, container: d.containerName, error: (e as Error).message });
+    }
+  }
+  return n;
+}

@@ -1,0 +1,65 @@
+import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import type { ManifestError, ManifestFile } from './types.js';
+
+/** One YAML document of a file, with what is needed to point at any path inside it. */
+export interface ParsedDocument {
+  file: string;
+  value: unknown;
+  positionOf(path: string[], atKey?: boolean): { line: number; column: number };
+}
+
+/**
+ * Parses every document of every file. Syntax errors are collected, not thrown, so a folder
+ * reports all of them at once; the other documents of a file with a broken one are still
+ * validated (their errors are reported too), though the folder as a whole applies nothing.
+ */
+export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]; errors: ManifestError[] } {
+  const documents: ParsedDocument[] = [];
+  const errors: ManifestError[] = [];
+  for (const f of files) {
+    const lineCounter = new LineCounter();
+    const docs = parseAllDocuments(f.content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    const list = Array.isArray(docs) ? docs : [];
+    for (const doc of list) {
+      if (doc.errors.length) {
+        for (const e of doc.errors) {
+          const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+          errors.push({ file: f.path, line: pos.line, column: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
+        }
+        continue;
+      }
+      const value = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
+      if (value === null || value === undefined) continue; // an empty document (e.g. a trailing ---)
+      documents.push({
+        file: f.path,
+        value,
+        positionOf: (path, atKey = false) => {
+          const pos = lineCounter.linePos(offsetOf(doc, path, atKey));
+          return { line: pos.line, column: pos.col };
+        },
+      });
+    }
+  }
+  return { documents, errors };
+}
+
+/** Start offset of the node at path, or of its deepest existing ancestor. */
+function offsetOf(doc: Document, path: string[], atKey: boolean): number {
+  let node = doc.contents as Node | null;
+  let offset = node?.range?.[0] ?? 0;
+  for (let i = 0; i < path.length && node; i++) {
+    const seg = path[i];
+    const last = i === path.length - 1;
+    if (isMap(node)) {
+      const pair = node.items.find((p) => String((p.key as { value?: unknown })?.value ?? p.key) === seg);
+      if (!pair) break;
+      const keyOffset = (pair.key as Node | null)?.range?.[0];
+      node = pair.value as Node | null;
+      offset = (last && atKey ? keyOffset : node?.range?.[0] ?? keyOffset) ?? offset;
+    } else if (isSeq(node)) {
+      node = node.items[Number(seg)] as Node | null;
+      offset = node?.range?.[0] ?? offset;
+    } else break;
+  }
+  return offset;
+}

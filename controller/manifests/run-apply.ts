@@ -1,0 +1,40 @@
+import type { Services } from '../services.js';
+import { applyManifests, type ApplyOptions, type ApplyResult } from './apply.js';
+import { removeContainers, startPlans } from './hand-off.js';
+import { gitHead } from './git-head.js';
+import { readManifestDir } from './read-dir.js';
+import { manifestsStatusOf, type ApplyRecord } from './status.js';
+import type { ManifestFile } from './types.js';
+
+export interface RunApplyResult extends ApplyResult { plans: string[] }
+
+/**
+ * Applies a folder (files given, or read from MANIFESTS_DIR), records the outcome in the
+ * status and, after the transaction committed, hands changed services to the deploy engine.
+ */
+export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opts: Partial<ApplyOptions> & { files?: ManifestFile[] }): Promise<RunApplyResult> {
+  const dir = s.config.manifestsDir;
+  const files = opts.files ?? (dir ? await readManifestDir(dir) : []);
+  const gitCommit = opts.files ? null : dir ? await gitHead(dir) : null;
+  const result = await applyManifests(s, files, { baseDir: dir, gitCommit, ...opts });
+  let plans: string[] = [];
+  let message: string | undefined;
+  if (result.ok && !result.dryRun && result.changedServices.length) {
+    try {
+      plans = await startPlans(s, result.changedServices, result.revision.gitCommit ?? result.revision.contentHash);
+    } catch (e) {
+      message = `applied, but starting deploy plans failed: ${(e as Error).message}`;
+      s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });
+    }
+  }
+  // Pooled connections still hold the old key.
+  if (result.ok && !result.dryRun) for (const id of result.sshKeyChanged) s.hosts.invalidateEnvironment(id);
+  // After commit and off the request: removing containers talks to servers.
+  if (result.ok && !result.dryRun && result.removedDeployments.length) void removeContainers(s, result.removedDeployments);
+  if (!result.dryRun) {
+    manifestsStatusOf(s).record({
+      at: new Date().toISOString(), trigger, revision: result.revision, ok: result.ok, counts: result.counts, errors: result.errors, plans, message,
+    });
+  }
+  return { ...result, plans };
+}

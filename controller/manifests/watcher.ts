@@ -1,0 +1,77 @@
+import { relative, resolve, sep } from 'node:path';
+import { watch } from 'chokidar';
+import type { Services } from '../services.js';
+import { runApply } from './run-apply.js';
+import { manifestsStatusOf } from './status.js';
+
+/** Quiet time after the last change before applying: a git pull of 20 files gives one apply. */
+export const DEBOUNCE_MS = 250;
+
+const relevant = (path: string) => /\.ya?ml$/i.test(path);
+/**
+ * Hidden folders (.git above all: thousands of objects) and node_modules are not watched; a
+ * pull changes the YAML files themselves, and the commit is read when the apply runs.
+ */
+const skipped = (root: string, path: string) => relative(root, resolve(path)).split(sep).some((p) => p.startsWith('.') && p !== '..' || p === 'node_modules');
+
+/**
+ * Watches MANIFESTS_DIR and applies it after each burst of changes (and once at start-up).
+ * Applies never overlap: a change during an apply schedules exactly one more afterwards.
+ */
+export async function startManifestWatcher(s: Services): Promise<(() => Promise<void>) | void> {
+  if (!s.config.manifestsDir) return;
+  const dir = resolve(s.config.manifestsDir);
+  const status = manifestsStatusOf(s);
+  let timer: NodeJS.Timeout | null = null;
+  let running: Promise<void> | null = null;
+  let again = false;
+  let stopped = false;
+
+  const apply = async (trigger: 'watch' | 'startup') => {
+    if (running) {
+      again = true;
+      return;
+    }
+    running = (async () => {
+      try {
+        const r = await runApply(s, trigger, {});
+        if (!r.ok) s.logger.warn('manifests: not applied', { errors: r.errors.length, revision: r.revision.contentHash });
+        else if (r.changes.length) s.logger.info('manifests: applied', { ...r.counts, plans: r.plans.length });
+      } catch (e) {
+        s.logger.error('manifests: apply failed', { error: (e as Error).message });
+        status.record({ at: new Date().toISOString(), trigger, revision: { contentHash: '', gitCommit: null }, ok: false, counts: { create: 0, update: 0, delete: 0, orphan: 0 }, errors: [], plans: [], message: (e as Error).message });
+      }
+    })();
+    await running;
+    running = null;
+    if (again && !stopped) {
+      again = false;
+      await apply('watch');
+    }
+  };
+  const schedule = () => {
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = null;
+      void apply('watch');
+    }, DEBOUNCE_MS);
+  };
+
+  const watcher = watch(dir, {
+    ignoreInitial: true,
+    ignored: (path, stats) => skipped(dir, path) || (!!stats?.isFile() && !relevant(path)),
+  });
+  watcher.on('all', (_event, path) => {
+    if (relevant(path)) schedule();
+  });
+  await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
+  status.watching = true;
+  await apply('startup');
+  return async () => {
+    stopped = true;
+    status.watching = false;
+    if (timer) clearTimeout(timer);
+    await watcher.close();
+    await running;
+  };
+}

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+
+const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+const envDoc = 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: watched}\nspec: {}\n';
+const varDoc = (i: number) => `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: V${i}, environment: watched}\nspec: {value: "${i}"}\n`;
+
+describe('manifests watcher', () => {
+  let svc: TestService;
+  let admin: HttpClient;
+  let dir: string;
+  const applies = () => svc.logs.filter((l) => l.includes('"manifests: applied"')).length;
+
+  before(async () => {
+    // A git checkout as a pull leaves it: HEAD names a branch whose commit is a loose ref.
+    dir = mkdtempSync(join(tmpdir(), 'manifests-watch-'));
+    mkdirSync(join(dir, '.git', 'refs', 'heads'), { recursive: true });
+    writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+    writeFileSync(join(dir, '.git', 'refs', 'heads', 'main'), `${COMMIT}\n`);
+    writeFileSync(join(dir, 'env.yaml'), envDoc);
+    svc = await startTestService({ MANIFESTS_DIR: dir });
+    admin = await bootstrapAdmin(svc.http);
+  });
+  after(async () => {
+    await svc.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('applies the folder at start-up and shows the git commit it follows in status and /health', async () => {
+    const status = await admin.get('/api/manifests/status');
+    expect(status.body).to.include({ dir, watching: true, prune: false });
+    expect(status.body.lastApplied.revision.gitCommit).to.equal(COMMIT);
+    expect(status.body.lastApplied.counts.create).to.equal(1);
+    const health = await svc.http.get('/health');
+    expect(health.body.manifests).to.include({ watching: true, lastAttemptOk: true, lastAttemptErrors: 0 });
+    expect(health.body.manifests.lastAppliedRevision.gitCommit).to.equal(COMMIT);
+  });
+
+  it('twenty files written in one burst give a single apply', async () => {
+    const before = applies();
+    for (let i = 0; i < 20; i++) writeFileSync(join(dir, `var-${i}.yaml`), varDoc(i));
+    const deadline = Date.now() + 15_000;
+    while (Number((await svc.services.db('vars').count({ n: '*' }))[0].n) < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    await new Promise((r) => setTimeout(r, 600)); // a second apply, if any, would land within the debounce window
+    expect(applies() - before).to.equal(1);
+    const status = await admin.get('/api/manifests/status');
+    expect(status.body.lastApplied.counts).to.deep.equal({ create: 20, update: 0, delete: 0, orphan: 0 });
+    expect(status.body.lastApplied.trigger).to.equal('watch');
+  });
+});

@@ -1,0 +1,219 @@
+import { expect } from 'chai';
+import { SMTPServer } from 'smtp-server';
+import type { AddressInfo } from 'node:net';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import { until } from '../support/receiver.js';
+
+interface Mail { from: string; to: string[]; raw: string }
+
+/** Reads an SSE stream into parsed frames until aborted. */
+function openStream(url: string, token: string, headers: Record<string, string> = {}) {
+  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
+  const comments: string[] = [];
+  const ac = new AbortController();
+  const ready = fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal }).then(async (res) => {
+    if (res.status !== 200) return res;
+    void (async () => {
+      const dec = new TextDecoder();
+      let buf = '';
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buf += dec.decode(chunk, { stream: true });
+          let i;
+          while ((i = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, i);
+            buf = buf.slice(i + 2);
+            const f: { id?: string; event?: string; data?: any } = {};
+            for (const line of block.split('\n')) {
+              if (line.startsWith(':')) comments.push(line);
+              else if (line.startsWith('id: ')) f.id = line.slice(4);
+              else if (line.startsWith('event: ')) f.event = line.slice(7);
+              else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
+            }
+            if (f.event) frames.push(f);
+          }
+        }
+      } catch { /* aborted */ }
+    })();
+    return res;
+  });
+  return { frames, comments, ready, close: () => ac.abort() };
+}
+
+describe('notifications, preferences, email and the event stream', () => {
+  let svc: TestService;
+  let admin: HttpClient;
+  let adminToken: string;
+  let viewer: HttpClient;
+  let viewerUser: { id: string; email: string };
+  let env: { id: string; name: string };
+  let other: { id: string; name: string };
+  const mails: Mail[] = [];
+  let smtp: SMTPServer;
+  let smtpPort: number;
+  const publish = (type: string, envId: string | null, data: Record<string, unknown> = {}) => svc.services.events.publish(type, envId, data);
+  const count = async (c: HttpClient, q = '') => (await c.get(`/api/notifications${q}`)).body.total as number;
+
+  before(async () => {
+    smtp = new SMTPServer({
+      authOptional: true, disabledCommands: ['STARTTLS', 'AUTH'], logger: false,
+      onData(stream, session, cb) {
+        const chunks: Buffer[] = [];
+        stream.on('data', (c: Buffer) => chunks.push(c));
+        stream.on('end', () => {
+          mails.push({ from: (session.envelope.mailFrom || { address: '' }).address, to: session.envelope.rcptTo.map((r) => r.address), raw: Buffer.concat(chunks).toString('utf8') });
+          cb();
+        });
+      },
+    });
+    await new Promise<void>((r) => smtp.listen(0, '127.0.0.1', () => r()));
+    smtpPort = (smtp.server.address() as AddressInfo).port;
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    adminToken = admin.token!;
+    const v = await userWithRole(admin, 'viewer');
+    viewer = v.client;
+    viewerUser = v.user;
+    env = await createEnvironment(admin);
+    other = await createEnvironment(admin);
+  });
+  after(async () => {
+    await svc.stop();
+    await new Promise<void>((r) => smtp.close(() => r()));
+  });
+
+  it('lists the notification type catalogue for admins', async () => {
+    const res = await admin.get('/api/admin/notification-types');
+    expect(res.status).to.equal(200);
+    const codes = res.body.items.map((t: { code: string }) => t.code);
+    expect(codes).to.include.members(['deployment.started', 'deployment.success', 'deployment.failed', 'plan.rolled_back', 'health.failed',
+      'health.recovered', 'backup.success', 'backup.failed', 'drift.detected', 'image.update_available', 'webhook.failed']);
+    for (const t of res.body.items) expect(t).to.have.keys('code', 'category', 'defaultSeverity', 'bounceThreshold', 'title');
+    expect((await viewer.get('/api/admin/notification-types')).body.code).to.equal('FORBIDDEN_ROLE');
+  });
+
+  it('turns notification-type events into per-user notifications with filters, unread count, mark read and mark all read', async () => {
+    await publish('deployment.success', env.id, { planName: 'p', imageTag: '1.0', serviceCount: 1 });
+    await publish('backup.failed', other.id, { databaseName: 'db' });
+    await publish('plan.updated', env.id, {}); // a stream event, not a notification
+    await until(async () => (await count(viewer)) === 2, 5000, 'two notifications');
+    expect(await count(admin)).to.equal(2);
+    const list = (await viewer.get('/api/notifications')).body;
+    expect(list).to.include({ total: 2, limit: 25, offset: 0 });
+    expect(list.items[0]).to.include({ type: 'backup.failed', category: 'backup', severity: 'error', environmentId: other.id, read: false });
+    expect(await count(viewer, `?environmentId=${env.id}`)).to.equal(1);
+    expect(await count(viewer, '?category=deployment')).to.equal(1);
+    expect((await viewer.get('/api/notifications?category=nope')).body).to.include({ code: 'VALIDATION_ERROR', field: 'category' });
+    expect((await viewer.get('/api/notifications?limit=500')).body).to.include({ code: 'VALIDATION_ERROR', field: 'limit' });
+    expect((await viewer.get('/api/notifications?limit=1&offset=1')).body.items).to.have.length(1);
+    expect((await viewer.get('/api/notifications/unread-count')).body).to.deep.equal({ count: 2 });
+
+    const first = list.items[0].id;
+    const read = await viewer.post(`/api/notifications/${first}/read`);
+    expect(read.status).to.equal(200);
+    expect(read.body.read).to.equal(true);
+    expect(await count(viewer, '?unreadOnly=true')).to.equal(1);
+    // Another user's notification is not yours to read.
+    expect((await admin.post(`/api/notifications/${first}/read`)).status).to.equal(404);
+    expect((await viewer.post('/api/notifications/00000000-0000-4000-8000-000000000000/read')).status).to.equal(404);
+    const all = await viewer.post('/api/notifications/read-all');
+    expect(all.body).to.deep.equal({ updated: 1 });
+    expect((await viewer.get('/api/notifications/unread-count')).body.count).to.equal(0);
+    expect((await admin.get('/api/notifications/unread-count')).body.count).to.equal(2);
+    expect((await svc.http.get('/api/notifications')).status).to.equal(401);
+  });
+
+  it('per-user preferences per type switch in-app notifications off and validate the type', async () => {
+    const prefs = (await viewer.get('/api/notifications/preferences')).body.items;
+    expect(prefs.find((p: { type: string }) => p.type === 'drift.detected')).to.deep.equal({ type: 'drift.detected', category: 'drift', inApp: true, email: false });
+    const put = await viewer.put('/api/notifications/preferences', { preferences: [{ type: 'drift.detected', inApp: false }] });
+    expect(put.status, put.text).to.equal(200);
+    expect(put.body.items.find((p: { type: string }) => p.type === 'drift.detected').inApp).to.equal(false);
+    expect((await viewer.put('/api/notifications/preferences', { preferences: [{ type: 'nope' }] })).body).to.include({ code: 'VALIDATION_ERROR', field: 'preferences.0.type' });
+    expect((await viewer.put('/api/notifications/preferences', {})).body).to.include({ field: 'preferences' });
+    const before = await count(viewer);
+    const beforeAdmin = await count(admin);
+    await publish('drift.detected', env.id, { serverId: 'x' });
+    await until(async () => (await count(admin)) === beforeAdmin + 1, 5000, 'admin notified');
+    expect(await count(viewer)).to.equal(before);
+  });
+
+  it('a bounce threshold holds back health.failed until it repeats, and health.recovered starts the count over', async () => {
+    const t = (await admin.get('/api/admin/notification-types')).body.items.find((x: { code: string }) => x.code === 'health.failed');
+    expect(t.bounceThreshold).to.equal(2);
+    const n = () => count(admin, '?category=health');
+    await publish('health.failed', env.id, { serviceId: 'svc-1' });
+    await publish('drift.detected', env.id, { serverId: 'marker' });
+    await until(async () => (await count(admin, '?category=drift')) === 2, 5000, 'marker');
+    expect(await n()).to.equal(0);
+    await publish('health.failed', env.id, { serviceId: 'svc-1' });
+    await until(async () => (await n()) === 1, 5000, 'second failure notifies');
+    await publish('health.recovered', env.id, { serviceId: 'svc-1' });
+    await publish('health.failed', env.id, { serviceId: 'svc-1' });
+    await until(async () => (await n()) === 2, 5000, 'recovered notifies');
+    await publish('drift.detected', env.id, { serverId: 'marker2' });
+    await until(async () => (await count(admin, '?category=drift')) === 3, 5000, 'marker2');
+    expect(await n()).to.equal(2);
+  });
+
+  it('emails users who chose email for a type through the SMTP configuration', async () => {
+    await svc.services.db('smtp_config').insert({ id: 1, host: '127.0.0.1', port: smtpPort, secure: false, fromAddress: 'stevedore@example.test', fromName: 'Stevedore', enabled: true });
+    await viewer.put('/api/notifications/preferences', { preferences: [{ type: 'deployment.failed', email: false }] });
+    await publish('deployment.failed', env.id, { serviceName: 'api', imageTag: '9.9.9', message: 'Container api exited with code 1' });
+    await until(() => mails.length >= 1, 8000, 'an email');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(mails).to.have.length(1); // the viewer opted out; the admin's default for errors is email on
+    const m = mails[0];
+    expect(m.to).to.deep.equal(['admin@example.test']);
+    expect(m.from).to.equal('stevedore@example.test');
+    expect(m.raw).to.match(/Subject: \[Stevedore\] Deployment failed in env-/);
+    expect(m.raw).to.contain('Container api exited with code 1');
+    expect(m.raw).to.contain(env.name);
+    expect(viewerUser.email).to.not.equal('admin@example.test');
+  });
+
+  it('streams notification.created to its user only, and the general stream resumes from Last-Event-ID', async () => {
+    const mine = openStream(`${svc.url}/api/events`, adminToken);
+    const scoped = openStream(`${svc.url}/api/events?environmentId=${other.id}`, adminToken);
+    const theirs = openStream(`${svc.url}/api/events`, viewer.token!);
+    expect((await mine.ready).status).to.equal(200);
+    expect((await mine.ready).headers.get('content-type')).to.match(/text\/event-stream/);
+    await scoped.ready;
+    await theirs.ready;
+    await new Promise((r) => setTimeout(r, 100));
+    const planEvent = await publish('plan.updated', env.id, { planId: 'p1', status: 'running' });
+    await publish('image.update_available', env.id, { imageName: 'acme/api', imageTag: '2.0' });
+    await until(() => mine.frames.some((f) => f.event === 'notification.created'), 5000, 'notification.created');
+    await until(() => theirs.frames.some((f) => f.event === 'notification.created'), 5000, 'viewer notification.created');
+    const created = mine.frames.filter((f) => f.event === 'notification.created');
+    expect(created).to.have.length(1);
+    expect(created[0].data).to.include({ type: 'image.update_available', environmentId: env.id, read: false });
+    const adminNotification = (await admin.get('/api/notifications?category=image')).body.items[0];
+    expect(created[0].data.id).to.equal(adminNotification.id);
+    expect(theirs.frames.find((f) => f.event === 'notification.created')!.data.id).to.not.equal(adminNotification.id);
+    const plan = mine.frames.find((f) => f.event === 'plan.updated')!;
+    expect(plan.id).to.equal(String(planEvent.id));
+    expect(plan.data).to.include({ planId: 'p1', status: 'running' });
+    expect(mine.frames.some((f) => f.event === 'image.update_available')).to.equal(false);
+    expect(scoped.frames).to.have.length(0);
+    mine.close(); scoped.close(); theirs.close();
+
+    // Resume: everything after the given id, then live.
+    const later = await publish('deployment.updated', env.id, { deploymentId: 'd1' });
+    const resumed = openStream(`${svc.url}/api/events`, adminToken, { 'last-event-id': String(planEvent.id) });
+    await resumed.ready;
+    await until(() => resumed.frames.some((f) => f.event === 'deployment.updated'), 5000, 'replayed event');
+    expect(resumed.frames.some((f) => f.event === 'plan.updated')).to.equal(false);
+    expect(resumed.frames.find((f) => f.event === 'deployment.updated')!.id).to.equal(String(later.id));
+    await publish('health.changed', env.id, { serverId: 's', status: 'unhealthy' });
+    await until(() => resumed.frames.some((f) => f.event === 'health.changed'), 5000, 'live after replay');
+    expect(resumed.frames.filter((f) => f.event === 'deployment.updated')).to.have.length(1);
+    resumed.close();
+
+    const bad = await admin.get('/api/events?environmentId=00000000-0000-4000-8000-000000000000');
+    expect(bad.status).to.equal(404);
+    expect((await svc.http.get('/api/events')).status).to.equal(401);
+  });
+});

@@ -1,0 +1,127 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin, createEnvironment } from '../support/fixtures.js';
+
+const SECRET = 'ci-shared-secret';
+const CODEHOST_SECRET = 'codehost-shared-secret';
+const hex = (secret: string, body: string) => crypto.createHmac('sha256', secret).update(body).digest('hex');
+
+/** POSTs exact bytes with the given signature header (undefined: no header). */
+async function send(svc: TestService, path: string, body: string, header: string, value: string | undefined, extra: Record<string, string> = {}) {
+  const headers: Record<string, string> = { 'content-type': 'application/json', ...extra };
+  if (value !== undefined) headers[header] = value;
+  return svc.http.post(path, undefined, { raw: body, headers });
+}
+
+describe('incoming webhooks', () => {
+  let svc: TestService;
+  let unset: TestService;
+  let env: { id: string; name: string };
+  let imageId: string;
+  let manualImageId: string;
+
+  before(async () => {
+    svc = await startTestService({ WEBHOOK_SECRET: SECRET, CODEHOST_WEBHOOK_SECRET: CODEHOST_SECRET });
+    unset = await startTestService();
+    const admin = await bootstrapAdmin(svc.http);
+    env = await createEnvironment(admin, 'prod-hooks');
+    const db = svc.services.db;
+    [{ id: imageId }] = await db('container_images').insert({ environmentId: env.id, imageName: 'registry.local:5000/acme/api', autoUpdate: true }).returning('id');
+    [{ id: manualImageId }] = await db('container_images').insert({ environmentId: env.id, imageName: 'registry.local:5000/acme/manual', autoUpdate: false }).returning('id');
+    await db('container_images').insert({ environmentId: env.id, imageName: 'registry.local:5000/acme/orphan', autoUpdate: true });
+    await db('services').insert([
+      { environmentId: env.id, name: 'api', containerImageId: imageId, imageTag: '1.0.0' },
+      { environmentId: env.id, name: 'manual', containerImageId: manualImageId, imageTag: '1.0.0' },
+    ]);
+  });
+  after(async () => {
+    await svc.stop();
+    await unset.stop();
+  });
+
+  const endpoints = [
+    { path: '/api/webhooks/deploy', header: 'x-webhook-signature', prefix: '', secret: SECRET,
+      body: JSON.stringify({ service: 'nope', environment: 'prod-hooks' }), correct: 404 },
+    { path: '/api/webhooks/deploy-image', header: 'x-webhook-signature', prefix: '', secret: SECRET,
+      body: JSON.stringify({ imageName: 'registry.local:5000/acme/manual', environment: 'prod-hooks', imageTag: '2.0.0' }), correct: 400 },
+    { path: '/api/webhooks/codehost', header: 'x-hub-signature-256', prefix: 'sha256=', secret: CODEHOST_SECRET,
+      body: JSON.stringify({ zen: 'hello' }), correct: 200, extra: { 'x-github-event': 'ping' } },
+  ];
+
+  for (const ep of endpoints) {
+    it(`${ep.path} answers the signature matrix: only the exact ${ep.prefix ? 'sha256=' : ''}lowercase hex digest of the raw body passes`, async () => {
+      const good = ep.prefix + hex(ep.secret, ep.body);
+      const cases: Array<[string, TestService, string | undefined, number]> = [
+        ['secret unset', unset, good, 401],
+        ['header missing', svc, undefined, 401],
+        ['wrong digest', svc, ep.prefix + hex('another-secret', ep.body), 401],
+        ['digest of a different body', svc, ep.prefix + hex(ep.secret, ep.body + ' '), 401],
+        ['uppercase hex', svc, ep.prefix + hex(ep.secret, ep.body).toUpperCase(), 401],
+        ['garbage', svc, 'sha256=', 401],
+        ['correct', svc, good, ep.correct],
+      ];
+      for (const [name, target, sig, status] of cases) {
+        const res = await send(target, ep.path, ep.body, ep.header, sig, ep.extra);
+        expect(res.status, `${name}: ${res.text}`).to.equal(status);
+        if (status === 401) expect(res.body.code, name).to.equal('UNAUTHORIZED');
+      }
+      // The digest is over the bytes: the same JSON re-serialised differently does not verify.
+      const spaced = JSON.stringify(JSON.parse(ep.body), null, 2);
+      expect((await send(svc, ep.path, spaced, ep.header, good, ep.extra)).status).to.equal(401);
+    });
+  }
+
+  it('deploy looks up the environment by exact name and the service by name or id, answering 404 with the spec messages', async () => {
+    const post = (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return send(svc, '/api/webhooks/deploy', body, 'x-webhook-signature', hex(SECRET, body));
+    };
+    const noEnv = await post({ service: 'api', environment: 'PROD-HOOKS' });
+    expect(noEnv.status).to.equal(404);
+    expect(noEnv.body).to.include({ code: 'NOT_FOUND', message: 'Environment not found', error: 'Environment not found' });
+    const noSvc = await post({ service: 'web', environment: 'prod-hooks' });
+    expect(noSvc.body).to.include({ message: 'Service not found', error: 'Service not found' });
+    const missing = await post({ environment: 'prod-hooks' });
+    expect(missing.status).to.equal(400);
+    expect(missing.body).to.include({ code: 'VALIDATION_ERROR', field: 'service' });
+    const badTag = await post({ service: 'api', environment: 'prod-hooks', imageTag: 'a b' });
+    expect(badTag.body).to.include({ field: 'imageTag' });
+  });
+
+  it('deploy-image checks its three preconditions: image exists, autoUpdate on (400 with a hint), a linked service', async () => {
+    const post = (payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return send(svc, '/api/webhooks/deploy-image', body, 'x-webhook-signature', hex(SECRET, body));
+    };
+    const unknown = await post({ imageName: 'registry.local:5000/acme/other', environment: 'prod-hooks', imageTag: '2' });
+    expect(unknown.status).to.equal(404);
+    expect(unknown.body.error).to.equal('Container image not found');
+    expect((await post({ imageName: 'registry.local:5000/acme/api', environment: 'nope', imageTag: '2' })).body.message).to.equal('Environment not found');
+    const manual = await post({ imageName: 'registry.local:5000/acme/manual', environment: 'prod-hooks', imageTag: '2' });
+    expect(manual.status).to.equal(400);
+    expect(manual.body).to.include({ code: 'VALIDATION_ERROR', field: 'imageName' });
+    expect(manual.body.hint).to.match(/autoUpdate/);
+    const orphan = await post({ imageName: 'registry.local:5000/acme/orphan', environment: 'prod-hooks', imageTag: '2' });
+    expect(orphan.status).to.equal(400);
+    expect(orphan.body.message).to.match(/No service uses this image/);
+    const noTag = await post({ imageName: 'registry.local:5000/acme/api', environment: 'prod-hooks' });
+    expect(noTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'imageTag' });
+  });
+
+  it('codehost reacts only to the package event with action published', async () => {
+    const post = (event: string, payload: unknown) => {
+      const body = JSON.stringify(payload);
+      return send(svc, '/api/webhooks/codehost', body, 'x-hub-signature-256', 'sha256=' + hex(CODEHOST_SECRET, body), { 'x-github-event': event });
+    };
+    const push = await post('push', { ref: 'refs/heads/main' });
+    expect(push.status).to.equal(200);
+    expect(push.body).to.include({ ignored: true, serviceCount: 0 });
+    const updated = await post('package', { action: 'updated', package: { name: 'api', package_version: { version: '2.0.0' } } });
+    expect(updated.body).to.include({ ignored: true });
+    const unrelated = await post('package', { action: 'published', package: { name: 'zzz-not-used', package_version: { version: '2.0.0' } } });
+    expect(unrelated.body).to.include({ ignored: true, serviceCount: 0 });
+    const noName = await post('package', { action: 'published', package: { package_version: { version: '2.0.0' } } });
+    expect(noName.body).to.include({ code: 'VALIDATION_ERROR', field: 'package.name' });
+  });
+});

@@ -1,0 +1,218 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import { Receiver, until } from '../support/receiver.js';
+
+const hmac = (secret: string, body: string) => 'sha256=' + crypto.createHmac('sha256', secret).update(body).digest('hex');
+
+describe('outgoing webhooks and subscriptions', () => {
+  let svc: TestService;
+  let admin: HttpClient;
+  let operator: HttpClient;
+  let viewer: HttpClient;
+  let env: { id: string; name: string };
+  let other: { id: string; name: string };
+  const rx = new Receiver();
+  const rx2 = new Receiver();
+
+  async function settings(values: Record<string, unknown>) {
+    await svc.services.db('system_settings').where('id', 1).update({ values: JSON.stringify(values) });
+    svc.services.deliveries.settings.clear();
+  }
+  const publish = (type: string, envId: string | null, data: Record<string, unknown> = {}) => svc.services.events.publish(type, envId, data);
+
+  before(async () => {
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    operator = (await userWithRole(admin, 'operator')).client;
+    viewer = (await userWithRole(admin, 'viewer')).client;
+    env = await createEnvironment(admin);
+    other = await createEnvironment(admin);
+    await rx.start();
+    await rx2.start();
+  });
+  after(async () => {
+    await svc.stop();
+    await rx.stop();
+    await rx2.stop();
+  });
+  beforeEach(async () => {
+    rx.reset();
+    rx2.reset();
+    await svc.services.db('outgoing_webhooks').delete();
+    await svc.services.db('webhook_subscriptions').delete();
+    await svc.services.db('delivery_outbox').delete();
+    await settings({ webhookMaxRetries: 3, webhookTimeoutMs: 2000, webhookRetryDelaysMs: [50, 150] });
+  });
+
+  it('admin CRUD keeps the secret write-only and validates fields; other roles are refused', async () => {
+    const created = await admin.post('/api/admin/webhooks', {
+      name: 'ci', url: rx.url + '/hook', secret: 's3cret-value', enabled: true, headers: { 'X-Team': 'ops' },
+      eventTypes: ['deployment.success'], environmentIds: [env.id],
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body).to.include({ name: 'ci', hasSecret: true, failureCount: 0, enabled: true, lastDeliveredAt: null, lastFailedAt: null });
+    expect(created.body).to.not.have.property('secret');
+    expect(created.text).to.not.contain('s3cret-value');
+    const id = created.body.id;
+    expect((await admin.get('/api/admin/webhooks')).body.items.map((w: { id: string }) => w.id)).to.deep.equal([id]);
+    const patched = await admin.patch(`/api/admin/webhooks/${id}`, { secret: null, enabled: false });
+    expect(patched.status).to.equal(200);
+    expect(patched.body).to.include({ hasSecret: false, enabled: false });
+    expect((await admin.get(`/api/admin/webhooks/${id}`)).body.hasSecret).to.equal(false);
+
+    const bad = await admin.post('/api/admin/webhooks', { name: 'x', url: 'ftp://nope', enabled: true });
+    expect(bad.status).to.equal(400);
+    expect(bad.body).to.include({ code: 'VALIDATION_ERROR', field: 'url' });
+    const badType = await admin.post('/api/admin/webhooks', { name: 'x', url: rx.url, enabled: true, eventTypes: ['nope.nope'] });
+    expect(badType.body).to.include({ code: 'VALIDATION_ERROR', field: 'eventTypes.0' });
+    const missing = await admin.post('/api/admin/webhooks', { name: 'x', url: rx.url });
+    expect(missing.body).to.include({ code: 'VALIDATION_ERROR', field: 'enabled' });
+    const ro = await admin.patch(`/api/admin/webhooks/${id}`, { failureCount: 0 });
+    expect(ro.status).to.equal(422);
+    expect(ro.body).to.include({ code: 'READONLY_FIELD', field: 'failureCount' });
+    expect((await admin.get('/api/admin/webhooks/00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+    expect((await admin.post('/api/admin/webhooks/not-a-uuid/test')).status).to.equal(404);
+
+    for (const c of [operator, viewer]) {
+      expect((await c.get('/api/admin/webhooks')).body.code).to.equal('FORBIDDEN_ROLE');
+      expect((await c.post('/api/admin/webhooks', { name: 'x', url: rx.url, enabled: true })).status).to.equal(403);
+      expect((await c.delete(`/api/admin/webhooks/${id}`)).status).to.equal(403);
+    }
+    expect((await svc.http.get('/api/admin/webhooks')).status).to.equal(401);
+    expect((await admin.delete(`/api/admin/webhooks/${id}`)).status).to.equal(204);
+    expect((await admin.get(`/api/admin/webhooks/${id}`)).status).to.equal(404);
+  });
+
+  it('test sends {event: test} and answers 200 with the status, or 502 naming the receiver status', async () => {
+    const { body: hook } = await admin.post('/api/admin/webhooks', { name: 't', url: rx.url, secret: 'k', enabled: true });
+    const ok = await admin.post(`/api/admin/webhooks/${hook.id}/test`);
+    expect(ok.status, ok.text).to.equal(200);
+    expect(ok.body).to.deep.equal({ delivered: true, status: 200 });
+    const got = rx.requests[0];
+    expect(got.json.event).to.equal('test');
+    expect(got.json.data.message).to.be.a('string');
+    expect(Date.parse(got.json.timestamp)).to.be.a('number').and.not.NaN;
+    expect(got.json).to.not.have.any.keys('environmentId', 'environmentName');
+    expect(got.headers['x-webhook-signature']).to.equal(hmac('k', got.body));
+    rx.mode = 'fail';
+    const failed = await admin.post(`/api/admin/webhooks/${hook.id}/test`);
+    expect(failed.status).to.equal(502);
+    expect(failed.body.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(failed.body.message).to.contain('500');
+  });
+
+  it('delivers the spec payload with signature, User-Agent and custom headers, filtered by type and environment', async () => {
+    const mk = async (body: Record<string, unknown>) => (await admin.post('/api/admin/webhooks', { enabled: true, ...body })).body;
+    const all = await mk({ name: 'all', url: rx.url + '/all', secret: 'topsecret', headers: { 'X-Team': 'ops' } });
+    await mk({ name: 'failed-only', url: rx.url + '/failed-only', eventTypes: ['deployment.failed'] });
+    await mk({ name: 'other-env', url: rx.url + '/other-env', environmentIds: [other.id] });
+    await mk({ name: 'disabled', url: rx.url + '/disabled', enabled: false });
+    await publish('deployment.success', env.id, { planName: 'p1', imageTag: '1.2.3', serviceCount: 2 });
+    await publish('plan.updated', env.id, { planId: 'x' }); // not a notification type: never delivered
+    await rx.waitFor(() => rx.requests.length >= 1, 5000, 'the delivery');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.requests.map((r) => r.path)).to.deep.equal(['/all']);
+    const r = rx.requests[0];
+    expect(r.json).to.deep.include({ event: 'deployment.success', environmentId: env.id, environmentName: env.name, data: { planName: 'p1', imageTag: '1.2.3', serviceCount: 2 } });
+    expect(Object.keys(r.json)).to.have.members(['event', 'timestamp', 'environmentId', 'environmentName', 'data']);
+    expect(r.headers['content-type']).to.equal('application/json');
+    expect(r.headers['user-agent']).to.equal('Service-Webhook/1.0');
+    expect(r.headers['x-team']).to.equal('ops');
+    expect(r.headers['x-webhook-signature']).to.equal(hmac('topsecret', r.body));
+    await until(async () => !!(await admin.get(`/api/admin/webhooks/${all.id}`)).body.lastDeliveredAt, 3000, 'lastDeliveredAt');
+
+    rx.reset();
+    await publish('deployment.failed', other.id, {});
+    await rx.waitFor(() => rx.requests.length >= 3, 5000, 'three deliveries');
+    expect(rx.requests.map((x) => x.path).sort()).to.deep.equal(['/all', '/failed-only', '/other-env']);
+    expect(rx.requests.find((x) => x.path === '/failed-only')!.headers).to.not.have.property('x-webhook-signature');
+  });
+
+  it('retries with the configured attempts and delays, then marks the webhook failed and notifies webhook.failed', async () => {
+    const { body: hook } = await admin.post('/api/admin/webhooks', { name: 'flaky', url: rx.url, enabled: true, eventTypes: ['backup.failed'] });
+    rx.mode = 'fail';
+    await publish('backup.failed', env.id, { databaseName: 'db1' });
+    await rx.waitFor(() => rx.requests.length >= 3, 5000, 'three attempts');
+    await until(async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === true, 3000, 'failed mark');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.requests).to.have.length(3);
+    const [a, b, c] = rx.requests.map((x) => x.at);
+    expect(b - a).to.be.at.least(45);
+    expect(c - b).to.be.at.least(145);
+    expect(new Set(rx.requests.map((x) => x.body)).size).to.equal(1); // every retry sends the same bytes
+    const read = (await admin.get(`/api/admin/webhooks/${hook.id}`)).body;
+    expect(read).to.include({ failureCount: 1, failed: true });
+    expect(read.lastFailedAt).to.be.a('string');
+    await until(async () => (await admin.get('/api/notifications?category=webhook')).body.total > 0, 3000, 'webhook.failed notification');
+    const n = (await admin.get('/api/notifications?category=webhook')).body.items[0];
+    expect(n.type).to.equal('webhook.failed');
+    expect(n.data).to.include({ webhookId: hook.id, event: 'backup.failed', attempts: 3, lastStatus: 500 });
+    // A later success clears the failed mark but keeps the count.
+    rx.mode = 'ok';
+    await publish('backup.failed', env.id, { databaseName: 'db2' });
+    await until(async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === false, 3000, 'failed cleared');
+    expect((await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failureCount).to.equal(1);
+  });
+
+  it('a receiver that hangs times out per attempt and does not hold up another receiver', async () => {
+    await settings({ webhookMaxRetries: 2, webhookTimeoutMs: 1000, webhookRetryDelaysMs: [10] });
+    rx.mode = 'hang';
+    const { body: slow } = await admin.post('/api/admin/webhooks', { name: 'slow', url: rx.url, enabled: true, eventTypes: ['drift.detected'] });
+    const { body: fast } = await admin.post('/api/admin/webhooks', { name: 'fast', url: rx2.url, enabled: true, eventTypes: ['drift.detected'] });
+    for (let i = 0; i < 30; i++) await publish('drift.detected', env.id, { serverId: `s${i}`, n: i });
+    await rx2.waitFor(() => rx2.delivered.length >= 30, 8000, '30 fast deliveries');
+    expect(rx.hungCount).to.be.greaterThan(0); // all 30 arrived while the slow receiver still held requests
+    expect(rx.maxHung).to.be.at.most(16); // only the slow receiver's own lanes (2 x 8) are busy
+    await until(async () => (await svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: fast.id, status: 'succeeded' })).length === 30, 3000, 'fast rows succeeded');
+    const failedRow = () => svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: slow.id, status: 'failed' }).first();
+    await until(async () => !!(await failedRow()), 5000, 'a timed-out delivery');
+    const failed = await failedRow();
+    expect(failed.attempts).to.equal(2);
+    expect(failed.lastError).to.match(/no answer within 1000 ms/);
+    rx.dropHung();
+    await svc.services.db('outgoing_webhooks').delete();
+    await svc.services.db('delivery_outbox').delete();
+  });
+
+  it('environment subscriptions get only their environment, keep a delivery history and follow the roles', async () => {
+    const created = await operator.post(`/api/environments/${env.id}/webhooks`, { name: 'sub', url: rx.url + '/sub', secret: 'abc', eventTypes: ['health.recovered'] });
+    expect(created.status, created.text).to.equal(201);
+    expect(created.body).to.include({ environmentId: env.id, hasSecret: true, enabled: true, failureCount: 0 });
+    const id = created.body.id;
+    expect((await viewer.post(`/api/environments/${env.id}/webhooks`, { name: 'x', url: rx.url })).body.code).to.equal('FORBIDDEN_ROLE');
+    expect((await operator.post(`/api/environments/${env.id}/webhooks`, { name: 'x' })).body).to.include({ code: 'VALIDATION_ERROR', field: 'url' });
+    expect((await operator.post('/api/environments/00000000-0000-4000-8000-000000000000/webhooks', { name: 'x', url: rx.url })).status).to.equal(404);
+    expect((await viewer.get(`/api/environments/${env.id}/webhooks`)).body.total).to.equal(1);
+    expect((await viewer.get(`/api/webhook-subscriptions/${id}`)).body.id).to.equal(id);
+    expect((await viewer.get('/api/webhook-subscriptions/00000000-0000-4000-8000-000000000000')).status).to.equal(404);
+
+    await publish('health.recovered', other.id, { serviceId: 'a' });
+    await publish('health.recovered', env.id, { serviceId: 'b' });
+    await rx.waitFor(() => rx.requests.length >= 1, 5000, 'subscription delivery');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.requests.map((x) => [x.path, x.body]), JSON.stringify(rx.requests.map((x) => [x.path, x.body]))).to.have.length(1);
+    expect(rx.requests[0].json.data).to.deep.equal({ serviceId: 'b' });
+    expect(rx.requests[0].headers['x-webhook-signature']).to.equal(hmac('abc', rx.requests[0].body));
+    await until(async () => (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body.items[0]?.status === 'succeeded', 3000, 'history');
+    const history = (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body;
+    expect(history.total).to.equal(1);
+    expect(history.items[0]).to.include({ event: 'health.recovered', status: 'succeeded', attempts: 1, lastStatus: 200 });
+
+    // An environment-limited token reaches its environment's collection only.
+    // (API tokens come from the core branch: checked once its route is there.)
+    if ((await admin.get('/api/admin/tokens')).status === 200) {
+      const { body: me } = await admin.get('/api/auth/me');
+      const limited = await apiToken(admin, me.id, { environmentIds: [env.id] });
+      expect((await limited.get(`/api/environments/${env.id}/webhooks`)).status).to.equal(200);
+      expect((await limited.get(`/api/environments/${other.id}/webhooks`)).body.code).to.equal('FORBIDDEN_SCOPE');
+      expect((await limited.get(`/api/webhook-subscriptions/${id}`)).body.code).to.equal('FORBIDDEN_SCOPE');
+    }
+
+    expect((await viewer.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(403);
+    expect((await operator.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(204);
+    expect((await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).status).to.equal(404);
+  });
+});
