@@ -31,6 +31,11 @@ export class HttpClient {
       headers['content-type'] = 'application/json';
     }
     const res = await fetch(this.baseUrl + path, { method, headers, body: payload as string | undefined });
+    // A stream never ends: report its status and headers, and hang up.
+    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+      await res.body?.cancel();
+      return { status: res.status, body: null as T, text: '', headers: res.headers };
+    }
     const text = await res.text();
     let parsed: unknown = text;
     try {
