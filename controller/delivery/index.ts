@@ -37,6 +37,18 @@ export class Deliveries {
     await this.outbox.start();
   }
 
+  /**
+   * Retention: finished deliveries after 30 days, fan-out markers after 8 (the fan-out looks 7
+   * days back), in-app notifications after 90 days, bounce counts idle for a day, incoming replay keys after 10 minutes.
+   */
+  async prune(): Promise<void> {
+    await this.db.raw(`DELETE FROM delivery_outbox WHERE status IN ('succeeded', 'failed', 'cancelled') AND completed_at < now() - interval '30 days'`);
+    await this.db.raw(`DELETE FROM event_fanouts WHERE created_at < now() - interval '8 days'`);
+    await this.db.raw(`DELETE FROM notification_bounces WHERE updated_at < now() - interval '1 day'`);
+    await this.db.raw(`DELETE FROM notifications WHERE created_at < now() - interval '90 days'`);
+    await this.db.raw(`DELETE FROM incoming_webhook_replays WHERE created_at < now() - interval '10 minutes'`);
+  }
+
   async stop(): Promise<void> {
     await this.fanout.stop();
     await this.outbox.stop();
