@@ -10,13 +10,10 @@ import { idempotency } from './middleware/idempotency.js';
 import { mountRoutes } from './http/mount.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
-import { route } from './http/route.js';
+import { route, type RouteSpec } from './http/route.js';
 
-/** The whole middleware chain, in order, in one place. */
-export function createApp(s: Services): Koa {
-  const app = new Koa({ proxy: false });
-  app.silent = true; // errorEnvelope logs what matters; koa's default logger would print stacks.
-
+/** Every route spec with the router that serves them and the OpenAPI document that describes them. */
+export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; document: ReturnType<typeof buildOpenApi> } {
   const specs = allRoutes(s);
   const openapi = route({
     method: 'GET', path: '/api/openapi.json', operationId: 'getOpenApi', tag: 'system', access: 'public',
@@ -27,13 +24,21 @@ export function createApp(s: Services): Koa {
 
   const router = new Router();
   mountRoutes(router, [...specs, openapi], s);
+  return { router, specs: [...specs, openapi], document };
+}
+
+/** The whole middleware chain, in order, in one place. */
+export function createApp(s: Services): Koa {
+  const app = new Koa({ proxy: false });
+  app.silent = true; // errorEnvelope logs what matters; koa's default logger would print stacks.
+  const { router } = buildRouter(s);
 
   app.use(requestId());
   app.use(errorEnvelope(s.logger));
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
   app.use(jsonBody('1mb'));
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
-  app.use(idempotency(s.db));
+  app.use(idempotency(s.db, s.secretBox));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -26,8 +26,7 @@ async function run(label: string, badMode: Mode | null) {
   const db = svc.services.db;
   const receivers = await Promise.all(Array.from({ length: 5 }, () => new Receiver().start()));
   try {
-    await db('system_settings').where('id', 1).update({ values: JSON.stringify({ webhookMaxRetries: 3, webhookTimeoutMs: 2000, webhookRetryDelaysMs: [200, 500] }) });
-    svc.services.deliveries.settings.clear();
+    await svc.services.systemSettings.patch({ webhookMaxRetries: 3, webhookTimeoutMs: 2000, webhookRetryDelaysMs: [200, 500] });
     if (badMode) receivers[4].mode = badMode;
     for (const [i, r] of receivers.entries()) {
       await db('outgoing_webhooks').insert({ name: `r${i}`, url: r.url, secretEnc: svc.services.secretBox.seal(`secret-${i}`), enabled: true });

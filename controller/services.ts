@@ -12,13 +12,18 @@ import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
 import { Deliveries } from './delivery/index.js';
 import { PlanEngine } from './deploy/plans/plan-engine.js';
-import { HostAccess } from './hosts/host-access.js';
-import { ServersRepository } from './store/repositories/servers.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
 import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
 import { CommandTypesRepository } from './store/repositories/command-types.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -55,13 +60,22 @@ export interface Services {
   hosts: HostAccess;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
   plans: PlanEngine;
+  registries: RegistriesRepository;
+  serviceAccounts: ServiceAccountsRepository;
+  /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
+  systemSettings: SystemSettings;
+  smtp: SmtpService;
+  /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
+  configStore: ConfigStore;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const hosts = new HostAccess(db, secretBox, logger);
   const events = new EventBus(db, databaseUrl, logger);
+  const systemSettings = new SystemSettings(db, secretBox);
   const services = {
     config,
     db,
@@ -79,11 +93,16 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     servers: new ServersRepository(db),
-    hosts: new HostAccess(db, secretBox, logger),
+    registries: new RegistriesRepository(db),
+    serviceAccounts: new ServiceAccountsRepository(db),
+    systemSettings,
+    smtp: new SmtpService(db, secretBox),
+    hosts,
+    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     async databaseOk() {
       try {
         await db.raw('select 1');

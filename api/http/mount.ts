@@ -1,5 +1,5 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import { readonlyField, validationError } from '../../controller/errors/app-error.js';
+import { AppError, readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
 import { authorize } from './authorize.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
@@ -9,9 +9,18 @@ import { validateBody, validateQuery } from './validate.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** True when the request carries a body that json-body left unread (a non-JSON content type). */
+const unreadBody = (ctx: Ctx) =>
+  ctx.request.rawBody === undefined && (Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding'));
+
 function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
   const body = ctx.request.body;
   if (!spec.body) return body ?? {};
+  if (unreadBody(ctx)) {
+    // Ignoring it would run the route as if nothing had been sent.
+    throw new AppError('VALIDATION_ERROR', `Unsupported content type '${ctx.request.type}'; send application/json`,
+      { status: 415, field: 'Content-Type' });
+  }
   const value = body === undefined ? {} : body;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationError('The request body must be a JSON object');

@@ -42,6 +42,8 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   envExempt?: boolean;
   query?: Record<string, Schema>;
   body?: Schema;
+  /** A non-JSON request body (multipart upload), as the OpenAPI requestBody; the handler reads it. */
+  requestBody?: Record<string, unknown>;
   /** Body fields that are read-only: supplying one is 422 READONLY_FIELD. */
   readOnly?: string[];
   /** Loads the resource the path names (throws NOT_FOUND) before the body is validated. */

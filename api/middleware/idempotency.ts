@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { AppError, validationError } from '../../controller/errors/app-error.js';
 import { sha256Hex } from '../../controller/crypto/api-token.js';
+import type { SecretBox } from '../../controller/crypto/secret-box.js';
 import type { Ctx } from '../http/types.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -18,7 +19,13 @@ interface KeyRow {
  * 24 h replays the stored answer; a different request is IDEMPOTENCY_KEY_REUSED; a repeat while
  * the first still runs is CONFLICT. Only answers below 400 are stored, so a failure can be retried.
  */
-export function idempotency(db: Knex) {
+export function idempotency(db: Knex, secretBox: SecretBox) {
+  // Stored answers are sealed: some hold a value shown once (a new API token's secret).
+  const seal = (body: unknown) => JSON.stringify({ sealed: secretBox.seal(JSON.stringify(body ?? null)) });
+  const open = (stored: unknown) => {
+    const sealed = (stored as { sealed?: unknown } | null)?.sealed;
+    return typeof sealed === 'string' ? JSON.parse(secretBox.open(sealed)) : stored;
+  };
   let lastSweep = 0;
   return async function idempotencyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
     const key = ctx.get('Idempotency-Key');
@@ -47,7 +54,7 @@ export function idempotency(db: Knex) {
         }
         if (prior.state === 'running') throw new AppError('CONFLICT', 'A request with this Idempotency-Key is still running');
         ctx.status = prior.statusCode ?? 200;
-        ctx.body = prior.responseBody;
+        ctx.body = open(prior.responseBody);
         ctx.set('Idempotent-Replayed', 'true');
         return;
       }
@@ -63,6 +70,6 @@ export function idempotency(db: Knex) {
       return;
     }
     await db('idempotency_keys').where({ caller, key })
-      .update({ state: 'done', statusCode: ctx.status, responseBody: JSON.stringify(ctx.body ?? null) });
+      .update({ state: 'done', statusCode: ctx.status, responseBody: seal(ctx.body) });
   };
 }

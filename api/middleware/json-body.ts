@@ -4,6 +4,19 @@ import type { Ctx } from '../http/types.js';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** The path of the first string (key or value) holding a NUL character, which PostgreSQL text cannot store. */
+function nulPath(v: unknown, at: string, depth = 0): string | null {
+  if (typeof v === 'string') return v.includes('\0') ? at || 'body' : null;
+  if (!v || typeof v !== 'object' || depth > 64) return null;
+  for (const [k, x] of Object.entries(v)) {
+    const here = at ? `${at}.${k}` : k;
+    if (k.includes('\0')) return here;
+    const found = nulPath(x, here, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
 /**
  * Reads JSON bodies with a size limit and keeps the exact bytes in ctx.request.rawBody (incoming
  * webhooks sign those bytes). Other content types (multipart uploads) are left to their route.
@@ -20,6 +33,8 @@ export function jsonBody(limit = '1mb') {
       } catch {
         throw validationError('The request body is not valid JSON');
       }
+      const bad = nulPath(ctx.request.body, '');
+      if (bad) throw validationError('Text must not contain NUL (\\u0000) characters', bad);
     }
     await next();
   };

@@ -19,7 +19,7 @@ const errorRef = { $ref: '#/components/schemas/Error' };
 function statusesOf(spec: RouteSpec): number[] {
   const codes = new Set<number>(spec.errors ?? []);
   if (spec.access !== 'public') codes.add(401).add(403);
-  if (spec.body || spec.query) codes.add(400);
+  if (spec.body || spec.query || spec.requestBody) codes.add(400);
   if (spec.readOnly?.length) codes.add(422);
   if (spec.load || /\{\w+\}/.test(spec.path)) codes.add(404);
   if (spec.method !== 'GET') codes.add(409);
@@ -52,6 +52,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       ...(spec.access === 'public' ? { security: [] } : {}),
       'x-access': spec.scope ?? spec.access,
       ...(parameters.length && { parameters }),
+      ...(spec.requestBody && { requestBody: spec.requestBody }),
       ...(spec.body && { requestBody: { required: true, content: { 'application/json': { schema: spec.body as Schema } } } }),
       responses,
     };

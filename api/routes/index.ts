@@ -19,6 +19,20 @@ import containerImageRoutes from './container-images.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import serverRoutes from './servers.js';
+import registryRoutes from './registries.js';
+import systemSettingsRoutes from './system-settings.js';
+import smtpRoutes from './admin-smtp.js';
+import tokenRoutes from './admin-tokens.js';
+import serviceAccountRoutes from './service-accounts.js';
+import auditLogRoutes from './audit-logs.js';
+import secretRoutes from './secrets.js';
+import varRoutes from './vars.js';
+import configFragmentRoutes from './config-fragments.js';
+import configFileRoutes from './config-files.js';
+import configAssetRoutes from './config-assets.js';
+import configAttachmentRoutes from './config-attachments.js';
+import configSyncRoutes from './config-sync.js';
+import secretSubstitutionRoutes from './secret-substitutions.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -43,5 +57,19 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...serverRoutes(s),
+    ...registryRoutes(s),
+    ...systemSettingsRoutes(s),
+    ...smtpRoutes(s),
+    ...tokenRoutes(s),
+    ...serviceAccountRoutes(s),
+    ...auditLogRoutes(s),
+    ...secretRoutes(s),
+    ...varRoutes(s),
+    ...configFragmentRoutes(s),
+    ...configFileRoutes(s),
+    ...configAssetRoutes(s),
+    ...configAttachmentRoutes(s),
+    ...configSyncRoutes(s),
+    ...secretSubstitutionRoutes(s),
   ];
 }

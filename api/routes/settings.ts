@@ -24,9 +24,16 @@ export default function settingsRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/environments/{envId}/settings/{module}', operationId: 'getEnvironmentSettings',
-      tag: 'settings', access: 'admin', load, summary: `Settings of one module (${MODULE_NAMES.join(', ')})`,
+      tag: 'settings', access: 'admin', summary: `Settings of one module (${MODULE_NAMES.join(', ')})`,
       response: { oneOf: MODULE_NAMES.map((m) => readSchemaOf(SETTINGS_MODULES[m])) },
-      handler: async (ctx, { resource }) => s.settings.get(resource.id, ctx.params.module),
+      // One round trip: the environment check and the module's values together (a hot read).
+      load: async (ctx, params) => {
+        const m = moduleOf(ctx);
+        const values = await s.settings.getIfEnvironmentExists(params.envId, params.module);
+        if (values === undefined) throw notFound('Environment');
+        return { ...m.defaults, ...values };
+      },
+      handler: async (_ctx, { resource }) => resource,
     }),
 
     route({

@@ -2,6 +2,7 @@ import type { Services } from '../../controller/services.js';
 import { conflict, forbiddenRole, notFound, unauthorized, validationError } from '../../controller/errors/app-error.js';
 import { hashPassword, verifyPassword } from '../../controller/crypto/password.js';
 import { toUser, type UserRow } from '../../controller/store/repositories/users.js';
+import { clearAuthCache } from '../../controller/auth/authenticate-token.js';
 import { route } from '../http/route.js';
 import { enumOf, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
@@ -74,6 +75,7 @@ export default function userRoutes(s: Services) {
           if (roleChanged) await s.users.bumpTokenVersion(user.id, trx);
           return row!;
         });
+        if (roleChanged) clearAuthCache();
         ctx.state.audit = { details: { fields: Object.keys(body), ...(roleChanged && { role: { from: user.role, to: body.role } }) } };
         return toUser(updated);
       },
@@ -99,6 +101,7 @@ export default function userRoutes(s: Services) {
           failedLoginCount: 0,
           updatedAt: s.db.fn.now(),
         });
+        clearAuthCache();
         ctx.state.audit = { details: { fields: ['password'] } };
         return undefined;
       },
@@ -112,6 +115,7 @@ export default function userRoutes(s: Services) {
         if (isSelf(ctx, resource.id)) throw conflict('You cannot delete yourself', 'Ask another admin');
         await assertNotLastAdmin(s, resource);
         await s.users.delete(resource.id);
+        clearAuthCache();
         ctx.state.audit = { details: { email: resource.email } };
         return undefined;
       },

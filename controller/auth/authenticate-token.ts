@@ -14,8 +14,39 @@ export interface TokenAuthDeps {
 const TOUCH_EVERY_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
+/**
+ * A short cache of resolved tokens: a busy client would otherwise cost a database round trip per
+ * request just to learn who it is. Every change to users, tokens or service accounts made through
+ * this process clears it at once (clearAuthCache); another replica sees such a change within
+ * CACHE_MS.
+ */
+const CACHE_MS = 2_000;
+const CACHE_MAX = 10_000;
+const cache = new Map<string, { actor: Actor; until: number; expiresAt: number | null }>();
+
+/** Forgets every cached token resolution: call after revoking, disabling, deleting or re-roling. */
+export function clearAuthCache(): void {
+  cache.clear();
+  cacheGeneration++;
+}
+// A resolution that started before a clear must not be cached after it.
+let cacheGeneration = 0;
+
 /** Resolves a bearer token to the actor it stands for, or null when it is not valid (any reason). */
 export async function authenticateToken(deps: TokenAuthDeps, token: string): Promise<Actor | null> {
+  const now = Date.now();
+  const hit = cache.get(token);
+  if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) return hit.actor;
+  const generation = cacheGeneration;
+  const resolved = await resolveToken(deps, token);
+  if (resolved && generation === cacheGeneration) {
+    if (cache.size >= CACHE_MAX) cache.clear();
+    cache.set(token, { actor: resolved.actor, until: now + CACHE_MS, expiresAt: resolved.expiresAt });
+  }
+  return resolved?.actor ?? null;
+}
+
+async function resolveToken(deps: TokenAuthDeps, token: string): Promise<{ actor: Actor; expiresAt: number | null } | null> {
   if (token.startsWith(API_TOKEN_PREFIX)) {
     const row = await deps.apiTokens.findByHashWithOwner(sha256Hex(token));
     if (!row || row.revokedAt || row.ownerDisabled) return null;
@@ -26,7 +57,7 @@ export async function authenticateToken(deps: TokenAuthDeps, token: string): Pro
       lastTouched.set(row.id, now);
       void deps.apiTokens.touch(row.id).catch(() => {});
     }
-    return {
+    const actor: Actor = {
       type: row.ownerUserId ? 'user' : 'service_account',
       id: (row.ownerUserId ?? row.ownerServiceAccountId)!,
       name: row.ownerName,
@@ -35,10 +66,14 @@ export async function authenticateToken(deps: TokenAuthDeps, token: string): Pro
       tokenId: row.id,
       environmentIds: row.environmentIds,
     };
+    return { actor, expiresAt: row.expiresAt ? row.expiresAt.getTime() : null };
   }
   const claims = verifyJwt(deps.jwtSecret, token);
   if (!claims) return null;
   const user = await deps.users.findById(claims.sub);
   if (!user || user.tokenVersion !== claims.ver) return null;
-  return { type: 'user', id: user.id, name: user.email, role: user.role, tokenType: 'jwt', tokenId: null, environmentIds: null };
+  return {
+    actor: { type: 'user', id: user.id, name: user.email, role: user.role, tokenType: 'jwt', tokenId: null, environmentIds: null },
+    expiresAt: claims.exp ? claims.exp * 1000 : null,
+  };
 }

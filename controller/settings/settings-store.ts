@@ -1,4 +1,5 @@
 import type { Knex } from 'knex';
+import { isUuid } from '../store/repositories/base-repository.js';
 import { NOTIFICATIONS_MODULE, SETTINGS_MODULES } from './environment-settings.js';
 
 const moduleOf = (name: string) => (name === 'notifications' ? NOTIFICATIONS_MODULE : SETTINGS_MODULES[name]);
@@ -10,6 +11,15 @@ export class SettingsStore {
   async get<T = Record<string, unknown>>(environmentId: string, module: string, trx?: Knex.Transaction): Promise<T> {
     const row = await (trx ?? this.db)('environment_settings').where({ environmentId, module }).first('values');
     return { ...moduleOf(module).defaults, ...(row?.values ?? {}) } as T;
+  }
+
+  /** The stored values of a module, {} when none are stored, undefined when the environment does not exist. */
+  async getIfEnvironmentExists(environmentId: string, module: string): Promise<Record<string, unknown> | undefined> {
+    if (!isUuid(environmentId)) return undefined;
+    const row = await this.db('environments as e')
+      .leftJoin('environment_settings as s', (j) => j.on('s.environment_id', 'e.id').andOn('s.module', this.db.raw('?', [module])))
+      .where('e.id', environmentId).first('s.values');
+    return row ? (row.values ?? {}) : undefined;
   }
 
   async patch(environmentId: string, module: string, changes: Record<string, unknown>, trx?: Knex.Transaction) {

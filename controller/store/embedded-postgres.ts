@@ -41,6 +41,13 @@ export async function startEmbeddedPostgres(stateDir: string, log: (msg: string)
     onLog: () => {},
     onError: (m: unknown) => log(String(m)),
   });
+  if (process.getuid?.() === 0) {
+    // As root the package runs postgres as the OS user "postgres", which must be able to reach
+    // its data dir inside the (owner-only) state dir: allow traversal, not listing; the key files
+    // stay 0600.
+    const mode = fs.statSync(stateDir).mode & 0o777;
+    if ((mode & 0o011) !== 0o011) fs.chmodSync(stateDir, mode | 0o011);
+  }
   const fresh = !fs.existsSync(path.join(databaseDir, 'PG_VERSION'));
   if (fresh) await server.initialise();
   await server.start();

@@ -22,6 +22,8 @@ export function translateDbError(e: unknown, messages: Record<string, string> = 
       return new AppError('CONFLICT', known ?? 'The resource is referenced by, or refers to, another resource', { cause: e });
     case '22P02':
     case '22001':
+    case '22021':
+    case '22P05':
     case '22003':
       return new AppError('VALIDATION_ERROR', 'A value has the wrong format or is out of range', { cause: e });
     case '57P01':

@@ -2,6 +2,7 @@ import type { Services } from '../services.js';
 import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
 import { startHealthWorker } from '../servers/health-worker.js';
+import { startConfigResync } from '../config-files/resync-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -16,6 +17,7 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   // periodic drift check of every environment (operations.driftPolicy)
   { name: 'deployment-drift', start: startDriftWorker },
   { name: 'server-health', start: startHealthWorker },
+  { name: 'config-resync', start: startConfigResync },
   {
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',

@@ -18,8 +18,8 @@ describe('outgoing webhooks and subscriptions', () => {
   const rx2 = new Receiver();
 
   async function settings(values: Record<string, unknown>) {
-    await svc.services.db('system_settings').where('id', 1).update({ values: JSON.stringify(values) });
-    svc.services.deliveries.settings.clear();
+    const res = await admin.patch('/api/settings/system', values);
+    expect(res.status, res.text).to.equal(200);
   }
   const publish = (type: string, envId: string | null, data: Record<string, unknown> = {}) => svc.services.events.publish(type, envId, data);
 

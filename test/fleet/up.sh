@@ -3,7 +3,7 @@
 #   * FLEET_SERVERS servers s1..sN: each an own dockerd + own sshd (key-only root login, own host key)
 #     in private mount/UTS/net namespaces on bridge sd<ID>br; server i = 10.250.<ID>.(10+i):22
 #   * a registry (Debian docker-registry) on 10.250.<ID>.1:(5000+ID) holding stevedore-test/* images
-#   * a throw-away PostgreSQL (system binaries, fsync=off) on 127.0.0.1:(55432+ID)
+#   * a throw-away PostgreSQL (system binaries, fsync=off) on 127.0.0.1:(25432+ID)
 # Idempotent: tears down a previous fleet with the same id first. Never touches other ids' fleets.
 # Outputs in $FLEET_ROOT: fleet.env, fleet.json, ssh_config, known_hosts, keys/id_ed25519
 set -euo pipefail

@@ -2,7 +2,7 @@
 # test/support/postgres.sh up|down|url — a throw-away PostgreSQL for the tests (system binaries,
 # fsync off, loopback only). `up` prints DATABASE_URL=… for the caller to eval.
 set -euo pipefail
-PORT=${TEST_PG_PORT:-55440}
+PORT=${TEST_PG_PORT:-25440}
 ROOT=${TEST_PG_ROOT:-/tmp/stevedore-test-pg-$PORT}
 bindir() { ls -d /usr/lib/postgresql/*/bin 2>/dev/null | sort -V | tail -1; }
 

@@ -1,0 +1,88 @@
+import type { Knex } from 'knex';
+import nodemailer from 'nodemailer';
+import { AppError } from '../errors/app-error.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+
+export interface SmtpRow {
+  id: number;
+  host: string;
+  port: number;
+  secure: boolean;
+  username: string | null;
+  passwordEnc: string | null;
+  fromAddress: string;
+  fromName: string | null;
+  enabled: boolean;
+  updatedAt: Date;
+}
+
+export interface SmtpInput {
+  host: string;
+  port: number;
+  secure?: boolean;
+  username?: string | null;
+  /** Omitted: keep the stored password; null: remove it. */
+  password?: string | null;
+  fromAddress: string;
+  fromName?: string | null;
+  enabled?: boolean;
+}
+
+export function toSmtp(r: SmtpRow) {
+  return {
+    host: r.host, port: r.port, secure: r.secure, username: r.username, hasPassword: !!r.passwordEnc,
+    fromAddress: r.fromAddress, fromName: r.fromName, enabled: r.enabled, updatedAt: r.updatedAt,
+  };
+}
+
+/** Removes every occurrence of the secret from a text that may reach a client or a log. */
+const scrub = (text: string, secret: string | null) => (secret ? text.split(secret).join('[REDACTED]') : text);
+
+/** The single SMTP configuration and sending mail through it. */
+export class SmtpService {
+  constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
+
+  async find(): Promise<SmtpRow | undefined> {
+    return (await this.db('smtp_config').where('id', 1).first()) as SmtpRow | undefined;
+  }
+
+  async save(input: SmtpInput): Promise<SmtpRow> {
+    const values: Record<string, unknown> = {
+      host: input.host, port: input.port, secure: input.secure ?? false, username: input.username ?? null,
+      fromAddress: input.fromAddress, fromName: input.fromName ?? null, enabled: input.enabled ?? true,
+      updatedAt: this.db.fn.now(),
+    };
+    if (input.password !== undefined) values.passwordEnc = this.secretBox.sealOrNull(input.password);
+    const [row] = await this.db('smtp_config').insert({ id: 1, ...values }).onConflict('id').merge().returning('*');
+    return row as SmtpRow;
+  }
+
+  /**
+   * Sends one message through the stored configuration. A failure is 502 SERVICE_UNAVAILABLE whose
+   * message carries the SMTP server's answer, never the password.
+   */
+  async send(message: { to: string; subject: string; text: string }): Promise<void> {
+    const cfg = await this.find();
+    if (!cfg) throw new AppError('CONFLICT', 'SMTP is not configured', { hint: 'PUT /api/admin/smtp first' });
+    if (!cfg.enabled) throw new AppError('CONFLICT', 'SMTP is disabled', { hint: 'Set enabled to true in /api/admin/smtp' });
+    const password = cfg.passwordEnc ? this.secretBox.open(cfg.passwordEnc) : null;
+    const transport = nodemailer.createTransport({
+      host: cfg.host, port: cfg.port, secure: cfg.secure,
+      auth: cfg.username ? { user: cfg.username, pass: password ?? '' } : undefined,
+      connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000,
+    });
+    try {
+      await transport.sendMail({
+        from: cfg.fromName ? { name: cfg.fromName, address: cfg.fromAddress } : cfg.fromAddress,
+        to: message.to, subject: message.subject, text: message.text,
+      });
+    } catch (e) {
+      const err = e as { message?: string; code?: string; responseCode?: number };
+      const detail = scrub(String(err.message ?? 'unknown error').split('\n')[0].slice(0, 300), password);
+      throw new AppError('SERVICE_UNAVAILABLE', `The SMTP server did not accept the message: ${detail}`,
+        { status: 502, hint: 'Check host, port, secure and the credentials', details: err.code ? { smtpCode: err.code } : undefined });
+    } finally {
+      transport.close();
+    }
+  }
+}

@@ -1,0 +1,37 @@
+import { createHash } from 'node:crypto';
+import type { Knex } from 'knex';
+import type { SecretBox } from '../crypto/secret-box.js';
+import type { Logger } from '../logger.js';
+import { ConfigAttachmentsRepository } from '../store/repositories/config-attachments.js';
+import { ConfigFilesRepository } from '../store/repositories/config-files.js';
+import { ConfigFragmentsRepository } from '../store/repositories/config-fragments.js';
+import { SecretsRepository } from '../store/repositories/secrets.js';
+import { VarsRepository } from '../store/repositories/vars.js';
+import { ConfigCatalog } from './config-catalog.js';
+import { ConfigSync, type HostFiles } from './config-sync.js';
+
+/** Secrets, vars, fragments, config files and their attachments, rendering and sync: one entry of Services. */
+export interface ConfigStore {
+  secrets: SecretsRepository;
+  vars: VarsRepository;
+  fragments: ConfigFragmentsRepository;
+  files: ConfigFilesRepository;
+  attachments: ConfigAttachmentsRepository;
+  catalog: ConfigCatalog;
+  sync: ConfigSync;
+}
+
+export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
+  const hashKey = createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
+  const attachments = new ConfigAttachmentsRepository(db);
+  const catalog = new ConfigCatalog(db, secretBox);
+  return {
+    secrets: new SecretsRepository(db),
+    vars: new VarsRepository(db),
+    fragments: new ConfigFragmentsRepository(db),
+    files: new ConfigFilesRepository(db),
+    attachments,
+    catalog,
+    sync: new ConfigSync(db, hosts, catalog, attachments, logger, hashKey),
+  };
+}

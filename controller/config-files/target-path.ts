@@ -1,0 +1,26 @@
+import { validationError } from '../errors/app-error.js';
+
+/**
+ * A target path is where a config file lands on a server: absolute, normalised (no `.` or `..`
+ * segments, no `//`), no NUL or control characters, not a directory.
+ */
+export function assertTargetPath(path: string, field = 'targetPath'): void {
+  const fail = (why: string) => {
+    throw validationError(`${field} ${why}`, field, 'Use an absolute file path such as /etc/myapp/app.conf');
+  };
+  if (typeof path !== 'string' || path.length === 0) fail('is required');
+  if (path.length > 1024) fail('is longer than 1024 characters');
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f]/.test(path)) fail('must not contain NUL or control characters');
+  if (!path.startsWith('/')) fail('must be absolute');
+  if (path.endsWith('/')) fail('must name a file, not a directory');
+  const segments = path.slice(1).split('/');
+  if (segments.some((s) => s === '' || s === '.' || s === '..')) fail("must not contain '..', '.' or empty segments");
+}
+
+/** .env files hold secrets: always 0600, whatever the attachment asks for. */
+export function fileModeFor(path: string, requested: number | null | undefined): number {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  if (base === '.env' || base.endsWith('.env')) return 0o600;
+  return requested ?? 0o644;
+}

@@ -1,0 +1,112 @@
+import type { Knex } from 'knex';
+import { arrayOf, int, nullable, str, type Schema } from '../../api/http/schema.js';
+import type { SecretBox } from '../crypto/secret-box.js';
+
+/** The system-wide settings (interface spec, System settings) and the retention knobs. */
+export interface SystemSettingsValues {
+  /** Total delivery attempts of an outgoing webhook, including the first. */
+  webhookMaxRetries: number;
+  webhookTimeoutMs: number;
+  /** Delays before each retry, ms; the last one repeats when there are more retries than delays. */
+  webhookRetryDelaysMs: number[];
+  auditLogRetentionDays: number;
+  healthLogRetentionDays: number;
+  notificationRetentionDays: number;
+  deploymentHistoryRetentionDays: number;
+}
+
+export const SYSTEM_DEFAULTS: SystemSettingsValues = {
+  webhookMaxRetries: 3,
+  webhookTimeoutMs: 30_000,
+  webhookRetryDelaysMs: [1000, 5000, 15000],
+  auditLogRetentionDays: 365,
+  healthLogRetentionDays: 30,
+  notificationRetentionDays: 90,
+  deploymentHistoryRetentionDays: 180,
+};
+
+export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
+  webhookMaxRetries: int(1, 10),
+  webhookTimeoutMs: int(100, 120_000),
+  webhookRetryDelaysMs: arrayOf(int(0, 3_600_000), { minItems: 1, maxItems: 20 }),
+  auditLogRetentionDays: int(1, 3650),
+  healthLogRetentionDays: int(1, 3650),
+  notificationRetentionDays: int(1, 3650),
+  deploymentHistoryRetentionDays: int(1, 3650),
+};
+
+/** Write-only: stored encrypted, read back masked. */
+export const REGISTRY_TOKEN_FIELD: Schema = nullable(str({ minLength: 1, maxLength: 8192 }));
+
+/** Shows that a token is set without showing it: a short prefix of long tokens, then asterisks. */
+export function maskToken(token: string | null): string | null {
+  if (token === null) return null;
+  return (token.length >= 12 ? token.slice(0, 4) : '') + '****';
+}
+
+const CACHE_MS = 5_000;
+
+/**
+ * Reads and writes the single system_settings row. `get()` is what the rest of the controller
+ * uses (webhook delivery, retention sweeps); it caches for a few seconds, and a write through
+ * this object is seen at once by its own process.
+ */
+export class SystemSettings {
+  private cached: { at: number; values: SystemSettingsValues } | null = null;
+
+  constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
+
+  private async row() {
+    const row = await this.db('system_settings').where('id', 1).first();
+    if (row) return row as { values: Partial<SystemSettingsValues>; registryAccessTokenEnc: string | null; updatedAt: Date };
+    await this.db('system_settings').insert({ id: 1 }).onConflict('id').ignore();
+    return { values: {}, registryAccessTokenEnc: null, updatedAt: new Date() };
+  }
+
+  /** The current settings with defaults filled in. */
+  async get(): Promise<SystemSettingsValues> {
+    if (this.cached && Date.now() - this.cached.at < CACHE_MS) return this.cached.values;
+    const { values } = await this.row();
+    const merged = { ...SYSTEM_DEFAULTS, ...pickKnown(values) };
+    this.cached = { at: Date.now(), values: merged };
+    return merged;
+  }
+
+  /** The registry access token in clear, for the code that talks to registries. */
+  async registryAccessToken(): Promise<string | null> {
+    const { registryAccessTokenEnc } = await this.row();
+    return registryAccessTokenEnc ? this.secretBox.open(registryAccessTokenEnc) : null;
+  }
+
+  /** What GET /api/settings/system answers: values plus the masked token. */
+  async read() {
+    const row = await this.row();
+    const token = row.registryAccessTokenEnc ? this.secretBox.open(row.registryAccessTokenEnc) : null;
+    return {
+      ...SYSTEM_DEFAULTS, ...pickKnown(row.values),
+      registryAccessToken: maskToken(token),
+      hasRegistryAccessToken: token !== null,
+      updatedAt: row.updatedAt,
+    };
+  }
+
+  async patch(changes: Partial<SystemSettingsValues> & { registryAccessToken?: string | null }) {
+    const { registryAccessToken, ...values } = changes;
+    await this.db.transaction(async (trx) => {
+      const row = await trx('system_settings').where('id', 1).forUpdate().first();
+      const current = pickKnown((row?.values ?? {}) as Partial<SystemSettingsValues>);
+      const update: Record<string, unknown> = { values: JSON.stringify({ ...current, ...values }), updatedAt: trx.fn.now() };
+      if (registryAccessToken !== undefined) update.registryAccessTokenEnc = this.secretBox.sealOrNull(registryAccessToken);
+      if (row) await trx('system_settings').where('id', 1).update(update);
+      else await trx('system_settings').insert({ id: 1, ...update });
+    });
+    this.cached = null;
+    return this.read();
+  }
+}
+
+function pickKnown(values: Partial<SystemSettingsValues>): Partial<SystemSettingsValues> {
+  const out: Record<string, unknown> = {};
+  for (const k of Object.keys(SYSTEM_DEFAULTS)) if (k in (values ?? {})) out[k] = (values as Record<string, unknown>)[k];
+  return out as Partial<SystemSettingsValues>;
+}

@@ -1,0 +1,23 @@
+import type { Knex } from 'knex';
+import { BaseRepository } from './base-repository.js';
+
+export interface VarRow {
+  id: string;
+  environmentId: string;
+  key: string;
+  value: string;
+  description: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class VarsRepository extends BaseRepository<VarRow> {
+  constructor(db: Knex) {
+    super(db, 'vars', { vars_env_key_unique: 'A var with this key already exists in the environment' });
+  }
+}
+
+export const toVar = (r: VarRow) => ({
+  id: r.id, environmentId: r.environmentId, key: r.key, value: r.value, description: r.description,
+  createdAt: r.createdAt, updatedAt: r.updatedAt,
+});
