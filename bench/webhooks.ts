@@ -44,12 +44,21 @@ async function run(label: string, badMode: Mode | null) {
     const published = performance.now() - pubStart;
     const started = performance.now();
     await svc.services.deliveries.start();
+    let fannedOut = 0;
+    const watch = (async () => {
+      for (;;) {
+        const [{ n }] = await db('event_fanouts').count({ n: '*' });
+        if (Number(n) >= EVENTS) { fannedOut = performance.now() - started; return; }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     await Promise.all(good.map((r) => r.waitFor(() => r.delivered.filter((x) => x.json?.event === 'deployment.success').length >= EVENTS, 120_000, `${EVENTS} deliveries`)));
     const elapsed = (performance.now() - started) / 1000;
+    await watch;
     const delivered = good.reduce((a, r) => a + r.delivered.filter((x) => x.json?.event === 'deployment.success').length, 0);
     const bad = badMode ? receivers[4].requests.length : 0;
     console.log(`${label.padEnd(34)} ${delivered} deliveries to ${good.length} healthy receivers in ${elapsed.toFixed(2)} s `
-      + `= ${Math.round(delivered / elapsed)} deliveries/s (publish took ${(published / 1000).toFixed(2)} s`
+      + `= ${Math.round(delivered / elapsed)} deliveries/s (publish took ${(published / 1000).toFixed(2)} s, fan-out done after ${(fannedOut / 1000).toFixed(2)} s`
       + `${badMode ? `; the ${badMode === 'fail' ? 'failing' : 'hanging'} receiver saw ${bad} requests meanwhile` : ''})`);
     return delivered / elapsed;
   } finally {

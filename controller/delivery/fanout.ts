@@ -95,11 +95,14 @@ export class FanOut {
           ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED`, [NOTIFICATION_CODES, batch]);
       if (rows.length === 0) return 0;
       const ctx = await this.context(trx);
+      const outbox: Array<Record<string, unknown>> = [];
       for (const raw of rows) {
         const r = camelizeRow(raw) as { id: number; type: string; environmentId: string | null; data: Record<string, unknown>; createdAt: Date };
         const e: StreamEvent = { id: Number(r.id), type: r.type, environmentId: r.environmentId, data: r.data ?? {}, createdAt: new Date(r.createdAt).toISOString() };
-        await this.fanOne(trx, ctx, e);
+        await this.fanOne(trx, ctx, e, outbox);
       }
+      // One multi-row insert for the whole batch (the unique index makes a repeat a no-op).
+      for (let i = 0; i < outbox.length; i += 1000) await trx('delivery_outbox').insert(outbox.slice(i, i + 1000)).onConflict().ignore();
       await trx('event_fanouts').insert(rows.map((r: { id: number }) => ({ eventId: r.id }))).onConflict('eventId').ignore();
       return rows.length;
     });
@@ -120,7 +123,7 @@ export class FanOut {
     return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
   }
 
-  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent): Promise<void> {
+  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent, outbox: Array<Record<string, unknown>>): Promise<void> {
     const t = notificationType(e.type)!;
     if (!(await this.passesBounce(trx, t, e))) return;
 
@@ -135,7 +138,6 @@ export class FanOut {
     const payload: WebhookPayload = { event: e.type, timestamp: e.createdAt, environmentId: e.environmentId, environmentName: envName, data: e.data };
     const body = JSON.stringify(payload);
     const base = { eventId: e.id, eventType: e.type, environmentId: e.environmentId };
-    const outbox: Array<Record<string, unknown>> = [];
 
     for (const w of ctx.webhooks as Array<Filterable & { environmentIds: string[] }>) {
       const envOk = !w.environmentIds?.length || (e.environmentId !== null && w.environmentIds.includes(e.environmentId));
@@ -172,9 +174,6 @@ export class FanOut {
         const text = `${message}\n\nEvent: ${e.type}\nEnvironment: ${envName ?? '(system)'}\nTime: ${e.createdAt}\n`;
         outbox.push({ ...base, kind: 'email', targetId: u.id, body: JSON.stringify({ to: u.email, subject, text }) });
       }
-    }
-    if (outbox.length) {
-      await trx('delivery_outbox').insert(outbox).onConflict().ignore();
     }
     if (notifications.length) {
       const created = await trx('notifications').insert(notifications).onConflict(['userId', 'eventId']).ignore().returning('*');

@@ -54,6 +54,8 @@ export class DeliveryOutbox {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private readonly lanes = new Map<string, number>();
   private readonly marked = new Map<string, number>();
+  private readonly successQueue: Array<{ id: number; st: number | null; dur: number; resolve: (mine: boolean) => void; reject: (e: unknown) => void }> = [];
+  private flushing = false;
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
   private pumping = false;
@@ -144,10 +146,16 @@ export class DeliveryOutbox {
    * that nothing but the HTTP call stands between a claim and its send.
    */
   private async lane(kind: string, targetId: string): Promise<void> {
+    const table = TARGET_TABLE[kind];
+    let target: Record<string, any> | null = null;
+    let readAt = 0;
     while (!this.stopped) {
       const settings = await this.settings.get();
-      const table = TARGET_TABLE[kind];
-      const target = table ? await this.db(table).where('id', targetId).first() : null;
+      if (table && Date.now() - readAt > 2000) {
+        // Re-read now and then: a change to the receiver (URL, secret, disabled) applies within 2 s.
+        target = await this.db(table).where('id', targetId).first() ?? null;
+        readAt = Date.now();
+      }
       if (table && (!target || target.enabled === false)) {
         await this.db.raw(`UPDATE delivery_outbox SET status = 'cancelled', last_error = ?, completed_at = now(), lease_until = NULL
                             WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
@@ -203,16 +211,11 @@ export class DeliveryOutbox {
       else failed.push([r, o]);
     });
     if (ok.length) {
-      const { rowCount } = await this.db.raw(
-        `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
-                last_error = NULL, duration_ms = v.dur, completed_at = now()
-           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
-          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
-        [JSON.stringify(ok.map(([r, o]) => ({ id: r.id, st: o.status, dur: o.durationMs }))), this.owner]);
+      const done = await Promise.all(ok.map(([r, o]) => this.recordSuccess(r.id, o)));
       const table = TARGET_TABLE[rows[0].kind];
       const key = `${rows[0].kind}/${rows[0].targetId}`;
       // lastDeliveredAt is refreshed at most once a second per receiver; clearing the failed mark is never put off.
-      if (rowCount > 0 && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
+      if (done.some(Boolean) && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
         this.marked.set(key, Date.now());
         if (target) target.failed = false;
         await this.db(table).where('id', rows[0].targetId).update({ lastDeliveredAt: this.db.fn.now(), failed: false });
@@ -230,6 +233,42 @@ export class DeliveryOutbox {
       t.unref();
     }
     for (const [r, o] of failed) await this.finish(r, 'failed', o);
+  }
+
+  /**
+   * Successes are written in groups: whatever answered while the previous write ran goes in the
+   * next single UPDATE, so a success is on disk within one round trip of its answer while the
+   * database sees one statement for many deliveries. Resolves true when the row was still ours.
+   */
+  private recordSuccess(id: number, o: PostOutcome): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.successQueue.push({ id, st: o.status, dur: o.durationMs, resolve, reject });
+      if (!this.flushing) void this.flushSuccesses();
+    });
+  }
+
+  private async flushSuccesses(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.successQueue.length) {
+        const group = this.successQueue.splice(0, 500);
+        try {
+          const { rows } = await this.db.raw(
+            `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
+                    last_error = NULL, duration_ms = v.dur, completed_at = now()
+               FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
+              WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
+              RETURNING d.id`,
+            [JSON.stringify(group.map(({ id, st, dur }) => ({ id, st, dur }))), this.owner]);
+          const mine = new Set((rows as Array<{ id: number | string }>).map((r) => Number(r.id)));
+          for (const g of group) g.resolve(mine.has(g.id));
+        } catch (e) {
+          for (const g of group) g.reject(e);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   /**

@@ -26,6 +26,8 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`CREATE UNIQUE INDEX delivery_outbox_event_unique ON delivery_outbox (kind, target_id, event_id) WHERE event_id IS NOT NULL`);
   await knex.raw(`CREATE INDEX delivery_outbox_ready ON delivery_outbox (next_attempt_at) WHERE status IN ('pending', 'delivering')`);
+  // A lane's claim walks only the receiver's unfinished rows, however long its history.
+  await knex.raw(`CREATE INDEX delivery_outbox_active ON delivery_outbox (kind, target_id, id) WHERE status IN ('pending', 'delivering')`);
   // Which bus events have been fanned out (notifications + outbox rows written in the same transaction).
   await knex.schema.createTable('event_fanouts', (t) => {
     t.bigInteger('event_id').primary();
