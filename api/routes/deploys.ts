@@ -5,9 +5,10 @@ import { serviceUnavailable } from '../../controller/errors/app-error.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
-import { assertContainerName } from '../../controller/deploy/names.js';
+import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
+import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
-import { messageOf } from '../../controller/deploy/plans/plan-engine.js';
+import { messageOf } from '../../controller/deploy/message-of.js';
 import { HostError } from '../../controller/hosts/errors.js';
 import { result, route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, type Schema } from '../http/schema.js';
@@ -36,6 +37,7 @@ export default function deployRoutes(s: Services) {
       summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
       load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead,
       async handler(ctx, { resource, body, query }) {
+        if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const plan = await s.plans.deployServices(resource.environmentId, [{ serviceId: resource.id, imageTag: body.imageTag }], {
           strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy',
           createdBy: ctx.state.actor!.name, wait: query.wait,
@@ -50,6 +52,7 @@ export default function deployRoutes(s: Services) {
       access: 'operator', summary: 'Deploy one deployment (dryRun previews and changes nothing)', load: serviceDeploymentOf(s),
       body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead,
       async handler(ctx, { resource, body, query }) {
+        if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const input = {
           environmentId: resource.service.environmentId, trigger: 'deploy', createdBy: ctx.state.actor!.name, pullImage: body.pullImage,
           items: [{ serviceId: resource.service.id, imageTag: body.imageTag, deploymentIds: [resource.deployment.id] }],
@@ -70,7 +73,10 @@ export default function deployRoutes(s: Services) {
       async handler(ctx, { resource }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        await live(async () => (await s.hosts.docker(d.serverId)).getContainer(d.containerName).restart({ t: 10 }));
+        await live(async () => {
+          const docker = await s.hosts.docker(d.serverId);
+          await docker.getContainer((await findContainer(docker, d.containerName)) ?? d.containerName).restart({ t: 10 });
+        });
         ctx.state.audit = { resourceType: 'deployments', resourceId: d.id, environmentId: d.environmentId, details: { containerName: d.containerName } };
         await s.events.publish('deployment.updated', d.environmentId, { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, restarted: true });
         return { deploymentId: d.id, restarted: true };
@@ -97,7 +103,10 @@ export default function deployRoutes(s: Services) {
       async handler(_ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        const lines = await live(async () => fetchLogs(await s.hosts.docker(d.serverId), d.containerName, query.tail));
+        const lines = await live(async () => {
+          const docker = await s.hosts.docker(d.serverId);
+          return fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail);
+        });
         return { deploymentId: d.id, containerName: d.containerName, lines };
       },
     }),
@@ -113,7 +122,8 @@ export default function deployRoutes(s: Services) {
         let n = 0;
         const early: LogLine[] = [];
         let sse: SseStream | null = null;
-        const stop = await live(() => followLogs(docker, d.containerName, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
+        const ref = (await live(() => findContainer(docker, d.containerName))) ?? d.containerName;
+        const stop = await live(() => followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
         sse = openSse(ctx);
         for (const l of early) sse.send('log', l, ++n);
         sse.closed.then(stop, stop);

@@ -6,6 +6,7 @@ import type { DeploymentRow } from '../store/repositories/deployments.js';
 import type { ServiceRow } from '../store/repositories/services.js';
 import { validationError } from '../errors/app-error.js';
 import { pull, rm } from '../hosts/commands/docker.js';
+import { composeUp as composeUpArgv } from '../hosts/commands/compose.js';
 import { mkdirP } from '../hosts/commands/files.js';
 import { buildArtifacts, sha256 } from './artifacts.js';
 import { decideCompose, MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
@@ -66,7 +67,7 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
     await r.log(`pulling ${image}`);
     await s.hosts.exec(d.serverId, pull(image), { timeoutMs: 300_000 });
   }
-  await r.onTouch?.(decision.mode);
+  if (decision.mode !== 'compose-external') await r.onTouch?.(decision.mode);
   const verify = async () => waitHealthy(docker, d.containerName, service.healthCheck, r.log);
   let healthy: Healthy;
   let composePath: string | null = null;
@@ -83,8 +84,10 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
   } else if (decision.mode === 'compose-generated') {
     composePath = decision.path;
     await s.hosts.exec(d.serverId, mkdirP(posix.dirname(decision.path), 0o700));
-    if (r.generate !== false) await s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 });
-    await s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 });
+    await Promise.all([
+      r.generate !== false && s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 }),
+      s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 }),
+    ]);
     await storeArtifacts(s, d.id, r.planId, r.imageTag, artifacts, r.generate !== false);
     await r.log(`wrote ${decision.path} and its env file (0600)`);
     if (decision.recordPath) await recordComposePath(s, d, decision.path);
@@ -92,22 +95,29 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
     healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)), {}, r.log, verify);
   } else {
     composePath = decision.path;
-    const onDisk = await s.hosts.readFile(d.serverId, decision.path);
-    const where = `the compose file ${decision.path} on the server`;
-    if (!onDisk) throw validationError(`${where} does not exist`, 'composePath');
-    assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
+    await validateComposeOnDisk(s, d, decision.path);
     await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
+    await r.onTouch?.(decision.mode);
     healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)).toLowerCase().replace(/[^a-z0-9_-]/g, ''),
       { STEVEDORE_IMAGE: image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify);
   }
   return { ...healthy, mode: decision.mode, composePath };
 }
 
+/** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
+export async function validateComposeOnDisk(s: Services, d: DeploymentRow, path: string): Promise<void> {
+  const onDisk = await s.hosts.readFile(d.serverId, path);
+  const where = `the compose file ${path} on the server`;
+  if (!onDisk) throw validationError(`${where} does not exist`, 'composePath', 'Create it, or clear composePath to let Stevedore manage the container');
+  assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
+}
+
 async function composeUp(s: Services, d: DeploymentRow, file: string, project: string, env: Record<string, string>,
   log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
   const cli = await s.hosts.compose(d.serverId);
+  // variables for the file's ${...} interpolation go through env(1): still one argv, no shell
   const envPrefix = Object.keys(env).length ? ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
-  const argv = [...envPrefix, ...cli.argv, '--project-name', project || d.containerName, '--file', file, 'up', '--detach', '--no-deps', d.containerName];
+  const argv = [...envPrefix, ...composeUpArgv(cli.flavor, { projectName: project || d.containerName, file }, { services: [d.containerName], noDeps: true })];
   await log(`${cli.argv.join(' ')} up ${d.containerName}`);
   await s.hosts.exec(d.serverId, argv, { timeoutMs: 300_000 });
   return verify();

@@ -42,7 +42,16 @@ export interface DirectDeploy {
 }
 
 export async function recreateDirect(docker: Docker, d: DirectDeploy): Promise<void> {
-  const old = await inspectOrNull(docker, d.containerName);
+  const aside = `${d.containerName}-stevedore-old`;
+  let old = await inspectOrNull(docker, d.containerName);
+  // a crash between "rename aside" and "new one created" leaves only the aside container: it is
+  // still the deployment's container (and its configuration), so it becomes the old one again
+  const leftAside = old ? null : await inspectOrNull(docker, aside);
+  if (leftAside) {
+    await docker.getContainer(leftAside.Id).rename({ name: d.containerName });
+    await d.log(`found ${aside} left by an interrupted deploy; using it as the current container`);
+    old = await inspectOrNull(docker, d.containerName);
+  }
   let create: Docker.ContainerCreateOptions;
   if (!old) {
     create = { ...d.fresh, name: d.containerName, Image: d.image, Labels: { ...(d.fresh.Labels ?? {}), ...d.labels } };
@@ -57,7 +66,6 @@ export async function recreateDirect(docker: Docker, d: DirectDeploy): Promise<v
       HostConfig: old.HostConfig, NetworkingConfig: { EndpointsConfig: networks },
     } as Docker.ContainerCreateOptions;
   }
-  const aside = `${d.containerName}-stevedore-old`;
   if (old) {
     await docker.getContainer(aside).remove({ force: true }).catch((e) => { if (!isNotFound(e)) throw e; });
     await docker.getContainer(old.Id).rename({ name: aside });

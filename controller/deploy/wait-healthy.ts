@@ -2,6 +2,7 @@
 // without a healthcheck counts as healthy once it has stayed running for a moment.
 import type Docker from 'dockerode';
 import type { HealthCheck } from '../store/repositories/services.js';
+import { findContainer } from './find-container.js';
 
 export class UnhealthyContainer extends Error {}
 
@@ -20,11 +21,12 @@ export function healthTimeoutMs(h: HealthCheck | null, image?: { Interval?: numb
 export interface Healthy { containerId: string; imageId: string }
 
 export async function waitHealthy(docker: Docker, containerName: string, h: HealthCheck | null, log: (l: string) => Promise<void>): Promise<Healthy> {
-  const first = await docker.getContainer(containerName).inspect();
+  const ref = (await findContainer(docker, containerName)) ?? containerName;
+  const first = await docker.getContainer(ref).inspect();
   const deadline = Date.now() + healthTimeoutMs(h, first.Config.Healthcheck as never);
   let runningSince = 0;
   for (;;) {
-    const c = await docker.getContainer(containerName).inspect();
+    const c = await docker.getContainer(ref).inspect();
     const health = c.State.Health?.Status;
     if (c.State.Status === 'exited' || c.State.Status === 'dead') {
       throw new UnhealthyContainer(`container ${containerName} exited with code ${c.State.ExitCode}`);
@@ -45,6 +47,6 @@ export async function waitHealthy(docker: Docker, containerName: string, h: Heal
       }
     }
     if (Date.now() > deadline) throw new UnhealthyContainer(`container ${containerName} did not become healthy in time (${health ?? c.State.Status})`);
-    await sleep(300);
+    await sleep(150);
   }
 }

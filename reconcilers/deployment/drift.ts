@@ -2,7 +2,7 @@
 // what the drift routes show; the reconciler turns it into conditions, events and (heal) a plan.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { messageOf } from '../../controller/deploy/plans/plan-engine.js';
+import { messageOf } from '../../controller/deploy/message-of.js';
 import { plan, type Action } from './plan.js';
 import { actualOf, desiredOf } from './observe.js';
 

@@ -3,6 +3,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { composeFileHash } from '../../controller/deploy/deploy-deployment.js';
+import { findContainer } from '../../controller/deploy/find-container.js';
 import { MANAGED_ROOT } from '../../controller/deploy/compose/compose-path-rules.js';
 import { MISSING, type ActualContainer, type DesiredDeployment } from './plan.js';
 
@@ -22,13 +23,9 @@ export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredD
 
 export async function actualOf(s: Services, d: DeploymentRow): Promise<ActualContainer> {
   const docker = await s.hosts.docker(d.serverId);
-  let c;
-  try {
-    c = await docker.getContainer(d.containerName).inspect();
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return MISSING;
-    throw e;
-  }
+  const id = await findContainer(docker, d.containerName);
+  if (!id) return MISSING;
+  const c = await docker.getContainer(id).inspect();
   return {
     exists: true, running: c.State.Running, state: c.State.Status, image: c.Config.Image, imageId: c.Image,
     labels: c.Config.Labels ?? {}, composeHash: await composeFileHash(s, d),

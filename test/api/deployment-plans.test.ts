@@ -68,6 +68,8 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(foreign.status).to.equal(400);
     const badTag = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v1;id' }] });
     expect(badTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'items/0/imageTag' });
+    const deployTag = await admin.post(`/api/services/${web.id}/deploy`, { imageTag: '-rm' });
+    expect(deployTag.body).to.include({ code: 'VALIDATION_ERROR', field: 'imageTag' });
     const unknown = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id }], bogus: 1 });
     expect(unknown.body).to.include({ code: 'VALIDATION_ERROR', field: 'bogus' });
   });
@@ -173,4 +175,23 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(res.headers.get('content-type')).to.match(/^text\/event-stream/);
     expect(text).to.match(/event: plan\.updated\nid: \d+\ndata: \{"planId":/);
   });
+
+  it('finds a plan a dead process left running and ends it: failed without autoRollback, rolled back with it', async () => {
+    const { recoverStalePlans } = await import('../../controller/deploy/plans/plan-recovery.js');
+    const ends: string[] = [];
+    for (const autoRollback of [false, true]) {
+      const plan = await s.plans.createPlan({ environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
+      await s.db('deployment_plans').where({ id: plan.id })
+        .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'") });
+      await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const steps = await s.plans.steps.ofPlan(plan.id);
+      expect(steps[0].error).to.match(/controller stopped/);
+      expect(steps.map((x) => x.status)).to.not.include('running');
+      ends.push(done.status);
+    }
+    expect(ends).to.deep.equal(['failed', 'rolled_back']);
+  });
 });
+

@@ -3,24 +3,20 @@
 // plans are being worked on, so a crashed process's plans can be recovered (plan-recovery.ts).
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.js';
-import { AppError, conflict } from '../../errors/app-error.js';
-import { HostError } from '../../hosts/errors.js';
+import { conflict } from '../../errors/app-error.js';
+import { messageOf } from '../message-of.js';
 import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
 import { PlanStepsRepository, type PlanStepRow } from '../../store/repositories/plan-steps.js';
+import { rollBackStep, runDeployStep } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../store/repositories/deployment-artifacts.js';
-import { deployDeployment, removeDeploymentContainer } from '../deploy-deployment.js';
-import { withServerLock } from '../server-lock.js';
 import { buildPlan, type CreatePlanInput } from './plan-builder.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from './plan-states.js';
-import { deploymentEvent, outcomeEvent, planEvent, stepEvent } from './plan-events.js';
+import { outcomeEvent, planEvent } from './plan-events.js';
 import { previewPlan, type StepPreview } from './plan-preview.js';
 
 const PARALLELISM = 4;
 export const HEARTBEAT_MS = 2000;
 export const LEASE_MS = 7000;
-
-export const messageOf = (e: unknown): string =>
-  e instanceof HostError || e instanceof AppError || e instanceof Error ? e.message : String(e);
 
 export class PlanEngine {
   readonly repo: DeploymentPlansRepository;
@@ -133,6 +129,11 @@ export class PlanEngine {
     }
   }
 
+  /** Plans this process is working on right now (their lease is renewed by the heartbeat). */
+  isActive(planId: string): boolean {
+    return this.active.has(planId);
+  }
+
   /** Runs `work` in the background under this process's lease. */
   launch(planId: string, work: () => Promise<void>): void {
     const p = work().catch((e) => this.s.logger.error('plan runner crashed', { planId, error: messageOf(e) }))
@@ -150,9 +151,10 @@ export class PlanEngine {
       const width = plan.strategy === 'parallel' ? PARALLELISM : 1;
       const worker = async () => {
         for (let st = queue.shift(); st; st = queue.shift()) {
-          if (failed && plan.strategy === 'rolling') return;
+          // rolling stops at the first failure; parallel lets started steps finish but starts no more
+          if (failed) return;
           if ((await this.repo.findById(plan.id))!.cancelRequested) { cancelled = true; return; }
-          if (!(await this.runStep(plan, st))) failed = true;
+          if (!(await runDeployStep(this.s, this.steps, plan, st))) failed = true;
         }
       };
       await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
@@ -173,82 +175,18 @@ export class PlanEngine {
     await this.recordServiceTags(all);
   }
 
-  /** One deploy step; false when it failed. */
-  private async runStep(plan: DeploymentPlanRow, st: PlanStepRow): Promise<boolean> {
-    const d = st.deploymentId ? await this.s.deployments.findById(st.deploymentId) : undefined;
-    const running = await this.steps.transition(st.id, ['pending'], {
-      status: 'running', startedAt: new Date(), previousImageTag: d?.imageTag ?? null,
-    });
-    if (!running) return true;
-    await stepEvent(this.s, plan, running);
-    const log = (line: string) => this.steps.appendLog(st.id, line);
-    try {
-      if (!d) throw new Error('the deployment no longer exists');
-      const service = (await this.s.services.findById(d.serviceId))!;
-      const image = service.containerImageId ? await this.s.containerImages.findById(service.containerImageId) : undefined;
-      if (!image) throw new Error(`service ${service.name} has no container image`);
-      const out = await withServerLock(this.s.db, d.serverId, () => deployDeployment(this.s, {
-        service, deployment: d, imageName: image.imageName, imageTag: st.imageTag!, pull: plan.pullImage,
-        generate: plan.generateArtifacts, planId: plan.id, log,
-        onTouch: async (mode) => { await this.steps.update(st.id, { mode }); },
-      }));
-      const updated = await this.s.deployments.update(d.id, {
-        status: 'running', imageTag: st.imageTag, previousImageTag: d.imageTag !== st.imageTag ? d.imageTag : d.previousImageTag,
-        containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
-      });
-      await deploymentEvent(this.s, updated!);
-      const done = await this.steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
-      await stepEvent(this.s, plan, done!);
-      return true;
-    } catch (e) {
-      await log(`failed: ${messageOf(e)}`).catch(() => undefined);
-      const done = await this.steps.transition(st.id, ['running'], { status: 'failed', error: messageOf(e).slice(0, 4000), finishedAt: new Date() });
-      if (d) await this.s.deployments.update(d.id, { status: 'failed' }).then((u) => u && deploymentEvent(this.s, u));
-      if (done) await stepEvent(this.s, plan, done);
-      return false;
-    }
-  }
-
   /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */
   async rollBackSteps(plan: DeploymentPlanRow): Promise<void> {
+    // newest stage first (dependents before what they depend on); within a stage, in parallel
+    const todo = stepsToRollBack(await this.steps.ofPlan(plan.id));
     const results: boolean[] = [];
-    for (const st of stepsToRollBack(await this.steps.ofPlan(plan.id))) results.push(await this.rollBackStep(plan, st));
+    for (const stage of [...new Set(todo.map((x) => x.stage))]) {
+      const queue = todo.filter((x) => x.stage === stage);
+      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await rollBackStep(this.s, this.steps, plan, st)); };
+      await Promise.all(Array.from({ length: Math.min(PARALLELISM, queue.length) }, worker));
+    }
     const outcome = rollbackOutcome(results);
     await this.finish(plan.id, 'rolling_back', outcome, outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : plan.error);
-  }
-
-  private async rollBackStep(plan: DeploymentPlanRow, st: PlanStepRow): Promise<boolean> {
-    const log = (line: string) => this.steps.appendLog(st.id, `rollback: ${line}`);
-    try {
-      const d = st.deploymentId ? await this.s.deployments.findById(st.deploymentId) : undefined;
-      if (st.status === 'failed' && st.mode === null) {
-        await log('nothing had changed on the server');
-      } else if (!d) {
-        throw new Error('the deployment no longer exists');
-      } else if (!st.previousImageTag) {
-        await withServerLock(this.s.db, d.serverId, () => removeDeploymentContainer(this.s, d, log));
-        const u = await this.s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null });
-        await deploymentEvent(this.s, u!);
-      } else {
-        const service = (await this.s.services.findById(d.serviceId))!;
-        const image = (await this.s.containerImages.findById(service.containerImageId!))!;
-        const out = await withServerLock(this.s.db, d.serverId, () => deployDeployment(this.s, {
-          service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log,
-        }));
-        const u = await this.s.deployments.update(d.id, {
-          status: 'running', imageTag: st.previousImageTag, containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
-        });
-        await deploymentEvent(this.s, u!);
-        if (st.serviceId) await this.s.services.recordDeployedTag(st.serviceId, st.previousImageTag);
-      }
-      const done = await this.steps.transition(st.id, ['succeeded', 'failed'], { status: 'rolled_back' });
-      if (done) await stepEvent(this.s, plan, done);
-      return true;
-    } catch (e) {
-      await log(`failed: ${messageOf(e)}`).catch(() => undefined);
-      await this.steps.update(st.id, { rollbackError: messageOf(e).slice(0, 4000) });
-      return false;
-    }
   }
 
   private async finish(planId: string, from: PlanStatus, to: PlanStatus, error: string | null): Promise<void> {

@@ -6,7 +6,9 @@ import { validationError } from '../../errors/app-error.js';
 import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
 import { buildArtifacts } from '../artifacts.js';
-import { decisionFor, validateRequest } from '../deploy-deployment.js';
+import { decisionFor, validateComposeOnDisk, validateRequest } from '../deploy-deployment.js';
+import { HostError } from '../../hosts/errors.js';
+import { messageOf } from '../message-of.js';
 import { loadEnvSources } from '../env-sources.js';
 
 export interface StepPreview {
@@ -44,6 +46,13 @@ export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: P
       if (decision.recordPath) actions.push(`record composePath ${decision.path} (autoManageCompose)`);
       actions.push(`compose up ${d.containerName}`);
     } else {
+      // rule 5 for files on disk: refused before rollout; an unreachable server is the step's problem
+      try {
+        await validateComposeOnDisk(s, d, decision.path);
+      } catch (e) {
+        if (!(e instanceof HostError)) throw e;
+        actions.push(`(could not read ${decision.path} yet: ${messageOf(e)})`);
+      }
       actions.push(`validate ${decision.path} on the server${decision.shared ? ' (shared: never rewritten)' : ''}`, `compose up ${d.containerName} with STEVEDORE_IMAGE_TAG=${st.imageTag}`);
     }
     actions.push(`wait until ${d.containerName} is healthy; roll back on failure${plan.autoRollback ? '' : ' (auto-rollback off: stop)'}`);

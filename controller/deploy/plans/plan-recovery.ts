@@ -10,9 +10,10 @@ import { LEASE_MS } from './plan-engine.js';
 const INTERRUPTED = 'the controller stopped while this step ran';
 
 export async function recoverStalePlans(s: Services): Promise<number> {
-  const stale = await s.plans.repo.stale(s.plans.owner, LEASE_MS);
+  const stale = await s.plans.repo.stale(LEASE_MS);
   let n = 0;
   for (const plan of stale) {
+    if (s.plans.isActive(plan.id)) continue;
     if (!(await s.plans.repo.claim(plan, s.plans.owner))) continue; // another replica took it
     n++;
     s.logger.warn('recovering an interrupted plan', { planId: plan.id, status: plan.status });

@@ -19,10 +19,12 @@ export const composePluginVersion = (): string[] => ['docker', 'compose', 'versi
 /** Exit 0 only when the v1 binary exists. */
 export const composeStandaloneVersion = (): string[] => ['docker-compose', 'version', '--short'];
 
-export function composeUp(flavor: ComposeFlavor, p: ComposeProject, opts: { services?: string[]; removeOrphans?: boolean } = {}): string[] {
+export function composeUp(flavor: ComposeFlavor, p: ComposeProject, opts: { services?: string[]; removeOrphans?: boolean; noDeps?: boolean } = {}): string[] {
   return [
     ...project(flavor, p), 'up', '--detach',
     ...(opts.removeOrphans ? ['--remove-orphans'] : []),
+    // only the named services: a shared file's other services are not touched
+    ...(opts.noDeps ? ['--no-deps'] : []),
     ...(opts.services ?? []),
   ];
 }

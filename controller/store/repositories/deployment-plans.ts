@@ -38,10 +38,12 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
     return row as DeploymentPlanRow | undefined;
   }
 
-  /** Plans some process was working on whose lease ran out (that process is gone). */
-  async stale(owner: string, leaseMs: number): Promise<DeploymentPlanRow[]> {
+  /**
+   * Plans whose lease ran out: the process working on them is gone, or (this process) its runner
+   * died without finishing them. Live runners renew their lease every heartbeat.
+   */
+  async stale(leaseMs: number): Promise<DeploymentPlanRow[]> {
     return this.q().whereIn('status', ['running', 'rolling_back'])
-      .where((w) => w.whereNull('owner').orWhereNot('owner', owner))
       .where((w) => w.whereNull('heartbeatAt').orWhere('heartbeatAt', '<', this.db.raw(`now() - make_interval(secs => ?)`, [leaseMs / 1000])))
       .orderBy('createdAt') as Promise<DeploymentPlanRow[]>;
   }

@@ -16,7 +16,7 @@ describe('deploying services to the fleet (e2e)', function () {
 
   it('deploys web after the api it depends on, to two servers, through generated compose files', async () => {
     const res = await w.admin.post(`/api/environments/${w.envId}/deployment-plans`, {
-      items: [{ serviceId: web.service.id }, { serviceId: api.service.id }], execute: true,
+      items: [{ serviceId: web.service.id }, { serviceId: api.service.id }], execute: true, strategy: 'parallel',
     });
     expect(res.status, res.text).to.equal(201);
     expect(res.body.steps.map((x: { containerName: string }) => x.containerName.split('-')[0])).to.deep.equal(['api', 'api', 'web', 'web']);
@@ -44,7 +44,7 @@ describe('deploying services to the fleet (e2e)', function () {
   });
 
   it('deploys a new tag, records it on the service only after success, and lists the artifacts', async () => {
-    const res = await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'v2' });
+    const res = await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'v2', strategy: 'parallel' });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.status).to.equal('succeeded');
     for (const d of web.deployments) {

@@ -123,4 +123,69 @@ describe('controlling deployment plans on the fleet (e2e)', function () {
     expect(r.status, r.text).to.equal(200);
     expect(await containerImage('s2', d.containerName)).to.equal(before);
   });
+
+  it('lets two plans on the same server take turns: their steps never overlap', async () => {
+    const d = app.deployments[2];
+    const make = (imageTag: string) => w.admin.post(`/api/environments/${w.envId}/deployment-plans`, {
+      items: [{ serviceId: app.service.id, imageTag }], execute: true,
+    });
+    const [a, b] = await Promise.all([make('v2'), make('v1')]);
+    const [pa, pb] = await Promise.all([waitPlan(w, a.body.id), waitPlan(w, b.body.id)]);
+    expect([pa.status, pb.status]).to.deep.equal(['succeeded', 'succeeded']);
+    const spans = [...pa.steps, ...pb.steps].filter((x: { serverId: string }) => x.serverId === d.serverId)
+      .map((x: { startedAt: string; finishedAt: string; log: string }) => {
+        // the lock is taken after the step starts: its first log line marks the work on the server
+        const first = Date.parse(x.log.split(' ')[0]);
+        return [first, Date.parse(x.finishedAt)];
+      }).sort((x, y) => x[0] - y[0]);
+    expect(spans).to.have.length(2);
+    expect(spans[1][0]).to.be.at.least(spans[0][1] - 5);
+  });
+
+  it('streams the container output live as log events', async () => {
+    const d = app.deployments[0];
+    const ac = new AbortController();
+    const res = await fetch(`${w.svc.url}/api/services/${app.service.id}/deployments/${d.id}/logs/stream?tail=5`, {
+      headers: { authorization: `Bearer ${w.admin.token}` }, signal: ac.signal,
+    });
+    expect(res.status).to.equal(200);
+    const reader = res.body!.getReader();
+    let text = '';
+    // the healthcheck's requests keep the httpd writing a line a second
+    while (!/event: log\nid: \d+\ndata: \{"stream":"(stdout|stderr)","line":"[^"]*(listening|response:200)/.test(text)) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    ac.abort();
+    expect(text).to.match(/event: log/);
+    expect(text).to.not.include('MODE=direct');
+  });
+
+  it('fails the step of an unreachable server with a clear message and rolls back the server that succeeded', async () => {
+    const nowhere = await w.s.servers.insert({ environmentId: w.envId, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never);
+    const mixed = await addService(w, 'mixed', { servers: ['s1'] });
+    await w.s.deployments.create(mixed.service.id, w.envId, { serverId: nowhere.id, containerName: `mixed-${w.tag}-nowhere` });
+    const res = await w.admin.post(`/api/services/${mixed.service.id}/deploy?wait=true`, { imageTag: 'v1', strategy: 'parallel' });
+    expect(res.body.status, res.text).to.equal('rolled_back');
+    const bad = res.body.steps.find((x: { serverId: string }) => x.serverId === nowhere.id);
+    const ok = res.body.steps.find((x: { serverId: string }) => x.serverId === w.servers.s1);
+    expect(bad.error).to.match(/unreachable/);
+    expect(ok.log).to.match(/removed mixed-.* \(it had no previous version\)/);
+    const { serverExec } = await import('../../fleet/fleet.js');
+    expect((await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `name=^mixed-${w.tag}-s1$`])).trim()).to.equal('');
+  });
+
+  it('takes back a container an interrupted direct deploy left aside, with its configuration', async () => {
+    const d = app.deployments[1];
+    const { serverExec } = await import('../../fleet/fleet.js');
+    await serverExec('s2', ['sh', '-c', `docker rename ${d.containerName} ${d.containerName}-stevedore-old && docker stop ${d.containerName}-stevedore-old`]);
+    const res = await w.admin.post(`/api/services/${app.service.id}/deployments/${d.id}/deploy?wait=true`, { imageTag: 'v2' });
+    expect(res.body.status, res.text).to.equal('succeeded');
+    expect(res.body.steps[0].log).to.include('left by an interrupted deploy');
+    const inspect = JSON.parse(await serverExec('s2', ['docker', 'inspect', d.containerName]))[0];
+    expect(inspect.Config.Env).to.include('MODE=direct');
+    expect((await serverExec('s2', ['docker', 'ps', '-aq', '--filter', `name=${d.containerName}-stevedore-old`])).trim()).to.equal('');
+  });
 });
+

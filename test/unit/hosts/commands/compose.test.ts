@@ -15,6 +15,11 @@ describe('compose commands', () => {
       'docker-compose --project-name shop --file /srv/stevedore/shop/compose.yml up --detach web');
   });
 
+  it('up of one service of a shared file leaves its dependencies alone', () => {
+    expect(toShellLine(composeUp('plugin', project, { services: ['web-1'], noDeps: true }))).to.equal(
+      'docker compose --project-name shop --file /srv/stevedore/shop/compose.yml up --detach --no-deps web-1');
+  });
+
   it('down and config', () => {
     expect(toShellLine(composeDown('plugin', project, { volumes: true, timeoutSeconds: 3 }))).to.equal(
       'docker compose --project-name shop --file /srv/stevedore/shop/compose.yml down --volumes --timeout 3');

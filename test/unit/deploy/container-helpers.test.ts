@@ -1,0 +1,39 @@
+import { expect } from 'chai';
+import { demuxLogs } from '../../../controller/deploy/container-logs.js';
+import { freshCreateOptions } from '../../../controller/deploy/direct-recreate.js';
+import { healthTimeoutMs } from '../../../controller/deploy/wait-healthy.js';
+
+const frame = (kind: number, text: string) => {
+  const body = Buffer.from(text);
+  const head = Buffer.alloc(8);
+  head[0] = kind;
+  head.writeUInt32BE(body.length, 4);
+  return Buffer.concat([head, body]);
+};
+
+describe('container helpers', () => {
+  it('splits multiplexed Docker logs into lines with their stream', () => {
+    const buf = Buffer.concat([frame(1, 'one\ntwo\n'), frame(2, 'oops\n'), frame(1, 'three')]);
+    expect(demuxLogs(buf)).to.deep.equal([
+      { stream: 'stdout', line: 'one' }, { stream: 'stdout', line: 'two' }, { stream: 'stderr', line: 'oops' }, { stream: 'stdout', line: 'three' },
+    ]);
+  });
+
+  it('gives a container its start period plus every retry to become healthy, within bounds', () => {
+    expect(healthTimeoutMs({ test: ['CMD', 'true'], intervalSec: 2, timeoutSec: 1, retries: 2, startPeriodSec: 10 })).to.equal(24_000);
+    expect(healthTimeoutMs(null, { Interval: 1e9, Timeout: 2e9, Retries: 2, StartPeriod: 1e9 })).to.equal(15_000);
+    expect(healthTimeoutMs({ test: ['CMD', 'true'], intervalSec: 300, retries: 10 })).to.equal(600_000);
+  });
+
+  it('turns a service template into create options for a first direct deploy', () => {
+    const o = freshCreateOptions({
+      env: { A: '1' }, ports: ['127.0.0.1:8080:80', '9000:9000/udp'], volumes: ['/data:/data'], command: ['sh', '-c', 'x'],
+      healthCheck: { test: ['CMD', 'true'], intervalSec: 2 },
+    });
+    expect(o.Env).to.deep.equal(['A=1']);
+    expect(o.Cmd).to.deep.equal(['sh', '-c', 'x']);
+    expect(o.HostConfig!.PortBindings).to.deep.equal({ '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }], '9000/udp': [{ HostPort: '9000' }] });
+    expect(o.HostConfig!.RestartPolicy).to.deep.equal({ Name: 'unless-stopped' });
+    expect(o.Healthcheck).to.include({ Interval: 2e9, Retries: 3 });
+  });
+});
