@@ -67,6 +67,27 @@ const auditFields = (ctx: Ctx, body: Row, extra: Row = {}) => {
   ctx.state.audit = { ...ctx.state.audit, details: { fields: Object.keys(body), ...extra } };
 };
 
+/** A page of one receiver's outbox rows, newest first. */
+async function deliveriesOf(s: Services, kind: 'webhook' | 'subscription', targetId: string, query: { limit: number; offset: number; status?: string }) {
+  const base = () => {
+    const q = s.db('delivery_outbox').where({ kind, targetId });
+    if (query.status) q.where('status', query.status);
+    return q;
+  };
+  const [rows, [{ count }]] = await Promise.all([
+    base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
+    base().count({ count: '*' }),
+  ]);
+  return {
+    items: rows.map((d: Row) => ({
+      id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
+      durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
+      completedAt: d.completedAt,
+    })),
+    total: Number(count), limit: query.limit, offset: query.offset,
+  };
+}
+
 /** Sends the spec's test body once, now, and answers 200 {delivered, status} or 502. */
 export async function testSend(s: Services, target: Row): Promise<{ delivered: true; status: number }> {
   const body = JSON.stringify({ event: 'test', timestamp: new Date().toISOString(), data: { message: `Test delivery from Stevedore to ${target.name}` } });
@@ -213,29 +234,19 @@ export default function outgoingWebhookRoutes(s: Services) {
     }),
 
     route<unknown, { limit: number; offset: number; status?: string }, Row>({
+      method: 'GET', path: '/api/admin/webhooks/{id}/deliveries', operationId: 'listOutgoingWebhookDeliveries', tag: 'webhooks',
+      access: 'admin', summary: 'Delivery history of an outgoing webhook, newest first', load: loadWebhook,
+      query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
+      response: listOf(deliveryRead),
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'webhook', resource.id, query),
+    }),
+
+    route<unknown, { limit: number; offset: number; status?: string }, Row>({
       method: 'GET', path: '/api/webhook-subscriptions/{id}/deliveries', operationId: 'listWebhookDeliveries', tag: 'webhooks',
       access: 'viewer', summary: 'Delivery history of a subscription, newest first', load: loadSubscriptionFor,
       query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
       response: listOf(deliveryRead),
-      async handler(_ctx, { resource, query }) {
-        const base = () => {
-          const q = s.db('delivery_outbox').where({ kind: 'subscription', targetId: resource.id });
-          if (query.status) q.where('status', query.status);
-          return q;
-        };
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return {
-          items: rows.map((d: Row) => ({
-            id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
-            durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
-            completedAt: d.completedAt,
-          })),
-          total: Number(count), limit: query.limit, offset: query.offset,
-        };
-      },
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'subscription', resource.id, query),
     }),
   ];
 }

@@ -145,6 +145,11 @@ describe('outgoing webhooks and subscriptions', () => {
     expect(new Set(rx.requests.map((x) => x.body)).size).to.equal(1); // every retry sends the same bytes
     const read = (await admin.get(`/api/admin/webhooks/${hook.id}`)).body;
     expect(read).to.include({ failureCount: 1, failed: true });
+    const history = await admin.get(`/api/admin/webhooks/${hook.id}/deliveries?status=failed`);
+    expect(history.body.total).to.equal(1);
+    expect(history.body.items[0]).to.include({ event: 'backup.failed', status: 'failed', attempts: 3, lastStatus: 500, lastError: 'receiver answered 500' });
+    expect((await operator.get(`/api/admin/webhooks/${hook.id}/deliveries`)).body.code).to.equal('FORBIDDEN_ROLE');
+    expect((await admin.get(`/api/admin/webhooks/${hook.id}/deliveries?status=nope`)).body.field).to.equal('status');
     expect(read.lastFailedAt).to.be.a('string');
     await until(async () => (await admin.get('/api/notifications?category=webhook')).body.total > 0, 3000, 'webhook.failed notification');
     const n = (await admin.get('/api/notifications?category=webhook')).body.items[0];
