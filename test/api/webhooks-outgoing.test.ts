@@ -34,6 +34,8 @@ describe('outgoing webhooks and subscriptions', () => {
     await rx2.start();
   });
   after(async () => {
+    // No log line ever holds a webhook secret.
+    for (const secret of ['s3cret-value', 'topsecret', 'abc"']) expect(svc.logs.join('\n')).to.not.contain(secret);
     await svc.stop();
     await rx.stop();
     await rx2.stop();
