@@ -54,6 +54,7 @@ export class DeliveryOutbox {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private readonly lanes = new Map<string, number>();
   private readonly marked = new Map<string, number>();
+  private stopping = new AbortController();
   private readonly successQueue: Array<{ id: number; st: number | null; dur: number; resolve: (mine: boolean) => void; reject: (e: unknown) => void }> = [];
   private flushing = false;
   private inFlight = 0;
@@ -83,6 +84,7 @@ export class DeliveryOutbox {
   }
 
   async start(): Promise<void> {
+    this.stopping = new AbortController();
     await this.releaseOrphans().catch((e) => this.logger.warn('outbox orphan release failed', { error: (e as Error).message }));
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.pollMs);
@@ -92,6 +94,9 @@ export class DeliveryOutbox {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Requests in flight are cut and left leased: the next start on this host (releaseOrphans)
+    // or the lease's end hands them back, so a hanging receiver never holds up a shutdown.
+    this.stopping.abort();
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.running]);
   }
@@ -165,7 +170,11 @@ export class DeliveryOutbox {
       if (rows.length === 0) return;
       // Each outcome is written as soon as it is known: an answered delivery never waits for a
       // slow sibling of its batch before it counts as delivered.
-      await Promise.all(rows.map(async (r) => this.record([r], [await this.send(r, target, settings.webhookTimeoutMs)], settings, target)));
+      await Promise.all(rows.map(async (r) => {
+        const outcome = await this.send(r, target, settings.webhookTimeoutMs);
+        // A cut request is not an attempt that failed: leave it leased. An answered one is recorded.
+        if (outcome.ok || !this.stopping.signal.aborted) await this.record([r], [outcome], settings, target);
+      }));
     }
   }
 
@@ -192,11 +201,11 @@ export class DeliveryOutbox {
     }
     if (row.kind === 'chat') {
       const url = this.secretBox.open(target!.webhookUrlEnc);
-      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs);
+      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs, this.stopping.signal);
     }
     const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
     const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
-    return postOnce(target!.url, row.body, headers, timeoutMs);
+    return postOnce(target!.url, row.body, headers, timeoutMs, this.stopping.signal);
   }
 
   /** Writes a batch's outcomes: successes and retries in one statement each, final failures one by one. */
