@@ -220,6 +220,28 @@ export default function outgoingWebhookRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toSubscription(resource),
     }),
 
+    route<Row, unknown, Row>({
+      method: 'PATCH', path: '/api/webhook-subscriptions/{id}', operationId: 'updateWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: 'Change a subscription; secret null removes it', load: loadSubscriptionFor,
+      body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
+      async handler(ctx, { resource, body }) {
+        const [row] = await s.db('webhook_subscriptions').where('id', resource.id).update({ ...columns(s, body), updatedAt: s.db.fn.now() }).returning('*');
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: row.environmentId };
+        auditFields(ctx, body);
+        return toSubscription(row);
+      },
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'POST', path: '/api/webhook-subscriptions/{id}/test', operationId: 'testWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: "Send {event: 'test'} now: 200 {delivered, status} on 2xx, else 502 with the receiver's status",
+      load: loadSubscriptionFor, errors: [502], response: object({ delivered: bool, status: int() }),
+      async handler(ctx, { resource }) {
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
+        return testSend(s, resource);
+      },
+    }),
+
     route<unknown, unknown, Row>({
       method: 'DELETE', path: '/api/webhook-subscriptions/{id}', operationId: 'deleteWebhookSubscription', tag: 'webhooks',
       access: 'operator', summary: 'Delete a subscription with its delivery history', load: loadSubscriptionFor, status: 204,

@@ -218,6 +218,24 @@ describe('outgoing webhooks and subscriptions', () => {
       expect((await limited.get(`/api/webhook-subscriptions/${id}`)).body.code).to.equal('FORBIDDEN_SCOPE');
     }
 
+    rx.reset();
+    const tested = await operator.post(`/api/webhook-subscriptions/${id}/test`);
+    expect(tested.body).to.deep.equal({ delivered: true, status: 200 });
+    expect(rx.requests[0].json.event).to.equal('test');
+    expect((await viewer.post(`/api/webhook-subscriptions/${id}/test`)).body.code).to.equal('FORBIDDEN_ROLE');
+    const off = await operator.patch(`/api/webhook-subscriptions/${id}`, { enabled: false, secret: null });
+    expect(off.status, off.text).to.equal(200);
+    expect(off.body).to.include({ enabled: false, hasSecret: false });
+    expect((await operator.patch(`/api/webhook-subscriptions/${id}`, { environmentId: other.id })).status).to.equal(422);
+    expect((await operator.patch(`/api/webhook-subscriptions/${id}`, {})).body.code).to.equal('VALIDATION_ERROR');
+    expect((await viewer.patch(`/api/webhook-subscriptions/${id}`, { enabled: true })).status).to.equal(403);
+    rx.reset();
+    await publish('health.recovered', env.id, { serviceId: 'c' });
+    await publish('drift.detected', env.id, { serverId: 'marker' }); // fan-out runs in order: after this one, the first is done
+    await until(async () => (await admin.get('/api/notifications?category=drift')).body.items.some((n: { data: { serverId?: string } }) => n.data.serverId === 'marker'), 5000, 'marker');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.requests).to.have.length(0); // disabled: nothing sent
+
     expect((await viewer.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(403);
     expect((await operator.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(204);
     expect((await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).status).to.equal(404);
