@@ -14,6 +14,7 @@ import { assertDefinesContainer, parseCompose } from './compose/validate-compose
 import { ownershipLabels } from './compose/generate-compose.js';
 import { freshCreateOptions, recreateDirect } from './direct-recreate.js';
 import { loadEnvSources } from './env-sources.js';
+import { REDACTED, type EnvSources } from './compose/render-env.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
 
@@ -54,10 +55,20 @@ export async function decisionFor(s: Services, d: DeploymentRow): Promise<Compos
 
 export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
+  const sources = await loadEnvSources(s.db, s.secretBox, r.deployment.environmentId);
+  try {
+    return await deployWith(s, r, sources);
+  } catch (e) {
+    // error text ends up in step records and events: a tool that echoed an env line must not leak it
+    if (e instanceof Error) e.message = scrubSecrets(e.message, Object.values(sources.secrets));
+    throw e;
+  }
+}
+
+async function deployWith(s: Services, r: DeployRequest, sources: EnvSources): Promise<DeployOutcome> {
   const { deployment: d, service } = r;
   const image = `${r.imageName}:${r.imageTag}`;
   const decision = await decisionFor(s, d);
-  const sources = await loadEnvSources(s.db, s.secretBox, d.environmentId);
   const artifacts = buildArtifacts(service, d, image, r.imageTag, sources, decision.mode === 'direct' ? null : decision.path);
   if (artifacts.rendered.unresolved.length) {
     throw validationError(`env placeholders without a var or secret: ${artifacts.rendered.unresolved.join(', ')}`, 'env');
@@ -166,3 +177,9 @@ export const composeFileHash = async (s: Services, d: DeploymentRow): Promise<st
   const b = await s.hosts.readFile(d.serverId, d.composePath);
   return b ? sha256(b.toString('utf8')) : null;
 };
+
+/** Replaces every secret value (of a useful length) in a message by [REDACTED]. */
+export function scrubSecrets(message: string, secrets: string[]): string {
+  return secrets.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)
+    .reduce((m, v) => m.split(v).join(REDACTED), message);
+}

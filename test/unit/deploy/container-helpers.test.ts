@@ -37,3 +37,10 @@ describe('container helpers', () => {
     expect(o.Healthcheck).to.include({ Interval: 2e9, Retries: 3 });
   });
 });
+
+describe('secret scrubbing', () => {
+  it('replaces secret values in an error message, longest first, and ignores tiny ones', async () => {
+    const { scrubSecrets } = await import('../../../controller/deploy/deploy-deployment.js');
+    expect(scrubSecrets('bad line DB=hunter2hunter2 and hunter2 x', ['hunter2', 'hunter2hunter2', 'x'])).to.equal('bad line DB=[REDACTED] and [REDACTED] x');
+  });
+});
