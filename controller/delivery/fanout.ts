@@ -85,9 +85,40 @@ export class FanOut {
     })();
   }
 
-  /** Fans out up to `batch` unprocessed events; returns how many. */
+  /**
+   * Fans out up to `batch` unprocessed events in one transaction; returns how many. When the
+   * batch fails, its events are retried one by one so that one bad event (its transaction
+   * failing) is logged and marked done instead of holding up every later one.
+   */
   async runOnce(batch = 200): Promise<number> {
-    const n = await this.db.transaction(async (trx) => {
+    let n: number;
+    try {
+      n = await this.fanBatch(batch);
+    } catch (e) {
+      this.logger.warn('notification fan-out batch failed; retrying its events one by one', { error: (e as Error).message });
+      n = 0;
+      for (;;) {
+        let one: number;
+        try {
+          one = await this.fanBatch(1);
+        } catch (err) {
+          const [bad] = (await this.db.raw(
+            `SELECT e.id FROM events e WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
+               AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id) ORDER BY e.id LIMIT 1`, [NOTIFICATION_CODES])).rows;
+          if (!bad) break;
+          this.logger.error('notification fan-out skipped an event', { eventId: bad.id, error: (err as Error).message });
+          await this.db('event_fanouts').insert({ eventId: bad.id }).onConflict('eventId').ignore();
+          continue;
+        }
+        if (one === 0 || ++n >= batch) break;
+      }
+    }
+    if (n > 0) this.onDeliveries();
+    return n;
+  }
+
+  private async fanBatch(batch: number): Promise<number> {
+    return this.db.transaction(async (trx) => {
       const { rows } = await trx.raw(
         `SELECT e.* FROM events e
           WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
@@ -106,8 +137,6 @@ export class FanOut {
       await trx('event_fanouts').insert(rows.map((r: { id: number }) => ({ eventId: r.id }))).onConflict('eventId').ignore();
       return rows.length;
     });
-    if (n > 0) this.onDeliveries();
-    return n;
   }
 
   /** What every event of one batch needs: receivers, users and their preferences. */
@@ -135,6 +164,8 @@ export class FanOut {
       }
       envName = ctx.envNames.get(e.environmentId) ?? null;
     }
+    // An environment deleted since the event: its notifications keep no (dangling) reference.
+    const notificationEnv = envName !== null ? e.environmentId : null;
     const payload: WebhookPayload = { event: e.type, timestamp: e.createdAt, environmentId: e.environmentId, environmentName: envName, data: e.data };
     const body = JSON.stringify(payload);
     const base = { eventId: e.id, eventType: e.type, environmentId: e.environmentId };
@@ -165,7 +196,7 @@ export class FanOut {
       const p = ctx.prefOf.get(`${u.id}/${e.type}`) ?? defaultPreference(t);
       if (p.inApp) {
         notifications.push({
-          userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: e.environmentId,
+          userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: notificationEnv,
           title, message, data: JSON.stringify(e.data), createdAt: e.createdAt,
         });
       }

@@ -125,6 +125,15 @@ describe('notifications, preferences, email and the event stream', () => {
     expect((await svc.http.get('/api/notifications')).status).to.equal(401);
   });
 
+  it('an event of an environment deleted meanwhile still notifies, without the dangling environment', async () => {
+    const gone = await createEnvironment(admin);
+    expect((await admin.delete(`/api/environments/${gone.id}`)).status).to.equal(204);
+    await publish('plan.rolled_back', gone.id, { planName: 'late' });
+    await until(async () => (await admin.get('/api/notifications')).body.items.some((n: { data: { planName?: string } }) => n.data.planName === 'late'), 5000, 'notified');
+    const n = (await admin.get('/api/notifications')).body.items.find((x: { data: { planName?: string } }) => x.data.planName === 'late');
+    expect(n).to.include({ type: 'plan.rolled_back', environmentId: null });
+  });
+
   it('per-user preferences per type switch in-app notifications off and validate the type', async () => {
     const prefs = (await viewer.get('/api/notifications/preferences')).body.items;
     expect(prefs.find((p: { type: string }) => p.type === 'drift.detected')).to.deep.equal({ type: 'drift.detected', category: 'drift', inApp: true, email: false });
