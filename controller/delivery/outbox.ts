@@ -55,7 +55,10 @@ export class DeliveryOutbox {
   private readonly lanes = new Map<string, number>();
   private readonly marked = new Map<string, number>();
   private stopping = new AbortController();
-  private readonly successQueue: Array<{ id: number; st: number | null; dur: number; resolve: (mine: boolean) => void; reject: (e: unknown) => void }> = [];
+  private readonly successQueue: Array<{
+    id: number; st: number | null; dur: number; retry?: { delay: number; err: string | null };
+    resolve: (mine: boolean) => void; reject: (e: unknown) => void;
+  }> = [];
   private flushing = false;
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
@@ -232,12 +235,7 @@ export class DeliveryOutbox {
     }
     if (retry.length) {
       const delays = retry.map(([r]) => retryDelay(settings, r.attempts));
-      await this.db.raw(
-        `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
-                lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
-           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
-          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
-        [JSON.stringify(retry.map(([r, o], i) => ({ id: r.id, delay: delays[i], st: o.status, err: o.error, dur: o.durationMs }))), this.owner]);
+      await Promise.all(retry.map(([r, o], i) => this.queueWrite({ id: r.id, st: o.status, dur: o.durationMs, retry: { delay: delays[i], err: o.error } })));
       const t = setTimeout(() => this.wake(), Math.min(...delays) + 5);
       t.unref();
     }
@@ -245,13 +243,18 @@ export class DeliveryOutbox {
   }
 
   /**
-   * Successes are written in groups: whatever answered while the previous write ran goes in the
-   * next single UPDATE, so a success is on disk within one round trip of its answer while the
-   * database sees one statement for many deliveries. Resolves true when the row was still ours.
+   * Successes (and attempts to retry) are written in groups: whatever finished while the previous
+   * write ran goes in the next UPDATE, so an outcome is on disk within one round trip of its answer
+   * while the database sees one statement for many deliveries. Resolves true when the row was still ours.
    */
   private recordSuccess(id: number, o: PostOutcome): Promise<boolean> {
+    return this.queueWrite({ id, st: o.status, dur: o.durationMs });
+  }
+
+  /** Queues a success (or, with `retry`, a failed attempt to try again later) for the next grouped write. */
+  private queueWrite(w: { id: number; st: number | null; dur: number; retry?: { delay: number; err: string | null } }): Promise<boolean> {
     return new Promise((resolve, reject) => {
-      this.successQueue.push({ id, st: o.status, dur: o.durationMs, resolve, reject });
+      this.successQueue.push({ ...w, resolve, reject });
       if (!this.flushing) void this.flushSuccesses();
     });
   }
@@ -262,14 +265,29 @@ export class DeliveryOutbox {
       while (this.successQueue.length) {
         const group = this.successQueue.splice(0, 500);
         try {
-          const { rows } = await this.db.raw(
-            `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
-                    last_error = NULL, duration_ms = v.dur, completed_at = now()
-               FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
-              WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
-              RETURNING d.id`,
-            [JSON.stringify(group.map(({ id, st, dur }) => ({ id, st, dur }))), this.owner]);
-          const mine = new Set((rows as Array<{ id: number | string }>).map((r) => Number(r.id)));
+          const ok = group.filter((g) => !g.retry);
+          const again = group.filter((g) => g.retry);
+          const mine = new Set<number>();
+          if (ok.length) {
+            const { rows } = await this.db.raw(
+              `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
+                      last_error = NULL, duration_ms = v.dur, completed_at = now()
+                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
+                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
+                RETURNING d.id`,
+              [JSON.stringify(ok.map(({ id, st, dur }) => ({ id, st, dur }))), this.owner]);
+            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+          }
+          if (again.length) {
+            const { rows } = await this.db.raw(
+              `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
+                      lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
+                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
+                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
+                RETURNING d.id`,
+              [JSON.stringify(again.map(({ id, st, dur, retry }) => ({ id, st, dur, delay: retry!.delay, err: retry!.err }))), this.owner]);
+            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+          }
           for (const g of group) g.resolve(mine.has(g.id));
         } catch (e) {
           for (const g of group) g.reject(e);
