@@ -58,8 +58,6 @@ export interface Services {
   servers: ServersRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
-  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
-  plans: PlanEngine;
   registries: RegistriesRepository;
   serviceAccounts: ServiceAccountsRepository;
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
@@ -67,13 +65,15 @@ export interface Services {
   smtp: SmtpService;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
   configStore: ConfigStore;
+  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
+  plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }
 
 export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  const hosts = new HostAccess(db, secretBox, logger);
+  const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
   const systemSettings = new SystemSettings(db, secretBox);
   const services = {

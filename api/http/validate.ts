@@ -42,8 +42,23 @@ export function toValidationError(e: ErrorObject, prefix = '') {
   return validationError(`${field ?? 'value'} ${e.message ?? 'is invalid'}`, field);
 }
 
+/**
+ * JSON.parse reads 1e999 as Infinity and query coercion turns "1e999" into it; ajv's integer and
+ * range checks let Infinity through (Infinity % 1 is NaN), so it would reach SQL or timers.
+ */
+function assertFinite(value: unknown, at: string[] = []): void {
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value)) {
+      const field = at.join('.') || undefined;
+      throw validationError(`${field ?? 'value'} must be a finite number`, field);
+    }
+  } else if (Array.isArray(value)) value.forEach((v, i) => assertFinite(v, [...at, String(i)]));
+  else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) assertFinite(v, [...at, k]);
+}
+
 export function validateBody<T>(schema: Schema, data: unknown): T {
   const fn = compile(bodyAjv, schema);
+  assertFinite(data);
   if (!fn(data)) throw toValidationError(fn.errors![0]);
   return data as T;
 }
@@ -51,5 +66,6 @@ export function validateBody<T>(schema: Schema, data: unknown): T {
 export function validateQuery<T>(schema: Schema, data: Record<string, unknown>): T {
   const fn = compile(queryAjv, schema);
   if (!fn(data)) throw toValidationError(fn.errors![0]);
+  assertFinite(data);
   return data as T;
 }

@@ -1,6 +1,5 @@
 import type { Knex } from 'knex';
 import { AppError, validationError } from '../../controller/errors/app-error.js';
-import { sha256Hex } from '../../controller/crypto/api-token.js';
 import type { SecretBox } from '../../controller/crypto/secret-box.js';
 import type { Ctx } from '../http/types.js';
 
@@ -37,7 +36,8 @@ export function idempotency(db: Knex, secretBox: SecretBox) {
       await db('idempotency_keys').where('createdAt', '<', new Date(Date.now() - RETENTION_MS)).delete();
     }
     const caller = `${actor.type}:${actor.id}`;
-    const requestHash = sha256Hex(`${ctx.method}\n${ctx.url}\n${ctx.request.rawBody?.toString('base64') ?? ''}`);
+    // keyed: the body may hold a secret value, and a plain hash would let a database reader test guesses
+    const requestHash = secretBox.fingerprint(`${ctx.method}\n${ctx.url}\n${ctx.request.rawBody?.toString('base64') ?? ''}`);
     const fresh = { caller, key, method: ctx.method, path: ctx.path, requestHash, state: 'running' };
     let inserted = await db('idempotency_keys').insert(fresh).onConflict(['caller', 'key']).ignore().returning('key');
     if (inserted.length === 0) {

@@ -56,7 +56,7 @@ export default function composeRoutes(s: Services) {
         const image = resource.containerImageId ? await s.containerImages.findById(resource.containerImageId) : undefined;
         if (!image) throw validationError('the service has no container image', 'containerImageId');
         const tag = query.imageTag ?? resource.imageTag ?? image.currentTag ?? 'latest';
-        const sources = await loadEnvSources(s.db, s.secretBox, resource.environmentId);
+        const sources = await loadEnvSources(s.configStore.catalog, resource.environmentId);
         const deployments = await s.deployments.list({ serviceId: resource.id }, { limit: 200, offset: 0 }, 'containerName');
         const items = await Promise.all(deployments.items.map(async (d) => {
           const decision = await decisionFor(s, d);

@@ -115,8 +115,11 @@ export default function secretSubstitutionRoutes(s: Services) {
           for (const [fileId, subs] of perFile) {
             const file = files.find((f) => f.file.id === fileId)!.file;
             let content = file.content ?? '';
-            for (const x of subs) content = substitute(content, x.finding.value, x.key);
+            const replace = (text: string) => subs.reduce((t, x) => substitute(t, x.finding.value, x.key), text);
+            content = replace(content);
             const row = await cs.files.update(file.id, { content, revision: file.revision + 1, generation: file.generation + 1 }, trx);
+            // the history would otherwise keep the plaintext readable by viewers (and restorable)
+            await cs.files.rewriteRevisions(file.id, replace, trx);
             await cs.files.addRevision(row!, actorName, 'substitution', trx);
             configFiles.push({ id: row!.id, name: row!.name, revision: row!.revision });
           }

@@ -91,7 +91,9 @@ export default function userRoutes(s: Services) {
         const self = isSelf(ctx, params.id);
         if (!admin && !self) throw forbiddenRole('Only admins may change other users\' passwords');
         const user = await loadUser(s, params.id);
-        if (self && !admin) {
+        // Anyone changing their own password proves they know the current one, admins included:
+        // a stolen session must not be enough to lock the owner out.
+        if (self) {
           if (!body.currentPassword) throw validationError('currentPassword is required', 'currentPassword');
           if (!(await verifyPassword(body.currentPassword, user.passwordHash))) throw unauthorized('The current password is wrong');
         }

@@ -36,7 +36,12 @@ export function toSmtp(r: SmtpRow) {
 }
 
 /** Removes every occurrence of the secret from a text that may reach a client or a log. */
-const scrub = (text: string, secret: string | null) => (secret ? text.split(secret).join('[REDACTED]') : text);
+/** Removes the password, and its base64 form (AUTH PLAIN/LOGIN echoes), before anything is cut. */
+function scrub(text: string, secret: string | null): string {
+  if (!secret) return text;
+  const forms = [secret, Buffer.from(secret).toString('base64')];
+  return forms.reduce((t, f) => t.split(f).join('[REDACTED]'), text);
+}
 
 /** The single SMTP configuration and sending mail through it. */
 export class SmtpService {
@@ -78,7 +83,7 @@ export class SmtpService {
       });
     } catch (e) {
       const err = e as { message?: string; code?: string; responseCode?: number };
-      const detail = scrub(String(err.message ?? 'unknown error').split('\n')[0].slice(0, 300), password);
+      const detail = scrub(String(err.message ?? 'unknown error'), password).split('\n')[0].slice(0, 300);
       throw new AppError('SERVICE_UNAVAILABLE', `The SMTP server did not accept the message: ${detail}`,
         { status: 502, hint: 'Check host, port, secure and the credentials', details: err.code ? { smtpCode: err.code } : undefined });
     } finally {

@@ -18,3 +18,24 @@ export async function syncedAttachmentsOf(db: Knex, configFileIds: string[]): Pr
     .select('id').orderBy('id');
   return rows.map((r: { id: string }) => r.id);
 }
+
+/**
+ * Synced attachments of templates including a fragment changed after the attachment's oldest
+ * sync: resyncs that were queued in memory when a controller stopped (crash, restart) and so
+ * never ran. Level-triggered like the queue itself: running one that was not lost writes nothing.
+ */
+export async function pendingFragmentResyncs(db: Knex): Promise<string[]> {
+  const [rows, fragments] = await Promise.all([
+    db('config_attachments').join('config_files', 'config_files.id', 'config_attachments.configFileId')
+      .join('config_sync_states', 'config_sync_states.attachmentId', 'config_attachments.id')
+      .where('config_files.kind', 'template').andWhereRaw("position('${fragment:' in config_files.content) > 0")
+      .groupBy('config_attachments.id', 'config_files.environmentId', 'config_files.content')
+      .select('config_attachments.id', 'config_files.environmentId', 'config_files.content')
+      .min({ oldest: 'config_sync_states.syncedAt' }),
+    db('config_fragments').select('environmentId', 'name', 'updatedAt'),
+  ]) as [Array<{ id: string; environmentId: string; content: string; oldest: Date }>, Array<{ environmentId: string; name: string; updatedAt: Date }>];
+  const changedAt = new Map(fragments.map((f) => [`${f.environmentId}\0${f.name}`, new Date(f.updatedAt).getTime()]));
+  return rows.filter((r) => referencesOf(r.content).fragments
+    .some((name) => (changedAt.get(`${r.environmentId}\0${name}`) ?? 0) > new Date(r.oldest).getTime()))
+    .map((r) => r.id).sort();
+}

@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import { isAppError } from '../errors/app-error.js';
 import { TerminalError } from '../errors/terminal-error.js';
+import { pendingFragmentResyncs } from './fragment-users.js';
 import { targetsOf } from './sync-targets.js';
 
 /** Queue kind of an attachment resync (queued when a fragment it uses changes). */
@@ -33,4 +34,6 @@ export async function startConfigResync(s: Services): Promise<void> {
     await s.events.publish('config.synced', attachment.environmentId, { attachmentId, ...facts, trigger: 'fragment' });
     if (failed.length) throw new Error(`${failed.length} of ${results.length} targets failed`);
   });
+  // the queue is in memory: pick up the resyncs a stopped controller had queued but not run
+  for (const id of await pendingFragmentResyncs(s.db)) s.queue.add(`${RESYNC_KIND}/${id}`);
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { ConfigAttachmentRow } from '../store/repositories/config-attachments.js';
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
+import { referencesOf } from './placeholders.js';
 import { fileModeFor } from './target-path.js';
 
 /** One file at one path on one server: the unit every sync works in. */
@@ -28,6 +29,7 @@ export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: C
   if (serverId) q.where('servers.id', serverId);
   const placements = (await q) as Array<{ serviceId: string; serverId: string; serverName: string }>;
   placements.sort((a, b) => a.serverName.localeCompare(b.serverName));
+  const sensitive = await sensitiveFiles(db, files);
   const fileOrder = new Map(files.map((f, i) => [f.id, i]));
   const ordered = [...attachments].sort((a, b) => (fileOrder.get(a.configFileId) ?? 0) - (fileOrder.get(b.configFileId) ?? 0));
   const targets: SyncTarget[] = [];
@@ -37,9 +39,33 @@ export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: C
     for (const p of placements.filter((x) => x.serviceId === a.serviceId)) {
       targets.push({
         attachmentId: a.id, configFileId: a.configFileId, configFileName: file.name, serviceId: a.serviceId,
-        serverId: p.serverId, serverName: p.serverName, targetPath: a.targetPath, mode: fileModeFor(a.targetPath, a.mode),
+        serverId: p.serverId, serverName: p.serverName, targetPath: a.targetPath, mode: fileModeFor(a.targetPath, a.mode, sensitive.has(file.id)),
       });
     }
   }
   return targets;
+}
+
+/**
+ * Files whose written bytes hold (or may hold) a secret value: templates that reference a secret
+ * key directly or through a fragment, and binary assets (certificates, key stores).
+ */
+async function sensitiveFiles(db: Knex, files: ConfigFileRow[]): Promise<Set<string>> {
+  const out = new Set(files.filter((f) => f.kind === 'asset').map((f) => f.id));
+  const templates = files.filter((f) => f.kind === 'template');
+  if (templates.length === 0) return out;
+  const envIds = [...new Set(templates.map((f) => f.environmentId))];
+  const [secrets, fragments] = await Promise.all([
+    db('secrets').whereIn('environmentId', envIds).select('environmentId', 'key') as Promise<Array<{ environmentId: string; key: string }>>,
+    db('config_fragments').whereIn('environmentId', envIds).select('environmentId', 'name', 'content') as
+      Promise<Array<{ environmentId: string; name: string; content: string }>>,
+  ]);
+  const secretKeys = new Set(secrets.map((r) => `${r.environmentId}\0${r.key}`));
+  const fragmentKeys = new Map(fragments.map((r) => [`${r.environmentId}\0${r.name}`, referencesOf(r.content).keys]));
+  for (const f of templates) {
+    const refs = referencesOf(f.content ?? '');
+    const keys = [...refs.keys, ...refs.fragments.flatMap((n) => fragmentKeys.get(`${f.environmentId}\0${n}`) ?? [])];
+    if (keys.some((k) => secretKeys.has(`${f.environmentId}\0${k}`))) out.add(f.id);
+  }
+  return out;
 }

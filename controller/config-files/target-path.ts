@@ -18,9 +18,13 @@ export function assertTargetPath(path: string, field = 'targetPath'): void {
   if (segments.some((s) => s === '' || s === '.' || s === '..')) fail("must not contain '..', '.' or empty segments");
 }
 
-/** .env files hold secrets: always 0600, whatever the attachment asks for. */
-export function fileModeFor(path: string, requested: number | null | undefined): number {
+/**
+ * .env files hold secrets: always 0600, whatever the attachment asks for. Otherwise the
+ * attachment's mode; without one, 0600 for a file that holds a secret value (or may: a binary
+ * asset such as a key store) and 0644 for the rest.
+ */
+export function fileModeFor(path: string, requested: number | null | undefined, sensitive = false): number {
   const base = path.slice(path.lastIndexOf('/') + 1);
   if (base === '.env' || base.endsWith('.env')) return 0o600;
-  return requested ?? 0o644;
+  return requested ?? (sensitive ? 0o600 : 0o644);
 }

@@ -25,6 +25,18 @@ export class SecretBox {
     return Buffer.concat([decipher.update(raw.subarray(28)), decipher.final()]).toString('utf8');
   }
 
+  /**
+   * A keyed fingerprint (HMAC-SHA256 under a key derived from the box key) for data that may hold
+   * a secret and must only be compared, never read back: unlike a plain hash it cannot be used to
+   * test guesses of a low-entropy value offline.
+   */
+  fingerprint(data: string | Buffer): string {
+    this.macKey ??= Buffer.from(crypto.hkdfSync('sha256', this.key, Buffer.alloc(0), 'stevedore fingerprint v1', 32));
+    return crypto.createHmac('sha256', this.macKey).update(data).digest('hex');
+  }
+
+  private macKey?: Buffer;
+
   sealOrNull(plaintext: string | null | undefined): string | null {
     return plaintext == null ? null : this.seal(plaintext);
   }

@@ -55,7 +55,7 @@ export async function decisionFor(s: Services, d: DeploymentRow): Promise<Compos
 
 export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
-  const sources = await loadEnvSources(s.db, s.secretBox, r.deployment.environmentId);
+  const sources = await loadEnvSources(s.configStore.catalog, r.deployment.environmentId);
   try {
     return await deployWith(s, r, sources);
   } catch (e) {

@@ -21,9 +21,10 @@ import { DockerClients } from './docker-client.js';
 import { CommandFailed, CommandTimeout, SshConfigInvalid } from './errors.js';
 import { DEFAULT_REMOTE_DOCKER_SOCKET, type HostServer } from './server.js';
 import { readFile as sftpReadFile, writeFileAtomic, type WriteFileOptions } from './sftp.js';
-import { toShellLine, type Argv } from './shell-quote.js';
+import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
 import { SshDriver, type ExecOptions, type ExecResult } from './ssh-driver.js';
 import { SshPool } from './ssh-pool.js';
+import { assertNotProtected } from './protected-paths.js';
 
 export type { ExecOptions, ExecResult } from './ssh-driver.js';
 export type { WriteFileOptions } from './sftp.js';
@@ -48,6 +49,8 @@ export interface HostAccessOptions {
   commandTimeoutMs?: number;
   keepaliveIntervalMs?: number;
   maxChannelsPerConnection?: number;
+  /** Directories a socket-mode server (this machine) must never read or write: the state dir. */
+  protectedPaths?: string[];
 }
 
 interface Known {
@@ -67,10 +70,12 @@ export class HostAccess {
   private readonly composeDetector: ComposeDetector;
   private readonly known = new Map<string, Known>();
   private readonly commandTimeoutMs: number;
+  private readonly protectedPaths: string[];
 
   constructor(private readonly db: Knex, private readonly secretBox: SecretBox, private readonly logger: Logger,
     opts: HostAccessOptions = {}) {
     this.commandTimeoutMs = opts.commandTimeoutMs ?? 30_000;
+    this.protectedPaths = opts.protectedPaths ?? [];
     this.pool = new SshPool({
       connectTimeoutMs: opts.connectTimeoutMs ?? 5000,
       keepaliveIntervalMs: opts.keepaliveIntervalMs ?? 5000,
@@ -101,7 +106,10 @@ export class HostAccess {
   /** Atomic write (temp file + rename in the same directory); mode defaults to 0600. */
   async writeFile(serverId: string, filePath: string, content: string | Buffer, opts: WriteFileOptions = {}): Promise<void> {
     const known = await this.ensure(serverId);
-    if (known.mode === 'socket') return writeLocalAtomic(filePath, content, opts.mode ?? 0o600);
+    if (known.mode === 'socket') {
+      await assertNotProtected(filePath, this.protectedPaths);
+      return writeLocalAtomic(filePath, content, opts.mode ?? 0o600);
+    }
     return writeFileAtomic(this.pool, serverId, filePath, content, opts);
   }
 
@@ -109,6 +117,7 @@ export class HostAccess {
   async readFile(serverId: string, filePath: string): Promise<Buffer | null> {
     const known = await this.ensure(serverId);
     if (known.mode === 'socket') {
+      await assertNotProtected(filePath, this.protectedPaths);
       return fs.readFile(filePath).catch((err: NodeJS.ErrnoException) => {
         if (err.code === 'ENOENT') return null;
         throw err;
@@ -211,7 +220,8 @@ export class HostAccess {
 
 /** Socket mode: the controller's own machine. argv goes straight to execve, no shell. */
 function execLocal(serverId: string, argv: Argv, opts: ExecOptions & { timeoutMs: number }): Promise<ExecResult> {
-  const line = toShellLine(argv); // for messages only; also rejects NUL like the ssh path
+  toShellLine(argv); // rejects NUL like the ssh path
+  const line = describeArgv(argv); // for messages only: env values and passwords masked
   return new Promise((resolve, reject) => {
     const child = spawn(argv[0]!, argv.slice(1), { stdio: ['pipe', 'pipe', 'pipe'] });
     const out: Buffer[] = [];

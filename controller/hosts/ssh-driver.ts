@@ -2,7 +2,7 @@
 // into typed errors (Kamal's cli/base.rb role). Builders in commands/ produce the argv.
 import type { Client, ClientChannel } from 'ssh2';
 import { CommandFailed, CommandTimeout, HostError, HostUnreachable } from './errors.js';
-import { toShellLine, type Argv } from './shell-quote.js';
+import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
 import type { SshPool } from './ssh-pool.js';
 
 export interface ExecOptions {
@@ -24,6 +24,7 @@ export class SshDriver {
 
   exec(serverId: string, argv: Argv, opts: ExecOptions = {}): Promise<ExecResult> {
     const line = toShellLine(argv);
+    const shown = describeArgv(argv); // what errors show: env values and passwords masked
     const timeoutMs = opts.timeoutMs ?? this.defaultTimeoutMs;
     let timedOut = false;
     let onTimeout = (): void => undefined;
@@ -31,11 +32,11 @@ export class SshDriver {
       const timer = setTimeout(() => {
         timedOut = true;
         onTimeout();
-        reject(new CommandTimeout(serverId, line, timeoutMs));
+        reject(new CommandTimeout(serverId, shown, timeoutMs));
       }, timeoutMs);
       const run = this.pool.withChannel(serverId, async (client) => {
         // a call that timed out while queued for a slot must not run later behind the caller's back
-        if (timedOut) throw new CommandTimeout(serverId, line, timeoutMs);
+        if (timedOut) throw new CommandTimeout(serverId, shown, timeoutMs);
         return this.runWithReconnect(serverId, client, line, opts, (cancel) => {
           if (timedOut) cancel();
           onTimeout = cancel;
@@ -44,7 +45,7 @@ export class SshDriver {
       run.then(
         (result) => {
           clearTimeout(timer);
-          if (result.code !== 0 && opts.check !== false) reject(new CommandFailed(serverId, line, result.code, result.stderr, result.signal));
+          if (result.code !== 0 && opts.check !== false) reject(new CommandFailed(serverId, shown, result.code, result.stderr, result.signal));
           else resolve({ stdout: result.stdout, stderr: result.stderr, code: result.code });
         },
         (err: unknown) => {

@@ -66,6 +66,16 @@ describe('auth routes', () => {
     expect((await fresh.get('/api/auth/me')).status).to.equal(200);
   });
 
+  it('an admin changing their own password must give the current one; another user\'s needs none', async () => {
+    const me = (await admin.get('/api/auth/me')).body;
+    const without = await admin.post(`/api/users/${me.id}/password`, { newPassword: 'whatever-new-1' });
+    expect(without.status).to.equal(400);
+    expect(without.body.field).to.equal('currentPassword');
+    const { user } = await userWithRole(admin, 'viewer');
+    const forOther = await admin.post(`/api/users/${user.id}/password`, { newPassword: 'reset-by-admin' });
+    expect(forOther.status, forOther.text).to.equal(204);
+  });
+
   it('a garbage, expired-looking or missing token is 401', async () => {
     expect((await svc.http.get('/api/auth/me')).status).to.equal(401);
     expect((await svc.http.get('/api/auth/me', { token: 'garbage' })).status).to.equal(401);

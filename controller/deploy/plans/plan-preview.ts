@@ -26,7 +26,7 @@ export interface StepPreview {
 
 export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<StepPreview[]> {
   const out: StepPreview[] = [];
-  const sources = await loadEnvSources(s.db, s.secretBox, plan.environmentId);
+  const sources = await loadEnvSources(s.configStore.catalog, plan.environmentId);
   for (const st of steps) {
     const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
     if (!d) throw validationError(`step ${st.position} names a deployment that no longer exists`, 'items');

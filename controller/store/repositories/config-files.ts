@@ -42,6 +42,24 @@ export class ConfigFilesRepository extends BaseRepository<ConfigFileRow> {
     });
   }
 
+  /**
+   * Rewrites the stored content of every revision of a file with `rewrite` (the scanner turned a
+   * value into a secret: earlier revisions must not keep it readable). Returns how many changed.
+   */
+  async rewriteRevisions(configFileId: string, rewrite: (content: string) => string, trx?: Knex.Transaction): Promise<number> {
+    const db = trx ?? this.db;
+    const rows = await db('config_file_revisions').where({ configFileId }).whereNotNull('content').forUpdate()
+      .select('id', 'content') as Array<{ id: string; content: string }>;
+    let changed = 0;
+    for (const r of rows) {
+      const content = rewrite(r.content);
+      if (content === r.content) continue;
+      await db('config_file_revisions').where({ id: r.id }).update({ content });
+      changed++;
+    }
+    return changed;
+  }
+
   async revisions(configFileId: string, page: { limit: number; offset: number }) {
     const base = () => this.db('config_file_revisions').where({ configFileId });
     const [rows, [{ count }]] = await Promise.all([
