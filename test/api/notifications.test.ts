@@ -134,6 +134,17 @@ describe('notifications, preferences, email and the event stream', () => {
     expect(n).to.include({ type: 'plan.rolled_back', environmentId: null });
   });
 
+  it('retention removes in-app notifications older than notificationRetentionDays', async () => {
+    expect((await admin.patch('/api/settings/system', { notificationRetentionDays: 5 })).status).to.equal(200);
+    const [old] = await svc.services.db('notifications').insert({
+      userId: viewerUser.id, type: 'backup.success', category: 'backup', severity: 'info', title: 'old', message: 'old',
+      createdAt: new Date(Date.now() - 6 * 86_400_000),
+    }).returning('id');
+    await svc.services.deliveries.prune();
+    expect(await svc.services.db('notifications').where('id', old.id).first()).to.equal(undefined);
+    expect(await count(viewer)).to.be.greaterThan(0);
+  });
+
   it('per-user preferences per type switch in-app notifications off and validate the type', async () => {
     const prefs = (await viewer.get('/api/notifications/preferences')).body.items;
     expect(prefs.find((p: { type: string }) => p.type === 'drift.detected')).to.deep.equal({ type: 'drift.detected', category: 'drift', inApp: true, email: false });
