@@ -26,8 +26,7 @@ async function run(label: string, badMode: Mode | null) {
   const db = svc.services.db;
   const receivers = await Promise.all(Array.from({ length: 5 }, () => new Receiver().start()));
   try {
-    await db('system_settings').where('id', 1).update({ values: JSON.stringify({ webhookMaxRetries: 3, webhookTimeoutMs: 2000, webhookRetryDelaysMs: [200, 500] }) });
-    svc.services.deliveries.settings.clear();
+    await svc.services.systemSettings.patch({ webhookMaxRetries: 3, webhookTimeoutMs: 2000, webhookRetryDelaysMs: [200, 500] });
     if (badMode) receivers[4].mode = badMode;
     for (const [i, r] of receivers.entries()) {
       await db('outgoing_webhooks').insert({ name: `r${i}`, url: r.url, secretEnc: svc.services.secretBox.seal(`secret-${i}`), enabled: true });
@@ -45,12 +44,21 @@ async function run(label: string, badMode: Mode | null) {
     const published = performance.now() - pubStart;
     const started = performance.now();
     await svc.services.deliveries.start();
+    let fannedOut = 0;
+    const watch = (async () => {
+      for (;;) {
+        const [{ n }] = await db('event_fanouts').count({ n: '*' });
+        if (Number(n) >= EVENTS) { fannedOut = performance.now() - started; return; }
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    })();
     await Promise.all(good.map((r) => r.waitFor(() => r.delivered.filter((x) => x.json?.event === 'deployment.success').length >= EVENTS, 120_000, `${EVENTS} deliveries`)));
     const elapsed = (performance.now() - started) / 1000;
+    await watch;
     const delivered = good.reduce((a, r) => a + r.delivered.filter((x) => x.json?.event === 'deployment.success').length, 0);
     const bad = badMode ? receivers[4].requests.length : 0;
     console.log(`${label.padEnd(34)} ${delivered} deliveries to ${good.length} healthy receivers in ${elapsed.toFixed(2)} s `
-      + `= ${Math.round(delivered / elapsed)} deliveries/s (publish took ${(published / 1000).toFixed(2)} s`
+      + `= ${Math.round(delivered / elapsed)} deliveries/s (publish took ${(published / 1000).toFixed(2)} s, fan-out done after ${(fannedOut / 1000).toFixed(2)} s`
       + `${badMode ? `; the ${badMode === 'fail' ? 'failing' : 'hanging'} receiver saw ${bad} requests meanwhile` : ''})`);
     return delivered / elapsed;
   } finally {

@@ -75,6 +75,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
   const secretBox = new SecretBox(config.secretsKey);
   const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
+  const systemSettings = new SystemSettings(db, secretBox);
   const services = {
     config,
     db,
@@ -92,12 +93,12 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
-    systemSettings: new SystemSettings(db, secretBox),
+    systemSettings,
     smtp: new SmtpService(db, secretBox),
     servers: new ServersRepository(db),
     hosts,

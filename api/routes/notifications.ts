@@ -4,6 +4,7 @@ import { CATEGORIES, NOTIFICATION_CODES, NOTIFICATION_TYPES } from '../../contro
 import { defaultPreference, toNotification } from '../../controller/delivery/fanout.js';
 import type { StreamEvent } from '../../controller/events/event-bus.js';
 import { route } from '../http/route.js';
+import { lastEventIdOf, openSse } from '../http/sse.js';
 import { arrayOf, bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 
@@ -16,7 +17,6 @@ const preferenceRead = object({ type: str(), category: str(), inApp: bool, email
 
 /** The SSE names of the general stream (DECISIONS.md, Streams). */
 export const STREAM_EVENTS = new Set(['plan.updated', 'plan.step', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created']);
-const HEARTBEAT_MS = 15_000;
 
 /** In-app notifications belong to users; a service account has none. */
 const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.actor.id : null);
@@ -132,7 +132,7 @@ export default function notificationRoutes(s: Services) {
       method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, raw: true,
       summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
         + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
-      query: { environmentId: uuid },
+      query: { environmentId: uuid, lastEventId: int(0) },
       async handler(ctx, { query }) {
         const actor = ctx.state.actor!;
         const limited = actor.environmentIds;
@@ -148,40 +148,24 @@ export default function notificationRoutes(s: Services) {
           if (e.type === 'notification.created') return userId !== null && e.data.userId === userId;
           return true;
         };
-        const frame = (e: StreamEvent) => {
-          const data = e.type === 'notification.created' ? (e.data.notification ?? {}) : { ...e.data, environmentId: e.environmentId, at: e.createdAt };
-          return `id: ${e.id}\nevent: ${e.type}\ndata: ${JSON.stringify(data)}\n\n`;
-        };
+        const dataOf = (e: StreamEvent) =>
+          e.type === 'notification.created' ? (e.data.notification ?? {}) : { ...e.data, environmentId: e.environmentId, at: e.createdAt };
 
-        ctx.req.socket.setTimeout(0);
-        ctx.req.socket.setNoDelay(true);
-        ctx.respond = false;
-        const res = ctx.res;
-        res.writeHead(200, {
-          'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform',
-          connection: 'keep-alive', 'x-accel-buffering': 'no', 'x-request-id': ctx.state.requestId,
-        });
-        res.write(': connected\n\n');
-
-        // Subscribe first, buffer, then replay from Last-Event-ID so nothing falls between.
-        const lastId = Number(ctx.get('last-event-id') || 0);
+        // Subscribe first and buffer, then replay after Last-Event-ID (header, or ?lastEventId=
+        // on a first connect), then go live: nothing falls between replay and live.
+        const lastId = lastEventIdOf(ctx);
+        const sse = openSse(ctx);
         const sent = new Set<number>();
         let replaying = true;
         const buffered: StreamEvent[] = [];
         const send = (e: StreamEvent) => {
           if (e.id <= lastId || sent.has(e.id) || !wanted(e)) return;
           if (replaying || buffered.length) sent.add(e.id);
-          res.write(frame(e));
+          sse.send(e.type, dataOf(e), e.id);
         };
         const unsubscribe = s.events.subscribe((e) => (replaying ? buffered.push(e) : send(e)));
-        const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), HEARTBEAT_MS);
-        const close = () => {
-          clearInterval(heartbeat);
-          unsubscribe();
-        };
-        res.on('close', close);
-
-        if (Number.isSafeInteger(lastId) && lastId > 0) {
+        void sse.closed.then(unsubscribe);
+        if (lastId > 0) {
           let from = lastId;
           for (;;) {
             const page = await s.events.since(from, query.environmentId ?? null, 500);

@@ -63,6 +63,14 @@ export default function incomingWebhookRoutes(s: Services) {
     try {
       const out = await run();
       await replays.complete(claim.key, out.status ?? 200, out.body);
+      // Audited as the webhook (no user or token stands behind a signed delivery).
+      const note = ctx.state.audit ?? {};
+      await s.audit.record({
+        actorType: 'webhook', actorName: ctx.path, action: note.action ?? 'webhook', resourceType: note.resourceType ?? 'webhook',
+        resourceId: note.resourceId ?? null, environmentId: note.environmentId ?? null, details: note.details ?? {},
+        requestId: ctx.state.requestId, ip: ctx.state.clientIp,
+      });
+      ctx.state.audit = { skip: true };
       return out;
     } catch (e) {
       await replays.release(claim.key).catch(() => {});
@@ -149,6 +157,7 @@ export default function incomingWebhookRoutes(s: Services) {
       async handler(ctx, { resource: sig }) {
         const event = ctx.get('x-github-event') || ctx.get('x-codehost-event');
         const body = (ctx.request.body ?? {}) as { action?: string; package?: { name?: string; package_version?: { version?: string; container_metadata?: { tag?: { name?: string } } } } };
+        ctx.state.audit = { skip: true }; // only a deploy is audited (in once())
         if (event === 'ping') return { success: true, ignored: true, reason: 'ping', serviceCount: 0, plans: [] };
         if (event !== 'package' || body.action !== 'published') {
           return { success: true, ignored: true, reason: `event ${event || '(none)'} ${body.action ?? ''}`.trim() + ' does not deploy', serviceCount: 0, plans: [] };

@@ -67,6 +67,27 @@ const auditFields = (ctx: Ctx, body: Row, extra: Row = {}) => {
   ctx.state.audit = { ...ctx.state.audit, details: { fields: Object.keys(body), ...extra } };
 };
 
+/** A page of one receiver's outbox rows, newest first. */
+async function deliveriesOf(s: Services, kind: 'webhook' | 'subscription', targetId: string, query: { limit: number; offset: number; status?: string }) {
+  const base = () => {
+    const q = s.db('delivery_outbox').where({ kind, targetId });
+    if (query.status) q.where('status', query.status);
+    return q;
+  };
+  const [rows, [{ count }]] = await Promise.all([
+    base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
+    base().count({ count: '*' }),
+  ]);
+  return {
+    items: rows.map((d: Row) => ({
+      id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
+      durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
+      completedAt: d.completedAt,
+    })),
+    total: Number(count), limit: query.limit, offset: query.offset,
+  };
+}
+
 /** Sends the spec's test body once, now, and answers 200 {delivered, status} or 502. */
 export async function testSend(s: Services, target: Row): Promise<{ delivered: true; status: number }> {
   const body = JSON.stringify({ event: 'test', timestamp: new Date().toISOString(), data: { message: `Test delivery from Stevedore to ${target.name}` } });
@@ -199,6 +220,28 @@ export default function outgoingWebhookRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toSubscription(resource),
     }),
 
+    route<Row, unknown, Row>({
+      method: 'PATCH', path: '/api/webhook-subscriptions/{id}', operationId: 'updateWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: 'Change a subscription; secret null removes it', load: loadSubscriptionFor,
+      body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
+      async handler(ctx, { resource, body }) {
+        const [row] = await s.db('webhook_subscriptions').where('id', resource.id).update({ ...columns(s, body), updatedAt: s.db.fn.now() }).returning('*');
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: row.environmentId };
+        auditFields(ctx, body);
+        return toSubscription(row);
+      },
+    }),
+
+    route<unknown, unknown, Row>({
+      method: 'POST', path: '/api/webhook-subscriptions/{id}/test', operationId: 'testWebhookSubscription', tag: 'webhooks',
+      access: 'operator', summary: "Send {event: 'test'} now: 200 {delivered, status} on 2xx, else 502 with the receiver's status",
+      load: loadSubscriptionFor, errors: [502], response: object({ delivered: bool, status: int() }),
+      async handler(ctx, { resource }) {
+        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
+        return testSend(s, resource);
+      },
+    }),
+
     route<unknown, unknown, Row>({
       method: 'DELETE', path: '/api/webhook-subscriptions/{id}', operationId: 'deleteWebhookSubscription', tag: 'webhooks',
       access: 'operator', summary: 'Delete a subscription with its delivery history', load: loadSubscriptionFor, status: 204,
@@ -213,29 +256,19 @@ export default function outgoingWebhookRoutes(s: Services) {
     }),
 
     route<unknown, { limit: number; offset: number; status?: string }, Row>({
+      method: 'GET', path: '/api/admin/webhooks/{id}/deliveries', operationId: 'listOutgoingWebhookDeliveries', tag: 'webhooks',
+      access: 'admin', summary: 'Delivery history of an outgoing webhook, newest first', load: loadWebhook,
+      query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
+      response: listOf(deliveryRead),
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'webhook', resource.id, query),
+    }),
+
+    route<unknown, { limit: number; offset: number; status?: string }, Row>({
       method: 'GET', path: '/api/webhook-subscriptions/{id}/deliveries', operationId: 'listWebhookDeliveries', tag: 'webhooks',
       access: 'viewer', summary: 'Delivery history of a subscription, newest first', load: loadSubscriptionFor,
       query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
       response: listOf(deliveryRead),
-      async handler(_ctx, { resource, query }) {
-        const base = () => {
-          const q = s.db('delivery_outbox').where({ kind: 'subscription', targetId: resource.id });
-          if (query.status) q.where('status', query.status);
-          return q;
-        };
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return {
-          items: rows.map((d: Row) => ({
-            id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
-            durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
-            completedAt: d.completedAt,
-          })),
-          total: Number(count), limit: query.limit, offset: query.offset,
-        };
-      },
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'subscription', resource.id, query),
     }),
   ];
 }

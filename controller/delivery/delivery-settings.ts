@@ -13,8 +13,8 @@ export const DELIVERY_DEFAULTS: DeliverySettings = { webhookMaxRetries: 3, webho
 type SystemSettingsLike = { get(): Promise<Partial<DeliverySettings>> };
 
 /**
- * The webhook delivery knobs of the system settings. Uses the systemSettings service when the
- * Services object has one; otherwise reads the system_settings row directly (cached briefly).
+ * The webhook delivery knobs of the system settings, through the systemSettings service (without
+ * one, e.g. in a bare test harness, it reads the system_settings row directly, cached briefly).
  */
 export class DeliverySettingsReader {
   private cached: { at: number; value: DeliverySettings } | null = null;
@@ -30,14 +30,12 @@ export class DeliverySettingsReader {
   private generation = 0;
 
   async get(): Promise<DeliverySettings> {
+    // The systemSettings service caches (and forgets on its own writes): no second cache on top.
+    if (this.service) return normalize(await this.service.get());
     if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.value;
     const generation = this.generation;
-    let raw: Partial<DeliverySettings> = {};
-    if (this.service) raw = await this.service.get();
-    else {
-      const row = await this.db('system_settings').where('id', 1).first('values');
-      raw = (row?.values ?? {}) as Partial<DeliverySettings>;
-    }
+    const row = await this.db('system_settings').where('id', 1).first('values');
+    const raw = (row?.values ?? {}) as Partial<DeliverySettings>;
     const value = normalize(raw);
     if (generation === this.generation) this.cached = { at: Date.now(), value };
     return value;

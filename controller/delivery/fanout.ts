@@ -85,9 +85,40 @@ export class FanOut {
     })();
   }
 
-  /** Fans out up to `batch` unprocessed events; returns how many. */
+  /**
+   * Fans out up to `batch` unprocessed events in one transaction; returns how many. When the
+   * batch fails, its events are retried one by one so that one bad event (its transaction
+   * failing) is logged and marked done instead of holding up every later one.
+   */
   async runOnce(batch = 200): Promise<number> {
-    const n = await this.db.transaction(async (trx) => {
+    let n: number;
+    try {
+      n = await this.fanBatch(batch);
+    } catch (e) {
+      this.logger.warn('notification fan-out batch failed; retrying its events one by one', { error: (e as Error).message });
+      n = 0;
+      for (;;) {
+        let one: number;
+        try {
+          one = await this.fanBatch(1);
+        } catch (err) {
+          const [bad] = (await this.db.raw(
+            `SELECT e.id FROM events e WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
+               AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id) ORDER BY e.id LIMIT 1`, [NOTIFICATION_CODES])).rows;
+          if (!bad) break;
+          this.logger.error('notification fan-out skipped an event', { eventId: bad.id, error: (err as Error).message });
+          await this.db('event_fanouts').insert({ eventId: bad.id }).onConflict('eventId').ignore();
+          continue;
+        }
+        if (one === 0 || ++n >= batch) break;
+      }
+    }
+    if (n > 0) this.onDeliveries();
+    return n;
+  }
+
+  private async fanBatch(batch: number): Promise<number> {
+    return this.db.transaction(async (trx) => {
       const { rows } = await trx.raw(
         `SELECT e.* FROM events e
           WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
@@ -95,16 +126,17 @@ export class FanOut {
           ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED`, [NOTIFICATION_CODES, batch]);
       if (rows.length === 0) return 0;
       const ctx = await this.context(trx);
+      const outbox: Array<Record<string, unknown>> = [];
       for (const raw of rows) {
         const r = camelizeRow(raw) as { id: number; type: string; environmentId: string | null; data: Record<string, unknown>; createdAt: Date };
         const e: StreamEvent = { id: Number(r.id), type: r.type, environmentId: r.environmentId, data: r.data ?? {}, createdAt: new Date(r.createdAt).toISOString() };
-        await this.fanOne(trx, ctx, e);
+        await this.fanOne(trx, ctx, e, outbox);
       }
+      // One multi-row insert for the whole batch (the unique index makes a repeat a no-op).
+      for (let i = 0; i < outbox.length; i += 1000) await trx('delivery_outbox').insert(outbox.slice(i, i + 1000)).onConflict().ignore();
       await trx('event_fanouts').insert(rows.map((r: { id: number }) => ({ eventId: r.id }))).onConflict('eventId').ignore();
       return rows.length;
     });
-    if (n > 0) this.onDeliveries();
-    return n;
   }
 
   /** What every event of one batch needs: receivers, users and their preferences. */
@@ -120,7 +152,7 @@ export class FanOut {
     return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
   }
 
-  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent): Promise<void> {
+  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent, outbox: Array<Record<string, unknown>>): Promise<void> {
     const t = notificationType(e.type)!;
     if (!(await this.passesBounce(trx, t, e))) return;
 
@@ -132,10 +164,11 @@ export class FanOut {
       }
       envName = ctx.envNames.get(e.environmentId) ?? null;
     }
+    // An environment deleted since the event: its notifications keep no (dangling) reference.
+    const notificationEnv = envName !== null ? e.environmentId : null;
     const payload: WebhookPayload = { event: e.type, timestamp: e.createdAt, environmentId: e.environmentId, environmentName: envName, data: e.data };
     const body = JSON.stringify(payload);
     const base = { eventId: e.id, eventType: e.type, environmentId: e.environmentId };
-    const outbox: Array<Record<string, unknown>> = [];
 
     for (const w of ctx.webhooks as Array<Filterable & { environmentIds: string[] }>) {
       const envOk = !w.environmentIds?.length || (e.environmentId !== null && w.environmentIds.includes(e.environmentId));
@@ -163,7 +196,7 @@ export class FanOut {
       const p = ctx.prefOf.get(`${u.id}/${e.type}`) ?? defaultPreference(t);
       if (p.inApp) {
         notifications.push({
-          userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: e.environmentId,
+          userId: u.id, eventId: e.id, type: e.type, category: t.category, severity, environmentId: notificationEnv,
           title, message, data: JSON.stringify(e.data), createdAt: e.createdAt,
         });
       }
@@ -172,9 +205,6 @@ export class FanOut {
         const text = `${message}\n\nEvent: ${e.type}\nEnvironment: ${envName ?? '(system)'}\nTime: ${e.createdAt}\n`;
         outbox.push({ ...base, kind: 'email', targetId: u.id, body: JSON.stringify({ to: u.email, subject, text }) });
       }
-    }
-    if (outbox.length) {
-      await trx('delivery_outbox').insert(outbox).onConflict().ignore();
     }
     if (notifications.length) {
       const created = await trx('notifications').insert(notifications).onConflict(['userId', 'eventId']).ignore().returning('*');

@@ -28,18 +28,18 @@ export function webhookHeaders(body: string, secret: string | null, custom: Reco
 }
 
 /** POSTs a JSON body once: 2xx is success, anything else (status, network error, timeout) is not. */
-export async function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number): Promise<PostOutcome> {
+export async function postOnce(url: string, body: string, headers: Record<string, string>, timeoutMs: number, cancel?: AbortSignal): Promise<PostOutcome> {
   const started = performance.now();
   const took = () => Math.round(performance.now() - started);
   try {
-    const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: AbortSignal.timeout(timeoutMs) });
+    const res = await fetch(url, { method: 'POST', headers, body, redirect: 'manual', signal: cancel ? AbortSignal.any([AbortSignal.timeout(timeoutMs), cancel]) : AbortSignal.timeout(timeoutMs) });
     await res.body?.cancel().catch(() => {});
     const ok = res.status >= 200 && res.status < 300;
     return { ok, status: res.status, error: ok ? null : `receiver answered ${res.status}`, durationMs: took() };
   } catch (e) {
     const err = e as Error & { cause?: { code?: string } };
-    const timedOut = err.name === 'TimeoutError' || err.name === 'AbortError';
-    const error = timedOut ? `no answer within ${timeoutMs} ms` : `request failed: ${err.cause?.code ?? err.name}`;
+    const error = cancel?.aborted ? 'cancelled: the service is stopping'
+      : err.name === 'TimeoutError' || err.name === 'AbortError' ? `no answer within ${timeoutMs} ms` : `request failed: ${err.cause?.code ?? err.name}`;
     return { ok: false, status: null, error, durationMs: took() };
   }
 }

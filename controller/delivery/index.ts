@@ -22,7 +22,7 @@ export class Deliveries {
    */
   private readonly db: Knex;
 
-  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl?: string, systemSettings?: { get(): Promise<any> }) {
+  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl?: string, private readonly systemSettings?: { get(): Promise<any> }) {
     const db = databaseUrl ? createKnex(databaseUrl, 6) : mainDb;
     this.db = db;
     this.ownsDb = db !== mainDb;
@@ -35,6 +35,19 @@ export class Deliveries {
   async start(): Promise<void> {
     this.fanout.start();
     await this.outbox.start();
+  }
+
+  /**
+   * Retention: finished deliveries after 30 days, fan-out markers after 8 (the fan-out looks 7
+   * days back), in-app notifications after the system setting notificationRetentionDays (90), bounce counts idle for a day, incoming replay keys after 10 minutes.
+   */
+  async prune(): Promise<void> {
+    await this.db.raw(`DELETE FROM delivery_outbox WHERE status IN ('succeeded', 'failed', 'cancelled') AND completed_at < now() - interval '30 days'`);
+    await this.db.raw(`DELETE FROM event_fanouts WHERE created_at < now() - interval '8 days'`);
+    await this.db.raw(`DELETE FROM notification_bounces WHERE updated_at < now() - interval '1 day'`);
+    const days = Number((await this.systemSettings?.get())?.notificationRetentionDays) || 90;
+    await this.db.raw(`DELETE FROM notifications WHERE created_at < now() - (? * interval '1 day')`, [days]);
+    await this.db.raw(`DELETE FROM incoming_webhook_replays WHERE created_at < now() - interval '10 minutes'`);
   }
 
   async stop(): Promise<void> {

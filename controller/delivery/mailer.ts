@@ -9,7 +9,7 @@ export interface MailMessage { to: string; subject: string; text: string }
  * The transport is rebuilt when the configuration changes.
  */
 export class Mailer {
-  private transport: { stamp: string; t: Transporter; from: string | { name: string; address: string } } | null = null;
+  private transport: { stamp: string; t: Transporter; from: string | { name: string; address: string }; password: string } | null = null;
 
   constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
 
@@ -32,13 +32,15 @@ export class Mailer {
         auth: cfg.username ? { user: cfg.username, pass: password } : undefined,
         connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
       });
-      this.transport = { stamp, t, from: cfg.fromName ? { name: cfg.fromName, address: cfg.fromAddress } : cfg.fromAddress };
+      this.transport = { stamp, t, password, from: cfg.fromName ? { name: cfg.fromName, address: cfg.fromAddress } : cfg.fromAddress };
     }
     try {
       await this.transport.t.sendMail({ from: this.transport.from, to: m.to, subject: m.subject, text: m.text });
     } catch (e) {
-      // The first line only: SMTP answers never echo the password, but keep it short anyway.
-      throw new Error(`SMTP send failed: ${String((e as Error).message).split('\n')[0].slice(0, 300)}`);
+      // The first line only, and never the password even if a server echoed it.
+      const line = String((e as Error).message).split('\n')[0].slice(0, 300);
+      const pw = this.transport.password;
+      throw new Error(`SMTP send failed: ${pw ? line.split(pw).join('[REDACTED]') : line}`);
     }
   }
 

@@ -54,6 +54,12 @@ export class DeliveryOutbox {
   readonly owner = `${os.hostname()}:${process.pid}:${crypto.randomBytes(3).toString('hex')}`;
   private readonly lanes = new Map<string, number>();
   private readonly marked = new Map<string, number>();
+  private stopping = new AbortController();
+  private readonly successQueue: Array<{
+    id: number; st: number | null; dur: number; retry?: { delay: number; err: string | null };
+    resolve: (mine: boolean) => void; reject: (e: unknown) => void;
+  }> = [];
+  private flushing = false;
   private inFlight = 0;
   private timer: NodeJS.Timeout | null = null;
   private pumping = false;
@@ -81,6 +87,7 @@ export class DeliveryOutbox {
   }
 
   async start(): Promise<void> {
+    this.stopping = new AbortController();
     await this.releaseOrphans().catch((e) => this.logger.warn('outbox orphan release failed', { error: (e as Error).message }));
     this.stopped = false;
     this.timer = setInterval(() => this.wake(), this.pollMs);
@@ -90,6 +97,9 @@ export class DeliveryOutbox {
 
   async stop(): Promise<void> {
     this.stopped = true;
+    // Requests in flight are cut and left leased: the next start on this host (releaseOrphans)
+    // or the lease's end hands them back, so a hanging receiver never holds up a shutdown.
+    this.stopping.abort();
     if (this.timer) clearInterval(this.timer);
     await Promise.allSettled([...this.running]);
   }
@@ -144,10 +154,16 @@ export class DeliveryOutbox {
    * that nothing but the HTTP call stands between a claim and its send.
    */
   private async lane(kind: string, targetId: string): Promise<void> {
+    const table = TARGET_TABLE[kind];
+    let target: Record<string, any> | null = null;
+    let readAt = 0;
     while (!this.stopped) {
       const settings = await this.settings.get();
-      const table = TARGET_TABLE[kind];
-      const target = table ? await this.db(table).where('id', targetId).first() : null;
+      if (table && Date.now() - readAt > 2000) {
+        // Re-read now and then: a change to the receiver (URL, secret, disabled) applies within 2 s.
+        target = await this.db(table).where('id', targetId).first() ?? null;
+        readAt = Date.now();
+      }
       if (table && (!target || target.enabled === false)) {
         await this.db.raw(`UPDATE delivery_outbox SET status = 'cancelled', last_error = ?, completed_at = now(), lease_until = NULL
                             WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
@@ -157,7 +173,11 @@ export class DeliveryOutbox {
       if (rows.length === 0) return;
       // Each outcome is written as soon as it is known: an answered delivery never waits for a
       // slow sibling of its batch before it counts as delivered.
-      await Promise.all(rows.map(async (r) => this.record([r], [await this.send(r, target, settings.webhookTimeoutMs)], settings, target)));
+      await Promise.all(rows.map(async (r) => {
+        const outcome = await this.send(r, target, settings.webhookTimeoutMs);
+        // A cut request is not an attempt that failed: leave it leased. An answered one is recorded.
+        if (outcome.ok || !this.stopping.signal.aborted) await this.record([r], [outcome], settings, target);
+      }));
     }
   }
 
@@ -184,11 +204,11 @@ export class DeliveryOutbox {
     }
     if (row.kind === 'chat') {
       const url = this.secretBox.open(target!.webhookUrlEnc);
-      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs);
+      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs, this.stopping.signal);
     }
     const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
     const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
-    return postOnce(target!.url, row.body, headers, timeoutMs);
+    return postOnce(target!.url, row.body, headers, timeoutMs, this.stopping.signal);
   }
 
   /** Writes a batch's outcomes: successes and retries in one statement each, final failures one by one. */
@@ -203,16 +223,11 @@ export class DeliveryOutbox {
       else failed.push([r, o]);
     });
     if (ok.length) {
-      const { rowCount } = await this.db.raw(
-        `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
-                last_error = NULL, duration_ms = v.dur, completed_at = now()
-           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
-          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
-        [JSON.stringify(ok.map(([r, o]) => ({ id: r.id, st: o.status, dur: o.durationMs }))), this.owner]);
+      const done = await Promise.all(ok.map(([r, o]) => this.recordSuccess(r.id, o)));
       const table = TARGET_TABLE[rows[0].kind];
       const key = `${rows[0].kind}/${rows[0].targetId}`;
       // lastDeliveredAt is refreshed at most once a second per receiver; clearing the failed mark is never put off.
-      if (rowCount > 0 && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
+      if (done.some(Boolean) && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
         this.marked.set(key, Date.now());
         if (target) target.failed = false;
         await this.db(table).where('id', rows[0].targetId).update({ lastDeliveredAt: this.db.fn.now(), failed: false });
@@ -220,16 +235,67 @@ export class DeliveryOutbox {
     }
     if (retry.length) {
       const delays = retry.map(([r]) => retryDelay(settings, r.attempts));
-      await this.db.raw(
-        `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
-                lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
-           FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
-          WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'`,
-        [JSON.stringify(retry.map(([r, o], i) => ({ id: r.id, delay: delays[i], st: o.status, err: o.error, dur: o.durationMs }))), this.owner]);
+      await Promise.all(retry.map(([r, o], i) => this.queueWrite({ id: r.id, st: o.status, dur: o.durationMs, retry: { delay: delays[i], err: o.error } })));
       const t = setTimeout(() => this.wake(), Math.min(...delays) + 5);
       t.unref();
     }
     for (const [r, o] of failed) await this.finish(r, 'failed', o);
+  }
+
+  /**
+   * Successes (and attempts to retry) are written in groups: whatever finished while the previous
+   * write ran goes in the next UPDATE, so an outcome is on disk within one round trip of its answer
+   * while the database sees one statement for many deliveries. Resolves true when the row was still ours.
+   */
+  private recordSuccess(id: number, o: PostOutcome): Promise<boolean> {
+    return this.queueWrite({ id, st: o.status, dur: o.durationMs });
+  }
+
+  /** Queues a success (or, with `retry`, a failed attempt to try again later) for the next grouped write. */
+  private queueWrite(w: { id: number; st: number | null; dur: number; retry?: { delay: number; err: string | null } }): Promise<boolean> {
+    return new Promise((resolve, reject) => {
+      this.successQueue.push({ ...w, resolve, reject });
+      if (!this.flushing) void this.flushSuccesses();
+    });
+  }
+
+  private async flushSuccesses(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.successQueue.length) {
+        const group = this.successQueue.splice(0, 500);
+        try {
+          const ok = group.filter((g) => !g.retry);
+          const again = group.filter((g) => g.retry);
+          const mine = new Set<number>();
+          if (ok.length) {
+            const { rows } = await this.db.raw(
+              `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
+                      last_error = NULL, duration_ms = v.dur, completed_at = now()
+                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
+                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
+                RETURNING d.id`,
+              [JSON.stringify(ok.map(({ id, st, dur }) => ({ id, st, dur }))), this.owner]);
+            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+          }
+          if (again.length) {
+            const { rows } = await this.db.raw(
+              `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
+                      lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
+                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
+                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
+                RETURNING d.id`,
+              [JSON.stringify(again.map(({ id, st, dur, retry }) => ({ id, st, dur, delay: retry!.delay, err: retry!.err }))), this.owner]);
+            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+          }
+          for (const g of group) g.resolve(mine.has(g.id));
+        } catch (e) {
+          for (const g of group) g.reject(e);
+        }
+      }
+    } finally {
+      this.flushing = false;
+    }
   }
 
   /**

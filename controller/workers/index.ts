@@ -24,6 +24,7 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
     name: 'deliveries',
     async start(s) {
       await s.deliveries.start();
+      s.scheduler.every('delivery-retention', 3600, () => s.deliveries.prune());
       return () => s.deliveries.stop();
     },
   },

@@ -7,7 +7,7 @@ import type { RouteSpec } from '../../api/http/route.js';
 import { concretePath } from '../support/route-paths.js';
 
 type Caller = 'none' | 'viewer' | 'operator' | 'admin' | 'envLimited' | 'roleCapped';
-type Outcome = 'UNAUTHORIZED' | 'FORBIDDEN_SCOPE' | 'FORBIDDEN_ROLE' | 'allowed' | 'allowedOrRole' | 'sameForAll';
+type Outcome = 'UNAUTHORIZED' | 'FORBIDDEN_SCOPE' | 'FORBIDDEN_ROLE' | 'allowed' | 'allowedOrRole';
 
 // Written out from DECISIONS.md (Authentication), not imported from the code under test.
 const SCOPES: Record<'viewer' | 'operator' | 'admin', string[]> = {
@@ -20,9 +20,10 @@ const ROLE_SCOPE = { viewer: '*:read', operator: 'services:write', admin: 'admin
 
 /** The expected outcome of one route for one caller, from the route's access, scope and envExempt. */
 function expected(spec: RouteSpec, caller: Caller): Outcome {
-  // Public routes ignore bearer tokens; signed webhooks answer 401 to an unsigned call whoever
-  // sends it. Either way every caller gets the same answer, which the test checks below.
-  if (spec.access === 'public') return spec.path.startsWith('/api/webhooks/') ? 'sameForAll' : 'allowed';
+  // Signed incoming webhooks take no bearer token; with no secret configured (as here) they are
+  // disabled and answer 401 to everyone (fail closed).
+  if (spec.path.startsWith('/api/webhooks/')) return 'UNAUTHORIZED';
+  if (spec.access === 'public') return 'allowed';
   if (caller === 'none') return 'UNAUTHORIZED';
   if (caller === 'envLimited' && !spec.envExempt && !spec.path.includes('{envId}')) return 'FORBIDDEN_SCOPE';
   const role = caller === 'envLimited' ? 'admin' : caller === 'roleCapped' ? 'viewer' : caller;
@@ -30,6 +31,18 @@ function expected(spec: RouteSpec, caller: Caller): Outcome {
   if (spec.access === 'authenticated') return role === 'admin' ? 'allowed' : 'allowedOrRole';
   const needed = spec.scope ?? ROLE_SCOPE[spec.access];
   return RANK[role] >= RANK[spec.access] && SCOPES[role].includes(needed) ? 'allowed' : 'FORBIDDEN_ROLE';
+}
+
+/** A stream route (SSE) never ends: read its status and, for an error, its body; then hang up. */
+async function openThenClose(client: HttpClient, path: string) {
+  const ac = new AbortController();
+  const res = await fetch(client.baseUrl + path, { headers: client.token ? { authorization: `Bearer ${client.token}` } : {}, signal: ac.signal });
+  if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
+    ac.abort();
+    return { status: res.status, body: null as any, text: '' };
+  }
+  const text = await res.text();
+  return { status: res.status, body: text ? JSON.parse(text) : null, text };
 }
 
 describe('authorization matrix: every registered route against every kind of caller', () => {
@@ -67,11 +80,11 @@ describe('authorization matrix: every registered route against every kind of cal
       const statuses: number[] = [];
       for (const caller of order) {
         const client = caller === 'none' ? svc.http : callers[caller];
-        const res = await client.request(spec.method, path);
+        const res = spec.raw && spec.method === 'GET' ? await openThenClose(client, path) : await client.request(spec.method, path);
         statuses.push(res.status);
         const want = expected(spec, caller);
         const code = res.body?.code;
-        const ok = want === 'sameForAll' ? true : want === 'allowed' ? res.status !== 401 && res.status !== 403
+        const ok = want === 'allowed' ? res.status !== 401 && res.status !== 403
           : want === 'allowedOrRole' ? res.status !== 401 && code !== 'FORBIDDEN_SCOPE'
             : want === 'UNAUTHORIZED' ? res.status === 401 && code === 'UNAUTHORIZED'
               : res.status === 403 && code === want;

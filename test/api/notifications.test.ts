@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { SMTPServer } from 'smtp-server';
 import type { AddressInfo } from 'node:net';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { until } from '../support/receiver.js';
 
@@ -125,6 +125,26 @@ describe('notifications, preferences, email and the event stream', () => {
     expect((await svc.http.get('/api/notifications')).status).to.equal(401);
   });
 
+  it('an event of an environment deleted meanwhile still notifies, without the dangling environment', async () => {
+    const gone = await createEnvironment(admin);
+    expect((await admin.delete(`/api/environments/${gone.id}`)).status).to.equal(204);
+    await publish('plan.rolled_back', gone.id, { planName: 'late' });
+    await until(async () => (await admin.get('/api/notifications')).body.items.some((n: { data: { planName?: string } }) => n.data.planName === 'late'), 5000, 'notified');
+    const n = (await admin.get('/api/notifications')).body.items.find((x: { data: { planName?: string } }) => x.data.planName === 'late');
+    expect(n).to.include({ type: 'plan.rolled_back', environmentId: null });
+  });
+
+  it('retention removes in-app notifications older than notificationRetentionDays', async () => {
+    expect((await admin.patch('/api/settings/system', { notificationRetentionDays: 5 })).status).to.equal(200);
+    const [old] = await svc.services.db('notifications').insert({
+      userId: viewerUser.id, type: 'backup.success', category: 'backup', severity: 'info', title: 'old', message: 'old',
+      createdAt: new Date(Date.now() - 6 * 86_400_000),
+    }).returning('id');
+    await svc.services.deliveries.prune();
+    expect(await svc.services.db('notifications').where('id', old.id).first()).to.equal(undefined);
+    expect(await count(viewer)).to.be.greaterThan(0);
+  });
+
   it('per-user preferences per type switch in-app notifications off and validate the type', async () => {
     const prefs = (await viewer.get('/api/notifications/preferences')).body.items;
     expect(prefs.find((p: { type: string }) => p.type === 'drift.detected')).to.deep.equal({ type: 'drift.detected', category: 'drift', inApp: true, email: false });
@@ -159,7 +179,8 @@ describe('notifications, preferences, email and the event stream', () => {
   });
 
   it('emails users who chose email for a type through the SMTP configuration', async () => {
-    await svc.services.db('smtp_config').insert({ id: 1, host: '127.0.0.1', port: smtpPort, secure: false, fromAddress: 'stevedore@example.test', fromName: 'Stevedore', enabled: true });
+    const put = await admin.put('/api/admin/smtp', { host: '127.0.0.1', port: smtpPort, secure: false, fromAddress: 'stevedore@example.test', fromName: 'Stevedore', enabled: true });
+    expect(put.status, put.text).to.equal(200);
     await viewer.put('/api/notifications/preferences', { preferences: [{ type: 'deployment.failed', email: false }] });
     await publish('deployment.failed', env.id, { serviceName: 'api', imageTag: '9.9.9', message: 'Container api exited with code 1' });
     await until(() => mails.length >= 1, 8000, 'an email');
@@ -211,6 +232,20 @@ describe('notifications, preferences, email and the event stream', () => {
     await until(() => resumed.frames.some((f) => f.event === 'health.changed'), 5000, 'live after replay');
     expect(resumed.frames.filter((f) => f.event === 'deployment.updated')).to.have.length(1);
     resumed.close();
+
+    // An environment-limited token streams only its environments.
+    const { body: me } = await admin.get('/api/auth/me');
+    const limited = await apiToken(admin, me.id, { environmentIds: [env.id] });
+    expect((await limited.get(`/api/events?environmentId=${other.id}`)).body.code).to.equal('FORBIDDEN_SCOPE');
+    const scopedToken = openStream(`${svc.url}/api/events`, limited.token!);
+    expect((await scopedToken.ready).status).to.equal(200);
+    await new Promise((r) => setTimeout(r, 100));
+    await publish('drift.changed', other.id, { serverId: 'hidden' });
+    await publish('drift.changed', env.id, { serverId: 'visible' });
+    await until(() => scopedToken.frames.some((f) => f.event === 'drift.changed'), 5000, 'scoped drift.changed');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(scopedToken.frames.filter((f) => f.event === 'drift.changed').map((f) => f.data.serverId)).to.deep.equal(['visible']);
+    scopedToken.close();
 
     const bad = await admin.get('/api/events?environmentId=00000000-0000-4000-8000-000000000000');
     expect(bad.status).to.equal(404);

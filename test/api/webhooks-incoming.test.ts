@@ -121,6 +121,12 @@ describe('incoming webhooks', () => {
     expect(updated.body).to.include({ ignored: true });
     const unrelated = await post('package', { action: 'published', package: { name: 'zzz-not-used', package_version: { version: '2.0.0' } } });
     expect(unrelated.body).to.include({ ignored: true, serviceCount: 0 });
+    // A code host may send the payload form-encoded; the signature is over those bytes.
+    const form = 'payload=' + encodeURIComponent(JSON.stringify({ action: 'published', package: { name: 'zzz-not-used', package_version: { version: '1' } } }));
+    const formRes = await send(svc, '/api/webhooks/codehost', form, 'x-hub-signature-256', 'sha256=' + hex(CODEHOST_SECRET, form),
+      { 'content-type': 'application/x-www-form-urlencoded', 'x-github-event': 'package' });
+    expect(formRes.status, formRes.text).to.equal(200);
+    expect(formRes.body).to.include({ ignored: true, reason: 'no service uses this package' });
     const noName = await post('package', { action: 'published', package: { package_version: { version: '2.0.0' } } });
     expect(noName.body).to.include({ code: 'VALIDATION_ERROR', field: 'package.name' });
   });

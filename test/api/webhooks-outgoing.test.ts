@@ -18,8 +18,8 @@ describe('outgoing webhooks and subscriptions', () => {
   const rx2 = new Receiver();
 
   async function settings(values: Record<string, unknown>) {
-    await svc.services.db('system_settings').where('id', 1).update({ values: JSON.stringify(values) });
-    svc.services.deliveries.settings.clear();
+    const res = await admin.patch('/api/settings/system', values);
+    expect(res.status, res.text).to.equal(200);
   }
   const publish = (type: string, envId: string | null, data: Record<string, unknown> = {}) => svc.services.events.publish(type, envId, data);
 
@@ -34,6 +34,8 @@ describe('outgoing webhooks and subscriptions', () => {
     await rx2.start();
   });
   after(async () => {
+    // No log line ever holds a webhook secret.
+    for (const secret of ['s3cret-value', 'topsecret', 'abc"']) expect(svc.logs.join('\n')).to.not.contain(secret);
     await svc.stop();
     await rx.stop();
     await rx2.stop();
@@ -145,6 +147,11 @@ describe('outgoing webhooks and subscriptions', () => {
     expect(new Set(rx.requests.map((x) => x.body)).size).to.equal(1); // every retry sends the same bytes
     const read = (await admin.get(`/api/admin/webhooks/${hook.id}`)).body;
     expect(read).to.include({ failureCount: 1, failed: true });
+    const history = await admin.get(`/api/admin/webhooks/${hook.id}/deliveries?status=failed`);
+    expect(history.body.total).to.equal(1);
+    expect(history.body.items[0]).to.include({ event: 'backup.failed', status: 'failed', attempts: 3, lastStatus: 500, lastError: 'receiver answered 500' });
+    expect((await operator.get(`/api/admin/webhooks/${hook.id}/deliveries`)).body.code).to.equal('FORBIDDEN_ROLE');
+    expect((await admin.get(`/api/admin/webhooks/${hook.id}/deliveries?status=nope`)).body.field).to.equal('status');
     expect(read.lastFailedAt).to.be.a('string');
     await until(async () => (await admin.get('/api/notifications?category=webhook')).body.total > 0, 3000, 'webhook.failed notification');
     const n = (await admin.get('/api/notifications?category=webhook')).body.items[0];
@@ -210,6 +217,24 @@ describe('outgoing webhooks and subscriptions', () => {
       expect((await limited.get(`/api/environments/${other.id}/webhooks`)).body.code).to.equal('FORBIDDEN_SCOPE');
       expect((await limited.get(`/api/webhook-subscriptions/${id}`)).body.code).to.equal('FORBIDDEN_SCOPE');
     }
+
+    rx.reset();
+    const tested = await operator.post(`/api/webhook-subscriptions/${id}/test`);
+    expect(tested.body).to.deep.equal({ delivered: true, status: 200 });
+    expect(rx.requests[0].json.event).to.equal('test');
+    expect((await viewer.post(`/api/webhook-subscriptions/${id}/test`)).body.code).to.equal('FORBIDDEN_ROLE');
+    const off = await operator.patch(`/api/webhook-subscriptions/${id}`, { enabled: false, secret: null });
+    expect(off.status, off.text).to.equal(200);
+    expect(off.body).to.include({ enabled: false, hasSecret: false });
+    expect((await operator.patch(`/api/webhook-subscriptions/${id}`, { environmentId: other.id })).status).to.equal(422);
+    expect((await operator.patch(`/api/webhook-subscriptions/${id}`, {})).body.code).to.equal('VALIDATION_ERROR');
+    expect((await viewer.patch(`/api/webhook-subscriptions/${id}`, { enabled: true })).status).to.equal(403);
+    rx.reset();
+    await publish('health.recovered', env.id, { serviceId: 'c' });
+    await publish('drift.detected', env.id, { serverId: 'marker' }); // fan-out runs in order: after this one, the first is done
+    await until(async () => (await admin.get('/api/notifications?category=drift')).body.items.some((n: { data: { serverId?: string } }) => n.data.serverId === 'marker'), 5000, 'marker');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(rx.requests).to.have.length(0); // disabled: nothing sent
 
     expect((await viewer.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(403);
     expect((await operator.delete(`/api/webhook-subscriptions/${id}`)).status).to.equal(204);

@@ -26,6 +26,11 @@ export async function up(knex: Knex): Promise<void> {
   });
   await knex.raw(`CREATE UNIQUE INDEX delivery_outbox_event_unique ON delivery_outbox (kind, target_id, event_id) WHERE event_id IS NOT NULL`);
   await knex.raw(`CREATE INDEX delivery_outbox_ready ON delivery_outbox (next_attempt_at) WHERE status IN ('pending', 'delivering')`);
+  // A lane's claim walks only the receiver's unfinished rows, however long its history.
+  await knex.raw(`CREATE INDEX delivery_outbox_active ON delivery_outbox (kind, target_id, id) WHERE status IN ('pending', 'delivering')`);
+  // The fan-out looks for notification-type events of the last 7 days: by type, not through every
+  // plan.step and log event of the week.
+  await knex.raw('CREATE INDEX events_type_created ON events (type, created_at)');
   // Which bus events have been fanned out (notifications + outbox rows written in the same transaction).
   await knex.schema.createTable('event_fanouts', (t) => {
     t.bigInteger('event_id').primary();
@@ -40,6 +45,7 @@ export async function up(knex: Knex): Promise<void> {
 }
 
 export async function down(knex: Knex): Promise<void> {
+  await knex.raw('DROP INDEX IF EXISTS events_type_created');
   await knex.schema.dropTable('notification_bounces');
   await knex.schema.dropTable('event_fanouts');
   await knex.schema.dropTable('delivery_outbox');

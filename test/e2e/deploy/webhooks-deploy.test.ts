@@ -7,6 +7,7 @@ import { addService, cleanup, httpBody, startWorld, waitPlan, type World } from 
 import { Receiver } from '../../support/receiver.js';
 
 const SECRET = 'fleet-ci-secret';
+const CODEHOST_SECRET = 'fleet-codehost-secret';
 const sign = (body: string) => crypto.createHmac('sha256', SECRET).update(body).digest('hex');
 
 describe('incoming webhooks deploying to the fleet (e2e)', function () {
@@ -21,7 +22,7 @@ describe('incoming webhooks deploying to the fleet (e2e)', function () {
 
   before(async () => {
     await rx.start();
-    w = await startWorld({ WEBHOOK_SECRET: SECRET });
+    w = await startWorld({ WEBHOOK_SECRET: SECRET, CODEHOST_WEBHOOK_SECRET: CODEHOST_SECRET });
     envName = (await w.s.environments.findById(w.envId))!.name;
     await w.admin.post('/api/admin/webhooks', { name: 'ci-report', url: rx.url, enabled: true, eventTypes: ['deployment.success', 'deployment.failed'] });
   });
@@ -66,6 +67,22 @@ describe('incoming webhooks deploying to the fleet (e2e)', function () {
     expect(sent.json).to.include({ event: 'deployment.success', environmentId: w.envId, environmentName: envName });
     expect(sent.json.data).to.include({ imageTag: 'v2', serviceCount: 2 });
     expect(sent.json.data.planName).to.be.a('string');
+  });
+
+  it('codehost: a published package deploys every service whose image name contains the package name', async () => {
+    const body = JSON.stringify({ action: 'published', package: { name: 'stevedore-test/web', package_version: { version: 'v1' } } });
+    const sig = 'sha256=' + crypto.createHmac('sha256', CODEHOST_SECRET).update(body).digest('hex');
+    const res = await w.svc.http.post('/api/webhooks/codehost', undefined, {
+      raw: body, headers: { 'content-type': 'application/json', 'x-github-event': 'package', 'x-hub-signature-256': sig },
+    });
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body).to.include({ success: true, ignored: false, serviceCount: 2 });
+    expect(res.body.plans).to.have.length(1);
+    expect(res.body.plans[0].services).to.have.members(['hookweb', 'hookapi']);
+    const plan = await waitPlan(w, res.body.plans[0].planId);
+    expect(plan.status).to.equal('succeeded');
+    const web = await w.s.db('deployments').join('services', 'services.id', 'deployments.service_id').where('services.name', 'hookweb').first('deployments.container_name as containerName');
+    expect(await httpBody('s1', web.containerName)).to.contain('web v1');
   });
 
   it('a deploy that fails answers {error}', async () => {

@@ -1,0 +1,43 @@
+import crypto from 'node:crypto';
+import { expect } from 'chai';
+import { verifySignature } from '../../controller/webhooks/signature.js';
+import { normalize, retryDelay } from '../../controller/delivery/delivery-settings.js';
+import { signBody, webhookHeaders } from '../../controller/delivery/http-post.js';
+import { bounceSubject, NOTIFICATION_TYPES } from '../../controller/notifications/types.js';
+
+describe('delivery helpers', () => {
+  const body = Buffer.from('{"a":1}');
+  const hex = crypto.createHmac('sha256', 'k').update(body).digest('hex');
+
+  it('verifies only the exact digest form, and nothing at all without a secret', () => {
+    expect(verifySignature('k', body, hex, '')).to.equal(true);
+    expect(verifySignature('k', body, 'sha256=' + hex, 'sha256=')).to.equal(true);
+    expect(verifySignature('k', body, hex.toUpperCase(), '')).to.equal(false);
+    expect(verifySignature('k', body, hex, 'sha256=')).to.equal(false);
+    expect(verifySignature(null, body, hex, '')).to.equal(false);
+    expect(verifySignature('k', body, undefined, '')).to.equal(false);
+  });
+
+  it('signs outgoing bodies as sha256=<hex> and lets no custom header override the spec headers', () => {
+    expect(signBody('k', body)).to.equal('sha256=' + hex);
+    const h = webhookHeaders('{"a":1}', 'k', { 'User-Agent': 'x', 'X-Webhook-Signature': 'forged', 'X-Team': 'ops' });
+    expect(h).to.deep.equal({ 'user-agent': 'Service-Webhook/1.0', 'x-webhook-signature': 'sha256=' + hex, 'content-type': 'application/json', 'x-team': 'ops' });
+    expect(webhookHeaders('{}', null, { 'X-Webhook-Signature': 'forged' })).to.not.have.property('x-webhook-signature');
+  });
+
+  it('reads retry settings with the spec defaults and repeats the last delay', () => {
+    const d = normalize({});
+    expect(d).to.deep.equal({ webhookMaxRetries: 3, webhookTimeoutMs: 30000, webhookRetryDelaysMs: [1000, 5000, 15000] });
+    expect([1, 2, 3, 4].map((n) => retryDelay(d, n))).to.deep.equal([1000, 5000, 15000, 15000]);
+    expect(normalize({ webhookMaxRetries: 0, webhookRetryDelaysMs: [] }).webhookMaxRetries).to.equal(3);
+  });
+
+  it('gives every notification type a category, severity and bounce threshold', () => {
+    for (const t of NOTIFICATION_TYPES) {
+      expect(t.category).to.be.a('string');
+      expect(['info', 'warning', 'error']).to.include(t.defaultSeverity);
+      expect(t.bounceThreshold).to.be.at.least(1);
+    }
+    expect(bounceSubject('e', { serviceId: 's' })).to.equal('e:s');
+  });
+});
