@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import { createImage, createService, expectError, limitedToken } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -12,11 +12,7 @@ describe('container image routes', () => {
   let envId: string;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    envId = (await createEnvironment(admin)).id;
+    ({ svc, admin, operator, viewer, envId } = await startWithRoles());
   });
   after(() => svc.stop());
 

@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import { createImage, createService, expectError, limitedToken } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -13,11 +13,7 @@ describe('service dependency routes', () => {
   const ids: Record<string, string> = {};
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    envId = (await createEnvironment(admin)).id;
+    ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     const img = (await createImage(operator, envId)).id;
     for (const name of ['web', 'api', 'db', 'cache']) ids[name] = (await createService(operator, envId, { name, containerImageId: img })).id;
   });

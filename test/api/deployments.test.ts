@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import { createService, expectError, insertServer, limitedToken } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -15,11 +15,7 @@ describe('deployment routes', () => {
   let serverB: string;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    envId = (await createEnvironment(admin)).id;
+    ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     serviceId = (await createService(operator, envId, { name: 'api' })).id;
     serverA = (await insertServer(svc, envId, 'alpha')).id;
     serverB = (await insertServer(svc, envId, 'beta')).id;

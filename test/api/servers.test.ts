@@ -3,7 +3,7 @@ import ssh2 from 'ssh2';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { generateApiToken, sha256Hex, tokenPrefixOf } from '../../controller/crypto/api-token.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
 const newKey = () => ssh2.utils.generateKeyPairSync('ed25519').private;
@@ -17,11 +17,7 @@ describe('servers API', () => {
   let adminUserId: string;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    envId = (await createEnvironment(admin)).id;
+    ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     adminUserId = (await admin.get('/api/auth/me')).body.id;
   });
   after(() => svc.stop());

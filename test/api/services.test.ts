@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import { createImage, createService, expectError, insertServer, limitedToken } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -13,11 +13,7 @@ describe('service template routes', () => {
   let imageId: string;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    envId = (await createEnvironment(admin)).id;
+    ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     imageId = (await createImage(admin, envId, 'registry.local:5000/acme/api')).id;
   });
   after(() => svc.stop());

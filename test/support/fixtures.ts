@@ -36,3 +36,22 @@ export async function apiToken(admin: HttpClient, ownerUserId: string, opts: { r
   expect(res.status, res.text).to.equal(201);
   return admin.withToken(res.body.token);
 }
+
+export interface RoleWorld {
+  svc: import('./test-service.js').TestService;
+  admin: HttpClient;
+  operator: HttpClient;
+  viewer: HttpClient;
+  envId: string;
+}
+
+/** The usual API-test start: a fresh service, an admin, an operator, a viewer and one environment. */
+export async function startWithRoles(env: Record<string, string> = {}): Promise<RoleWorld> {
+  const { startTestService } = await import('./test-service.js');
+  const svc = await startTestService(env);
+  const admin = await bootstrapAdmin(svc.http);
+  const operator = (await userWithRole(admin, 'operator')).client;
+  const viewer = (await userWithRole(admin, 'viewer')).client;
+  const envId = (await createEnvironment(admin)).id;
+  return { svc, admin, operator, viewer, envId };
+}
