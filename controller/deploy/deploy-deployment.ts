@@ -5,7 +5,7 @@ import type { Services } from '../services.js';
 import type { DeploymentRow } from '../store/repositories/deployments.js';
 import type { ServiceRow } from '../store/repositories/services.js';
 import { validationError } from '../errors/app-error.js';
-import { pull, rm } from '../hosts/commands/docker.js';
+import { rm } from '../hosts/commands/docker.js';
 import { composeUp as composeUpArgv } from '../hosts/commands/compose.js';
 import { mkdirP } from '../hosts/commands/files.js';
 import { buildArtifacts, sha256 } from './artifacts.js';
@@ -15,6 +15,8 @@ import { ownershipLabels } from './compose/generate-compose.js';
 import { freshCreateOptions, recreateDirect } from './direct-recreate.js';
 import { loadEnvSources } from './env-sources.js';
 import { syncServiceConfigOnServer } from '../config-files/sync-service-config.js';
+import { registryAuthFor } from './registry-auth.js';
+import { pullImage } from './pull-image.js';
 import { REDACTED, type EnvSources } from './compose/render-env.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
@@ -77,8 +79,10 @@ async function deployWith(s: Services, r: DeployRequest, sources: EnvSources): P
   const docker = await s.hosts.docker(d.serverId);
   await syncConfigFiles(s, r);
   if (r.pull) {
-    await r.log(`pulling ${image}`);
-    await s.hosts.exec(d.serverId, pull(image), { timeoutMs: 300_000 });
+    const imageRow = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+    const auth = await registryAuthFor(s, d.environmentId, r.imageName, imageRow?.registryConnectionId ?? null);
+    await r.log(`pulling ${image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}`);
+    await pullImage(docker, image, auth);
   }
   if (decision.mode !== 'compose-external') await r.onTouch?.(decision.mode);
   const verify = async () => waitHealthy(docker, d.containerName, service.healthCheck, r.log);

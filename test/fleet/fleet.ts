@@ -21,6 +21,8 @@ export interface Fleet {
   root: string;
   servers: FleetServer[];
   registry: { address: string; username?: string | null; password?: string | null };
+  /** The same images behind basic auth (always on): for private-registry deploys. */
+  authRegistry: { address: string; username: string; password: string };
   images: { webV1: string; webV2: string; webUnhealthy: string; busybox: string };
   databaseUrl: string;
 }

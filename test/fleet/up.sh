@@ -94,7 +94,7 @@ start_registry
 source "$FLEET_DIR/lib/servers.sh"
 start_servers
 wait_dockerds
-wait_for 20 reg_ok || { cat "$FLEET_ROOT/registry/registry.log" >&2; die "registry did not come up"; }
+wait_for 20 reg_ok || { cat "$FLEET_ROOT"/registry/*.log >&2; die "registry did not come up"; }
 log "$FLEET_SERVERS dockerd + registry $(registry_addr) ready"
 start_ssh_checks
 

@@ -1,6 +1,9 @@
-# registry.sh - Debian docker-registry on the fleet bridge (sourced by up.sh)
-start_registry() {
-  mkdir -p "$FLEET_ROOT/registry/data"
+# registry.sh - Debian docker-registry on the fleet bridge (sourced by up.sh). Two fronts share one
+# storage: the open one (basic auth only with FLEET_REGISTRY_AUTH=1) and one that always asks for
+# basic auth, for private-registry tests.
+# write_registry_config NAME ADDR AUTH(0|1) USER PASSWORD
+write_registry_config() {
+  local name=$1 addr=$2 auth=$3 user=$4 pass=$5
   {
     echo "version: 0.1"
     echo "log: {level: warn, accesslog: {disabled: true}}"
@@ -9,17 +12,26 @@ start_registry() {
     echo "  delete: {enabled: true}"
     echo "  cache: {blobdescriptor: inmemory}"
     echo "http:"
-    echo "  addr: $(registry_addr)"
+    echo "  addr: $addr"
     echo "  secret: stevedore-fleet-$FLEET_ID"
     echo "  headers: {X-Content-Type-Options: [nosniff]}"
-    if [ "$FLEET_REGISTRY_AUTH" = 1 ]; then
+    if [ "$auth" = 1 ]; then
       # bcrypt (-B) is the only htpasswd hash the registry accepts
-      htpasswd -Bbn "$FLEET_REGISTRY_USER" "$FLEET_REGISTRY_PASSWORD" >"$FLEET_ROOT/registry/htpasswd" 2>/dev/null
+      htpasswd -Bbn "$user" "$pass" >"$FLEET_ROOT/registry/$name.htpasswd" 2>/dev/null
       echo "auth:"
-      echo "  htpasswd: {realm: stevedore-fleet, path: $FLEET_ROOT/registry/htpasswd}"
+      echo "  htpasswd: {realm: stevedore-fleet, path: $FLEET_ROOT/registry/$name.htpasswd}"
     fi
-  } >"$FLEET_ROOT/registry/config.yml"
-  "$REGISTRY_BIN" serve "$FLEET_ROOT/registry/config.yml" </dev/null >"$FLEET_ROOT/registry/registry.log" 2>&1 9>&- &
-  echo $! >"$FLEET_ROOT/registry/registry.pid"
+  } >"$FLEET_ROOT/registry/$name.yml"
 }
-reg_ok() { local c; c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$(registry_addr)/v2/"); [ "$c" = 200 ] || [ "$c" = 401 ]; }
+start_registry() {
+  mkdir -p "$FLEET_ROOT/registry/data"
+  write_registry_config registry "$(registry_addr)" "$FLEET_REGISTRY_AUTH" "$FLEET_REGISTRY_USER" "$FLEET_REGISTRY_PASSWORD"
+  write_registry_config auth "$(auth_registry_addr)" 1 "$FLEET_AUTH_REGISTRY_USER" "$FLEET_AUTH_REGISTRY_PASSWORD"
+  local name
+  for name in registry auth; do
+    "$REGISTRY_BIN" serve "$FLEET_ROOT/registry/$name.yml" </dev/null >"$FLEET_ROOT/registry/$name.log" 2>&1 9>&- &
+    echo $! >"$FLEET_ROOT/registry/$name.pid"
+  done
+}
+reg_answers() { local c; c=$(curl -s -o /dev/null -w '%{http_code}' --max-time 2 "http://$1/v2/"); [ "$c" = 200 ] || [ "$c" = 401 ]; }
+reg_ok() { reg_answers "$(registry_addr)" && reg_answers "$(auth_registry_addr)"; }
