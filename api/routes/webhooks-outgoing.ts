@@ -31,7 +31,7 @@ export const subscriptionSchemas = resourceSchemas({
     name: nonEmpty(200), url, secret: nullable(str({ minLength: 1, maxLength: 1024 })), headers: stringMap(50),
     enabled: { type: 'boolean', default: true }, eventTypes,
   },
-  readOnly: { ...health, environmentId: uuid },
+  readOnly: { ...health, environmentId: uuid, source: { type: 'object' } },
   required: ['name', 'url'],
   writeOnly: ['secret'],
 });
@@ -49,7 +49,7 @@ const common = (w: Row) => ({
   lastDeliveredAt: w.lastDeliveredAt, lastFailedAt: w.lastFailedAt, createdAt: w.createdAt, updatedAt: w.updatedAt,
 });
 export const toOutgoingWebhook = (w: Row) => ({ ...common(w), environmentIds: w.environmentIds ?? [] });
-export const toSubscription = (w: Row) => ({ ...common(w), environmentId: w.environmentId });
+export const toSubscription = (w: Row) => ({ ...common(w), environmentId: w.environmentId, source: w.source ?? { kind: 'api' } });
 
 /** Column values of a create or update body (secrets sealed, arrays as JSON). */
 function columns(s: Services, body: Row): Row {

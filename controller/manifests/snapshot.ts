@@ -24,7 +24,7 @@ async function sequential(queries: Array<() => PromiseLike<any>>): Promise<any[]
 
 /** Reads every object the manifests can manage, in one consistent transaction when given. */
 export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox): Promise<Snapshot> {
-  const [envs, settings, servers, registries, images, services, deployments, deps, vars, secrets, fragments, files, attachments] = await sequential([
+  const [envs, settings, servers, registries, images, services, deployments, deps, vars, secrets, fragments, files, attachments, subscriptions] = await sequential([
     () => db('environments').select('*'), () => db('environment_settings').select('*'), () => db('servers').select('*'),
     () => db('registry_connections').select('*'), () => db('container_images').select('*'), () => db('services').select('*'),
     () => db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
@@ -32,6 +32,7 @@ export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox):
     () => db('vars').select('*'), () => db('secrets').select('*'), () => db('config_fragments').select('*'),
     () => db('config_files').select('id', 'environmentId', 'name', 'kind', 'content', 'description', 'source'),
     () => db('config_attachments').select('configFileId', 'serviceId', 'targetPath'),
+    () => db('webhook_subscriptions').select('id', 'environmentId', 'name', 'url', 'secretEnc', 'headers', 'enabled', 'eventTypes', 'source'),
   ]);
   const envName = new Map<string, string>(envs.map((e: any) => [e.id, e.name]));
   const objects: ObjectState[] = [];
@@ -72,6 +73,9 @@ export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox):
   for (const x of secrets) push('Secret', x, x.key, { value: open(x.valueSealed), description: x.description });
   for (const f of fragments) push('ConfigFragment', f, f.name, { content: f.content, description: f.description });
   for (const f of files) push('ConfigFile', f, f.name, { content: f.content, description: f.description });
+  for (const w of subscriptions) {
+    push('WebhookSubscription', w, w.name, { url: w.url, secret: open(w.secretEnc), headers: w.headers, enabled: w.enabled, eventTypes: w.eventTypes });
+  }
   const fileName = new Map<string, string>(files.map((f: any) => [f.id, f.name]));
   const serviceName = new Map<string, string>(services.map((s: any) => [s.id, s.name]));
   const serverName = new Map<string, string>(servers.map((s: any) => [s.id, s.name]));

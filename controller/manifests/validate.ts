@@ -61,6 +61,11 @@ function toError(e: ErrorObject, at: At, kind: string): ManifestError {
       }
       return at([...path, field], `unknown field '${field}'`, true);
     }
+    case 'type':
+      if (kind === 'WebhookSubscription' && path.join('/') === 'spec/secret' && e.params.type === 'object') {
+        return at(path, 'plain secret values are not allowed in manifests: use secret: {valueFrom: {env: NAME}} or {valueFrom: {file: PATH}}');
+      }
+      return at(path, e.message ?? 'is invalid');
     case 'required':
       return { ...at(path, ''), path: [...path, String(e.params.missingProperty)].join('/'), message: 'is required' };
     case 'propertyNames':

@@ -5,11 +5,14 @@ import { parsePrivateKey } from '../servers/ssh-key.js';
 import type { Snapshot } from './snapshot.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
-const JSON_COLUMNS = new Set(['tags', 'env', 'ports', 'volumes', 'command', 'healthCheck']);
+const JSON_COLUMNS = new Set(['tags', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'headers', 'eventTypes']);
 const TABLES: Record<string, string> = {
   Environment: 'environments', Server: 'servers', Registry: 'registry_connections', ContainerImage: 'container_images', Service: 'services',
   Var: 'vars', Secret: 'secrets', ConfigFragment: 'config_fragments', ConfigFile: 'config_files',
+  WebhookSubscription: 'webhook_subscriptions',
 };
+/** Tables without a generation column. */
+const UNVERSIONED = new Set(['Var', 'Secret', 'WebhookSubscription']);
 /** The column holding an object's name, when it is not `name`. */
 const NAME_COLUMN: Record<string, string | null> = { ContainerImage: null, Var: 'key', Secret: 'key' };
 export const SUPPORTED_KINDS = Object.keys(TABLES);
@@ -37,6 +40,7 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
     else if (f === 'image') out.containerImageId = idOf(w, o.environment, 'ContainerImage', v as string);
     else if (f === 'token' || f === 'password') out[`${f}Enc`] = w.box.seal(o.secretValues![f]);
     else if (o.kind === 'Secret' && f === 'value') out.valueSealed = w.box.seal(o.secretValues!.value);
+    else if (o.kind === 'WebhookSubscription' && f === 'secret') out.secretEnc = w.box.seal(o.secretValues!.secret);
     else if (f === 'sshPrivateKey') Object.assign(out, sshKeyColumns(w, o.secretValues!.sshPrivateKey));
     else if (f === 'deployments' || f === 'dependsOn' || f === 'configFiles' || f.startsWith('settings.')) continue;
     else out[f] = JSON_COLUMNS.has(f) ? JSON.stringify(v) : v;
@@ -85,7 +89,7 @@ export async function createObject(w: WriteContext, o: ObjectState): Promise<str
 /** Writes the changed fields (and the new source) of an existing object. */
 export async function updateObject(w: WriteContext, o: ObjectState, id: string, changed: string[]): Promise<void> {
   const cols = columns(w, o, changed);
-  const versioned = !['Var', 'Secret'].includes(o.kind);
+  const versioned = !UNVERSIONED.has(o.kind);
   await w.trx(TABLES[o.kind]).where({ id }).update({
     ...cols, source: JSON.stringify(o.source), updatedAt: w.trx.fn.now(),
     ...(changed.length && versioned && { generation: w.trx.raw('generation + 1') }),
@@ -102,6 +106,8 @@ export async function updateObject(w: WriteContext, o: ObjectState, id: string, 
 
 export async function deleteObject(w: WriteContext, kind: string, id: string): Promise<void> {
   if (kind === 'Service') w.removedDeployments.push(...await w.trx('deployments').where({ serviceId: id }));
+  // As DELETE /api/webhook-subscriptions/{id}: its delivery history goes with it.
+  if (kind === 'WebhookSubscription') await w.trx('delivery_outbox').where({ kind: 'subscription', targetId: id }).delete();
   await w.trx(TABLES[kind]).where({ id }).delete();
 }
 

@@ -1,5 +1,6 @@
 /** ConfigFile, ConfigFragment, Var, Secret and WebhookSubscription. */
-import { arrayOf, bool, nullable, object, str, stringMap } from '../../api/http/schema.js';
+import { arrayOf, bool, enumOf, nullable, object, str, stringMap } from '../../api/http/schema.js';
+import { NOTIFICATION_CODES } from '../../controller/notifications/types.js';
 import { KEY_PATTERN, secretRef, valueFrom, type KindDefinition } from './common.js';
 
 export const configFile: KindDefinition = {
@@ -30,12 +31,13 @@ export const secret: KindDefinition = {
 
 export const webhookSubscription: KindDefinition = {
   kind: 'WebhookSubscription', namespaced: true,
-  description: 'An outgoing webhook for events of the environment.',
+  description: 'An outgoing webhook for events of the environment (as POST /api/environments/{envId}/webhooks; '
+    + 'metadata.name is its name). The signing secret is read at apply time from valueFrom, never written in the file.',
   spec: object({
-    url: str({ format: 'uri', minLength: 1, maxLength: 2048 }),
+    url: str({ format: 'uri', pattern: '^https?://', minLength: 1, maxLength: 2048 }),
     secret: secretRef('Signing secret'),
     headers: stringMap(50),
     enabled: bool,
-    eventTypes: arrayOf(str({ minLength: 1, maxLength: 100 }), { uniqueItems: true }),
+    eventTypes: arrayOf(enumOf(...NOTIFICATION_CODES), { uniqueItems: true, maxItems: 100 }),
   }, ['url']),
 };
