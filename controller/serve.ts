@@ -71,6 +71,7 @@ export async function startService(config: Config = loadConfig(), logger: Logger
         await services.hosts.close();
         await services.queue.stop();
         await services.events.stop();
+        services.smtp.close();
         await db.destroy();
         await embedded?.stop();
       })();

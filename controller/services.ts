@@ -76,6 +76,7 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
   const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
   const systemSettings = new SystemSettings(db, secretBox);
+  const smtp = new SmtpService(db, secretBox);
   const services = {
     config,
     db,
@@ -93,13 +94,13 @@ export function createServices(config: Config, db: Knex, logger: Logger, databas
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
     scheduler: new Scheduler(db, logger),
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
-    smtp: new SmtpService(db, secretBox),
+    smtp,
     servers: new ServersRepository(db),
     hosts,
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),

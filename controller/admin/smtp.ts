@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import nodemailer from 'nodemailer';
+import nodemailer, { type Transporter } from 'nodemailer';
 import { AppError } from '../errors/app-error.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
@@ -35,7 +35,6 @@ export function toSmtp(r: SmtpRow) {
   };
 }
 
-/** Removes every occurrence of the secret from a text that may reach a client or a log. */
 /** Removes the password, and its base64 form (AUTH PLAIN/LOGIN echoes), before anything is cut. */
 function scrub(text: string, secret: string | null): string {
   if (!secret) return text;
@@ -43,8 +42,14 @@ function scrub(text: string, secret: string | null): string {
   return forms.reduce((t, f) => t.split(f).join('[REDACTED]'), text);
 }
 
-/** The single SMTP configuration and sending mail through it. */
+/**
+ * The single SMTP configuration and sending mail through it: the admin test route and
+ * notification email both send here. The pooled transport is rebuilt when the connection
+ * settings (or the wanted timeout) change.
+ */
 export class SmtpService {
+  private transport: { stamp: string; t: Transporter; password: string | null } | null = null;
+
   constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
 
   async find(): Promise<SmtpRow | undefined> {
@@ -66,18 +71,13 @@ export class SmtpService {
    * Sends one message through the stored configuration. A failure is 502 SERVICE_UNAVAILABLE whose
    * message carries the SMTP server's answer, never the password.
    */
-  async send(message: { to: string; subject: string; text: string }): Promise<void> {
+  async send(message: { to: string; subject: string; text: string }, timeoutMs = 20_000): Promise<void> {
     const cfg = await this.find();
     if (!cfg) throw new AppError('CONFLICT', 'SMTP is not configured', { hint: 'PUT /api/admin/smtp first' });
     if (!cfg.enabled) throw new AppError('CONFLICT', 'SMTP is disabled', { hint: 'Set enabled to true in /api/admin/smtp' });
-    const password = cfg.passwordEnc ? this.secretBox.open(cfg.passwordEnc) : null;
-    const transport = nodemailer.createTransport({
-      host: cfg.host, port: cfg.port, secure: cfg.secure,
-      auth: cfg.username ? { user: cfg.username, pass: password ?? '' } : undefined,
-      connectionTimeout: 10_000, greetingTimeout: 10_000, socketTimeout: 20_000,
-    });
+    const { t, password } = this.transportFor(cfg, timeoutMs);
     try {
-      await transport.sendMail({
+      await t.sendMail({
         from: cfg.fromName ? { name: cfg.fromName, address: cfg.fromAddress } : cfg.fromAddress,
         to: message.to, subject: message.subject, text: message.text,
       });
@@ -86,8 +86,27 @@ export class SmtpService {
       const detail = scrub(String(err.message ?? 'unknown error'), password).split('\n')[0].slice(0, 300);
       throw new AppError('SERVICE_UNAVAILABLE', `The SMTP server did not accept the message: ${detail}`,
         { status: 502, hint: 'Check host, port, secure and the credentials', details: err.code ? { smtpCode: err.code } : undefined });
-    } finally {
-      transport.close();
     }
+  }
+
+  close(): void {
+    this.transport?.t.close();
+    this.transport = null;
+  }
+
+  private transportFor(cfg: SmtpRow, timeoutMs: number) {
+    // keyed by what the connection is made of, so any change (from any replica) gets a new one
+    const stamp = JSON.stringify([cfg.host, cfg.port, cfg.secure, cfg.username, cfg.passwordEnc, timeoutMs]);
+    if (this.transport?.stamp !== stamp) {
+      this.close();
+      const password = cfg.passwordEnc ? this.secretBox.open(cfg.passwordEnc) : null;
+      const t = nodemailer.createTransport({
+        host: cfg.host, port: cfg.port, secure: cfg.secure, pool: true, maxConnections: 2,
+        auth: cfg.username ? { user: cfg.username, pass: password ?? '' } : undefined,
+        connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
+      });
+      this.transport = { stamp, t, password };
+    }
+    return this.transport!;
   }
 }

@@ -1,5 +1,3 @@
-import type { Knex } from 'knex';
-
 export interface DeliverySettings {
   /** Total attempts including the first. */
   webhookMaxRetries: number;
@@ -12,33 +10,12 @@ export const DELIVERY_DEFAULTS: DeliverySettings = { webhookMaxRetries: 3, webho
 
 type SystemSettingsLike = { get(): Promise<Partial<DeliverySettings>> };
 
-/**
- * The webhook delivery knobs of the system settings, through the systemSettings service (without
- * one, e.g. in a bare test harness, it reads the system_settings row directly, cached briefly).
- */
+/** The webhook delivery knobs of the system settings (the systemSettings service caches them). */
 export class DeliverySettingsReader {
-  private cached: { at: number; value: DeliverySettings } | null = null;
-
-  constructor(private readonly db: Knex, private readonly service?: SystemSettingsLike, private readonly cacheMs = 2_000) {}
-
-  /** Forget the cached value (after a settings write in this process). */
-  clear(): void {
-    this.cached = null;
-    this.generation++;
-  }
-
-  private generation = 0;
+  constructor(private readonly service: SystemSettingsLike) {}
 
   async get(): Promise<DeliverySettings> {
-    // The systemSettings service caches (and forgets on its own writes): no second cache on top.
-    if (this.service) return normalize(await this.service.get());
-    if (this.cached && Date.now() - this.cached.at < this.cacheMs) return this.cached.value;
-    const generation = this.generation;
-    const row = await this.db('system_settings').where('id', 1).first('values');
-    const raw = (row?.values ?? {}) as Partial<DeliverySettings>;
-    const value = normalize(raw);
-    if (generation === this.generation) this.cached = { at: Date.now(), value };
-    return value;
+    return normalize(await this.service.get());
   }
 }
 

@@ -3,7 +3,8 @@ import type { Logger } from '../logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DeliverySettingsReader } from './delivery-settings.js';
-import { Mailer } from './mailer.js';
+import type { SmtpService } from '../admin/smtp.js';
+import type { SystemSettings } from '../settings/system-settings.js';
 import { DeliveryOutbox } from './outbox.js';
 import { FanOut } from './fanout.js';
 import { createKnex } from '../store/knex.js';
@@ -11,7 +12,6 @@ import { createKnex } from '../store/knex.js';
 /** Notifications out: bus events -> fan-out -> durable outbox -> webhooks, chat, email. */
 export class Deliveries {
   readonly settings: DeliverySettingsReader;
-  readonly mailer: Mailer;
   readonly outbox: DeliveryOutbox;
   readonly fanout: FanOut;
   private readonly ownsDb: boolean;
@@ -22,13 +22,13 @@ export class Deliveries {
    */
   private readonly db: Knex;
 
-  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl?: string, private readonly systemSettings?: { get(): Promise<any> }) {
+  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl: string | undefined,
+    private readonly systemSettings: SystemSettings, smtp: SmtpService) {
     const db = databaseUrl ? createKnex(databaseUrl, 6) : mainDb;
     this.db = db;
     this.ownsDb = db !== mainDb;
-    this.settings = new DeliverySettingsReader(db, systemSettings);
-    this.mailer = new Mailer(db, secretBox);
-    this.outbox = new DeliveryOutbox(db, secretBox, events, this.settings, this.mailer, logger);
+    this.settings = new DeliverySettingsReader(systemSettings);
+    this.outbox = new DeliveryOutbox(db, secretBox, events, this.settings, smtp, logger);
     this.fanout = new FanOut(db, events, logger, () => this.outbox.wake());
   }
 
@@ -45,7 +45,7 @@ export class Deliveries {
     await this.db.raw(`DELETE FROM delivery_outbox WHERE status IN ('succeeded', 'failed', 'cancelled') AND completed_at < now() - interval '30 days'`);
     await this.db.raw(`DELETE FROM event_fanouts WHERE created_at < now() - interval '8 days'`);
     await this.db.raw(`DELETE FROM notification_bounces WHERE updated_at < now() - interval '1 day'`);
-    const days = Number((await this.systemSettings?.get())?.notificationRetentionDays) || 90;
+    const days = Number((await this.systemSettings.get()).notificationRetentionDays) || 90;
     await this.db.raw(`DELETE FROM notifications WHERE created_at < now() - (? * interval '1 day')`, [days]);
     await this.db.raw(`DELETE FROM incoming_webhook_replays WHERE created_at < now() - interval '10 minutes'`);
   }
@@ -53,7 +53,6 @@ export class Deliveries {
   async stop(): Promise<void> {
     await this.fanout.stop();
     await this.outbox.stop();
-    this.mailer.close();
     if (this.ownsDb) await this.db.destroy();
   }
 }

@@ -7,7 +7,7 @@ import type { EventBus } from '../events/event-bus.js';
 import { camelizeRow } from '../store/case.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
 import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
-import type { Mailer } from './mailer.js';
+import type { SmtpService } from '../admin/smtp.js';
 
 export type DeliveryKind = 'webhook' | 'subscription' | 'chat' | 'email';
 
@@ -76,7 +76,7 @@ export class DeliveryOutbox {
     private readonly secretBox: SecretBox,
     private readonly events: EventBus,
     private readonly settings: DeliverySettingsReader,
-    private readonly mailer: Mailer,
+    private readonly smtp: SmtpService,
     private readonly logger: Logger,
     opts: OutboxOptions = {},
   ) {
@@ -196,7 +196,7 @@ export class DeliveryOutbox {
     if (row.kind === 'email') {
       const started = performance.now();
       try {
-        await this.mailer.send(JSON.parse(row.body), timeoutMs);
+        await this.smtp.send(JSON.parse(row.body), timeoutMs);
         return { ok: true, status: 250, error: null, durationMs: Math.round(performance.now() - started) };
       } catch (e) {
         return { ok: false, status: null, error: (e as Error).message, durationMs: Math.round(performance.now() - started) };
