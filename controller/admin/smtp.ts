@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { AppError } from '../errors/app-error.js';
+import { redactSecrets } from '../crypto/redact.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 export interface SmtpRow {
@@ -36,11 +37,8 @@ export function toSmtp(r: SmtpRow) {
 }
 
 /** Removes the password, and its base64 form (AUTH PLAIN/LOGIN echoes), before anything is cut. */
-function scrub(text: string, secret: string | null): string {
-  if (!secret) return text;
-  const forms = [secret, Buffer.from(secret).toString('base64')];
-  return forms.reduce((t, f) => t.split(f).join('[REDACTED]'), text);
-}
+const scrub = (text: string, secret: string | null) =>
+  (secret ? redactSecrets(text, [secret, Buffer.from(secret).toString('base64')]) : text);
 
 /**
  * The single SMTP configuration and sending mail through it: the admin test route and

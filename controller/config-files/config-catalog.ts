@@ -110,9 +110,3 @@ export function assertResolved(out: RenderResult, fileName: string): void {
   });
 }
 
-/** Replaces every known secret value in a text by [REDACTED] (longest first). */
-export function redactValues(text: string, values: string[]): string {
-  let out = text;
-  for (const v of values) if (out.includes(v)) out = out.split(v).join('[REDACTED]');
-  return out;
-}

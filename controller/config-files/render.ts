@@ -1,5 +1,6 @@
 import { tokenize } from './placeholders.js';
-import { REDACTED_TEXT, type Secret } from './secret.js';
+import type { Secret } from './secret.js';
+import { REDACTED } from '../crypto/redact.js';
 
 export interface RenderContext {
   vars: ReadonlyMap<string, string>;
@@ -43,7 +44,7 @@ export function render(template: string, ctx: RenderContext, opts: { redact?: bo
         const secret = ctx.secrets.get(t.name);
         if (secret) {
           usedSecrets.add(t.name);
-          parts.push(opts.redact ? REDACTED_TEXT : secret.reveal());
+          parts.push(opts.redact ? REDACTED : secret.reveal());
         } else if (ctx.vars.has(t.name)) {
           usedVars.add(t.name);
           parts.push(ctx.vars.get(t.name)!);

@@ -1,6 +1,6 @@
 import { inspect } from 'node:util';
 
-const REDACTED = '[REDACTED]';
+import { REDACTED } from '../crypto/redact.js';
 
 /**
  * A secret value in memory. It prints as [REDACTED] in logs, JSON, template strings and
@@ -30,4 +30,3 @@ export class Secret {
   }
 }
 
-export const REDACTED_TEXT = REDACTED;

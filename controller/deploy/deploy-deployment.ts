@@ -17,7 +17,8 @@ import { loadEnvSources } from './env-sources.js';
 import { syncServiceConfigOnServer } from '../config-files/sync-service-config.js';
 import { registryAuthFor } from './registry-auth.js';
 import { pullImage } from './pull-image.js';
-import { REDACTED, type EnvSources } from './compose/render-env.js';
+import type { EnvSources } from './compose/render-env.js';
+import { redactSecrets } from '../crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
 
@@ -63,7 +64,7 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
     return await deployWith(s, r, sources);
   } catch (e) {
     // error text ends up in step records and events: a tool that echoed an env line must not leak it
-    if (e instanceof Error) e.message = scrubSecrets(e.message, Object.values(sources.secrets));
+    if (e instanceof Error) e.message = redactSecrets(e.message, Object.values(sources.secrets), 4);
     throw e;
   }
 }
@@ -195,8 +196,3 @@ export const composeFileHash = async (s: Services, d: DeploymentRow): Promise<st
   return b ? sha256(b.toString('utf8')) : null;
 };
 
-/** Replaces every secret value (of a useful length) in a message by [REDACTED]. */
-export function scrubSecrets(message: string, secrets: string[]): string {
-  return secrets.filter((v) => v.length >= 4).sort((a, b) => b.length - a.length)
-    .reduce((m, v) => m.split(v).join(REDACTED), message);
-}

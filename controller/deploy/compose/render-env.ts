@@ -1,5 +1,6 @@
 // Renders a service's env map: ${KEY} placeholders are replaced from the environment's vars and
 // secrets. The result knows which keys carry secret material, so previews can redact them.
+import { REDACTED } from '../../crypto/redact.js';
 
 export interface EnvSources {
   vars: Record<string, string>;
@@ -14,7 +15,6 @@ export interface RenderedEnv {
   unresolved: string[];
 }
 
-export const REDACTED = '[REDACTED]';
 const PLACEHOLDER = /\$\{([A-Z_][A-Z0-9_]*)\}/g;
 
 export function renderEnv(env: Record<string, string>, sources: EnvSources): RenderedEnv {

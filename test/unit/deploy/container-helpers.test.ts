@@ -40,7 +40,7 @@ describe('container helpers', () => {
 
 describe('secret scrubbing', () => {
   it('replaces secret values in an error message, longest first, and ignores tiny ones', async () => {
-    const { scrubSecrets } = await import('../../../controller/deploy/deploy-deployment.js');
-    expect(scrubSecrets('bad line DB=hunter2hunter2 and hunter2 x', ['hunter2', 'hunter2hunter2', 'x'])).to.equal('bad line DB=[REDACTED] and [REDACTED] x');
+    const { redactSecrets } = await import('../../../controller/crypto/redact.js');
+    expect(redactSecrets('bad line DB=hunter2hunter2 and hunter2 x', ['hunter2', 'hunter2hunter2', 'x'], 4)).to.equal('bad line DB=[REDACTED] and [REDACTED] x');
   });
 });
