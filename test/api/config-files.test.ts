@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
 describe('config files, fragments, attachments and history routes', () => {
@@ -13,11 +13,9 @@ describe('config files, fragments, attachments and history routes', () => {
   const SECRET = `planted-${Math.random().toString(36).slice(2)}-Kx7`;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    env = await createEnvironment(admin);
+    const w = await startWithRoles();
+    ({ svc, admin, operator, viewer } = w);
+    env = w.env;
     await operator.post(`/api/environments/${env.id}/secrets`, { key: 'API_TOKEN', value: SECRET });
     await operator.post(`/api/environments/${env.id}/vars`, { key: 'PORT', value: '8080' });
     const [svcRow] = await svc.services.db('services').insert({ environmentId: env.id, name: 'api' }).returning('*');

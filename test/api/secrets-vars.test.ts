@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
 describe('secrets and vars routes', () => {
@@ -12,11 +12,9 @@ describe('secrets and vars routes', () => {
   const SECRET = `planted-${Math.random().toString(36).slice(2)}-Zq9`;
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    env = await createEnvironment(admin);
+    const w = await startWithRoles();
+    ({ svc, admin, operator, viewer } = w);
+    env = w.env;
   });
   after(() => svc.stop());
 

@@ -6,7 +6,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { randomBytes } from 'node:crypto';
-import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
 // Holes found in the security review, each pinned by a test that failed before its fix.
@@ -18,11 +18,9 @@ describe('security review: secrets stay out of history, hashes and messages', ()
   let env: { id: string };
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    env = await createEnvironment(admin);
+    const w = await startWithRoles();
+    ({ svc, admin, operator, viewer } = w);
+    env = w.env;
   });
   after(() => svc.stop());
 

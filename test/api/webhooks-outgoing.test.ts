@@ -1,7 +1,7 @@
 import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import { apiToken, bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { Receiver, until } from '../support/receiver.js';
 
@@ -24,11 +24,9 @@ describe('outgoing webhooks and subscriptions', () => {
   const publish = (type: string, envId: string | null, data: Record<string, unknown> = {}) => svc.services.events.publish(type, envId, data);
 
   before(async () => {
-    svc = await startTestService();
-    admin = await bootstrapAdmin(svc.http);
-    operator = (await userWithRole(admin, 'operator')).client;
-    viewer = (await userWithRole(admin, 'viewer')).client;
-    env = await createEnvironment(admin);
+    const w = await startWithRoles();
+    ({ svc, admin, operator, viewer } = w);
+    env = w.env;
     other = await createEnvironment(admin);
     await rx.start();
     await rx2.start();

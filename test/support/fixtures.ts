@@ -42,16 +42,17 @@ export interface RoleWorld {
   admin: HttpClient;
   operator: HttpClient;
   viewer: HttpClient;
+  env: { id: string; name: string };
   envId: string;
 }
 
 /** The usual API-test start: a fresh service, an admin, an operator, a viewer and one environment. */
-export async function startWithRoles(env: Record<string, string> = {}): Promise<RoleWorld> {
+export async function startWithRoles(config: Record<string, string> = {}): Promise<RoleWorld> {
   const { startTestService } = await import('./test-service.js');
-  const svc = await startTestService(env);
+  const svc = await startTestService(config);
   const admin = await bootstrapAdmin(svc.http);
   const operator = (await userWithRole(admin, 'operator')).client;
   const viewer = (await userWithRole(admin, 'viewer')).client;
-  const envId = (await createEnvironment(admin)).id;
-  return { svc, admin, operator, viewer, envId };
+  const env = await createEnvironment(admin);
+  return { svc, admin, operator, viewer, env, envId: env.id };
 }
