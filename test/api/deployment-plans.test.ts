@@ -1,7 +1,7 @@
 // The plan, deploy, compose and drift routes against a real service and database. The servers
 // here cannot be reached (127.0.0.1 port 1): anything that would touch one fails cleanly.
+import { newSshKeyPair } from '../support/ssh-key.js';
 import { expect } from 'chai';
-import { utils } from 'ssh2';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
@@ -35,7 +35,7 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     viewer = (await userWithRole(admin, 'viewer')).client;
     envId = (await createEnvironment(admin)).id;
     otherEnvId = (await createEnvironment(admin)).id;
-    const key = utils.generateKeyPairSync('ed25519').private;
+    const key = newSshKeyPair().private;
     await s.db('environments').where({ id: envId }).update({ sshPrivateKeySealed: s.secretBox.seal(key) });
     serverId = (await s.servers.insert({ environmentId: envId, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never)).id;
     const image = await s.containerImages.insert({ environmentId: envId, imageName: 'registry.test:5000/acme/web' } as never);

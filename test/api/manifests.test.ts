@@ -1,3 +1,4 @@
+import { newSshKeyPair } from '../support/ssh-key.js';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, userWithRole } from '../support/fixtures.js';
@@ -5,7 +6,6 @@ import type { HttpClient } from '../support/http-client.js';
 import { edit, exampleFiles } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
 import { execFile } from 'node:child_process';
-import ssh2 from 'ssh2';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -33,7 +33,7 @@ describe('manifests routes', () => {
   before(async () => {
     process.env.DEMO_REGISTRY_PASSWORD = 'registry-pw-123';
     process.env.DEMO_DATABASE_PASSWORD = 'db-pw-456';
-    process.env.DEMO_SSH_PRIVATE_KEY = ssh2.utils.generateKeyPairSync('ed25519').private;
+    process.env.DEMO_SSH_PRIVATE_KEY = newSshKeyPair().private;
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
     files = await exampleFiles();

@@ -1,12 +1,12 @@
+import { newSshKeyPair } from '../support/ssh-key.js';
 import { generateKeyPairSync } from 'node:crypto';
-import ssh2 from 'ssh2';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { generateApiToken, sha256Hex, tokenPrefixOf } from '../../controller/crypto/api-token.js';
 import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 
-const newKey = () => ssh2.utils.generateKeyPairSync('ed25519').private;
+const newKey = () => newSshKeyPair().private;
 
 describe('servers API', () => {
   let svc: TestService;
@@ -151,7 +151,7 @@ describe('servers API', () => {
   });
 
   it('rejects a private key ssh2 cannot parse, a public key, and an encrypted key', async () => {
-    const pub = ssh2.utils.generateKeyPairSync('ed25519').public;
+    const pub = newSshKeyPair().public;
     const encrypted = generateKeyPairSync('rsa', { modulusLength: 2048, privateKeyEncoding: { type: 'pkcs1', format: 'pem', cipher: 'aes-256-cbc', passphrase: 'pw' }, publicKeyEncoding: { type: 'spki', format: 'pem' } }).privateKey;
     for (const privateKey of ['not a key', pub, encrypted]) {
       const res = await admin.put(`/api/environments/${envId}/ssh-key`, { privateKey });
