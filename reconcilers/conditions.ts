@@ -1,0 +1,77 @@
+// Status conditions, as Kubernetes controllers keep them: what was observed, recomputed on every
+// reconcile, so a condition clears as soon as reality matches again. Pure functions only.
+
+export type ConditionType = 'Ready' | 'Progressing' | 'Degraded' | 'Drifted' | 'UpdateAvailable';
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  /** One of REASONS: machine-readable, CamelCase. */
+  reason: string;
+  /** For people: names servers and services by name. */
+  message: string;
+  /** When `status` last changed (not when the condition was last written). */
+  lastTransitionTime: string;
+}
+
+/** Every reason a reconciler may report. Add here, never inline a string. */
+export const REASONS = {
+  // Ready
+  Running: 'Running',
+  Healthy: 'Healthy',
+  NotDeployed: 'NotDeployed',
+  ContainerMissing: 'ContainerMissing',
+  ContainerStopped: 'ContainerStopped',
+  Unhealthy: 'Unhealthy',
+  ServerUnreachable: 'ServerUnreachable',
+  SpecMismatch: 'SpecMismatch',
+  // Progressing
+  PlanRunning: 'PlanRunning',
+  Idle: 'Idle',
+  // Degraded
+  PullFailed: 'PullFailed',
+  HealthCheckFailed: 'HealthCheckFailed',
+  NameConflict: 'NameConflict',
+  DeployFailed: 'DeployFailed',
+  RolledBack: 'RolledBack',
+  AsDesired: 'AsDesired',
+  // Drifted
+  InSync: 'InSync',
+  ImageChanged: 'ImageChanged',
+  ImageIdChanged: 'ImageIdChanged',
+  SpecChanged: 'SpecChanged',
+  EnvChanged: 'EnvChanged',
+  ComposeFileChanged: 'ComposeFileChanged',
+  ConfigFileChanged: 'ConfigFileChanged',
+  // config files / servers
+  Synced: 'Synced',
+  SyncFailed: 'SyncFailed',
+  Reachable: 'Reachable',
+} as const;
+export type Reason = (typeof REASONS)[keyof typeof REASONS];
+
+/**
+ * Returns the list with `next` set: lastTransitionTime moves only when the status changes, so a
+ * reconcile that observes the same thing again changes nothing but the message.
+ */
+export function setCondition(list: readonly Condition[], next: Omit<Condition, 'lastTransitionTime'>, now = new Date()): Condition[] {
+  const prev = list.find((c) => c.type === next.type);
+  const lastTransitionTime = prev && prev.status === next.status ? prev.lastTransitionTime : now.toISOString();
+  return [...list.filter((c) => c.type !== next.type), { ...next, lastTransitionTime }];
+}
+
+export function getCondition(list: readonly Condition[] | null | undefined, type: ConditionType): Condition | undefined {
+  return (list ?? []).find((c) => c.type === type);
+}
+
+export const isTrue = (list: readonly Condition[] | null | undefined, type: ConditionType) => getCondition(list, type)?.status === 'True';
+
+/** True when two condition lists say the same thing (ignoring order): used to skip no-op writes and events. */
+export function sameConditions(a: readonly Condition[], b: readonly Condition[]): boolean {
+  if (a.length !== b.length) return false;
+  return a.every((x) => {
+    const y = b.find((c) => c.type === x.type);
+    return !!y && y.status === x.status && y.reason === x.reason && y.message === x.message;
+  });
+}
