@@ -1,28 +1,13 @@
 /**
- * Request and response schemas are written once, in the OpenAPI 3.0.3 dialect of JSON Schema
- * (nullable instead of type arrays), and serve both ajv validation and the OpenAPI document.
+ * The API's schema vocabulary. The field builders live in controller/kinds/schema.ts (the kind
+ * descriptors and settings modules use them too); what only the HTTP layer needs is here.
  */
-export type Schema = Record<string, unknown>;
+import { arrayOf, enumOf, int, object, str, type Schema } from '../../controller/kinds/schema.js';
 
-export const uuid: Schema = { type: 'string', format: 'uuid' };
-export const timestamp: Schema = { type: 'string', format: 'date-time' };
-export const nullableTimestamp: Schema = { type: 'string', format: 'date-time', nullable: true };
-export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
-export const nonEmpty = (maxLength = 255, extra: Schema = {}): Schema => ({ type: 'string', minLength: 1, maxLength, ...extra });
-export const bool: Schema = { type: 'boolean' };
-export const int = (minimum?: number, maximum?: number, extra: Schema = {}): Schema => ({
-  type: 'integer', ...(minimum !== undefined && { minimum }), ...(maximum !== undefined && { maximum }), ...extra,
-});
-export const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
-export const arrayOf = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
-export const stringMap = (maxProperties = 200): Schema => ({
-  type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties,
-});
-export const enumOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
-
-export function object(properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema {
-  return { type: 'object', properties, required: required.length ? required : undefined, additionalProperties: false, ...extra };
-}
+export {
+  arrayOf, bool, enumOf, int, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, stringMap, timestamp, uuid,
+} from '../../controller/kinds/schema.js';
+export type { ResourceSchemas, Schema } from '../../controller/kinds/schema.js';
 
 export const paginationQuery: Record<string, Schema> = {
   limit: { type: 'integer', minimum: 1, maximum: 200, default: 25 },
@@ -31,42 +16,6 @@ export const paginationQuery: Record<string, Schema> = {
 
 export function listOf(item: Schema): Schema {
   return object({ items: arrayOf(item), total: int(0), limit: int(1), offset: int(0) }, ['items', 'total', 'limit', 'offset']);
-}
-
-export interface ResourceSchemas {
-  /** Body of create: the writable fields, `required` enforced, defaults filled in. */
-  create: Schema;
-  /** Body of update: the writable fields, all optional. */
-  update: Schema;
-  /** What reads return. */
-  read: Schema;
-  /** Fields a client may see but never write: supplying one is 422 READONLY_FIELD. */
-  readOnly: string[];
-}
-
-/** Builds the create/update/read schemas of one resource from its writable and read-only fields. */
-export function resourceSchemas(opts: {
-  writable: Record<string, Schema>;
-  readOnly: Record<string, Schema>;
-  required?: string[];
-  /** Write-only fields (secrets): accepted on writes, never in reads. */
-  writeOnly?: string[];
-}): ResourceSchemas {
-  const writeOnly = new Set(opts.writeOnly ?? []);
-  const stripDefaults = (s: Schema): Schema => {
-    const { default: _d, ...rest } = s;
-    return rest;
-  };
-  const updateProps = Object.fromEntries(Object.entries(opts.writable).map(([k, v]) => [k, stripDefaults(v)]));
-  const readProps: Record<string, Schema> = {};
-  for (const [k, v] of Object.entries(opts.writable)) if (!writeOnly.has(k)) readProps[k] = stripDefaults(v);
-  for (const [k, v] of Object.entries(opts.readOnly)) readProps[k] = { ...v, readOnly: true };
-  return {
-    create: object(opts.writable, opts.required ?? []),
-    update: object(updateProps, [], { minProperties: 1 }),
-    read: { type: 'object', properties: readProps },
-    readOnly: Object.keys(opts.readOnly),
-  };
 }
 
 export const errorEnvelope: Schema = {

@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { referencesOf } from '../../controller/config-files/placeholders.js';
 import type { ConfigFileRevisionRow, ConfigFileRow } from '../../controller/store/repositories/config-files.js';
-import { arrayOf, enumOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
+import { attachmentRead, configFile } from '../../controller/kinds/config-file.js';
+import { int, nullable, object, str, timestamp } from '../http/schema.js';
 
 const bytesOf = (r: { content: string | null; data: Buffer | null }) => r.data ?? Buffer.from(r.content ?? '', 'utf8');
 
@@ -27,23 +28,10 @@ export function toRevision(r: ConfigFileRevisionRow) {
   };
 }
 
-export const attachmentRead = object({
-  id: uuid, configFileId: uuid, serviceId: uuid, environmentId: uuid, targetPath: str(), mode: nullable(str()),
-  syncState: arrayOf(object({ serverId: uuid, contentHash: str(), targetPath: str(), syncedAt: timestamp })),
-  createdAt: timestamp, updatedAt: timestamp,
-});
-
-export const configFileRead = object({
-  id: uuid, environmentId: uuid, name: str(), kind: enumOf('template', 'asset'), content: nullable(str()),
-  contentType: nullable(str()), size: int(0), sha256: str(), description: nullable(str()), revision: int(1),
-  generation: int(1), references: object({ keys: arrayOf(str()), fragments: arrayOf(str()) }),
-  attachments: arrayOf(attachmentRead), source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
-});
+export { attachmentRead };
+export const configFileRead = configFile.schemas!.read;
 
 export const revisionRead = object({
   revision: int(1), content: nullable(str()), contentType: nullable(str()), size: int(0), sha256: str(),
   actorName: nullable(str()), reason: str(), createdAt: timestamp,
 });
-
-export const CONFIG_FILE_READ_ONLY = ['id', 'environmentId', 'kind', 'contentType', 'size', 'sha256', 'revision', 'generation',
-  'references', 'attachments', 'source', 'createdAt', 'updatedAt'];

@@ -7,10 +7,11 @@ import type { ConfigFileRow } from '../../controller/store/repositories/config-f
 import { route } from '../http/route.js';
 import { arrayOf, int, listOf, object, paginationQuery, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
-import { description, fileName, templateContent } from './config-schemas.js';
-import { CONFIG_FILE_READ_ONLY, configFileRead, revisionRead, toConfigFile, toRevision } from './config-file-view.js';
+import { configFile } from '../../controller/kinds/config-file.js';
+import { revisionRead, toConfigFile, toRevision } from './config-file-view.js';
 import { environmentOf, rowOf } from './loaders.js';
 
+const { create, update, read: configFileRead, readOnly } = configFile.schemas!;
 const actorName = (ctx: Ctx) => ctx.state.actor?.name ?? null;
 
 /** Config files: templates with ${KEY} placeholders, their preview, edit history and restore. */
@@ -36,8 +37,8 @@ export default function configFileRoutes(s: Services) {
     route<{ name: string; content: string; description?: string | null }>({
       method: 'POST', path: '/api/environments/{envId}/config-files', operationId: 'createConfigFile', tag: 'config-files',
       access: 'operator', summary: 'Create a template config file (binary assets: the multipart upload route)',
-      load: environmentOf(s), body: object({ name: fileName, content: templateContent, description }, ['name', 'content']),
-      readOnly: CONFIG_FILE_READ_ONLY, status: 201, response: configFileRead, errors: [409],
+      load: environmentOf(s), body: create,
+      readOnly, status: 201, response: configFileRead, errors: [409],
       async handler(ctx, { resource, body }) {
         assertValidTemplate(body.content, { allowFragments: true });
         const row = await s.db.transaction(async (trx) => {
@@ -58,8 +59,8 @@ export default function configFileRoutes(s: Services) {
     route<{ name?: string; content?: string; description?: string | null }, unknown, ConfigFileRow>({
       method: 'PATCH', path: '/api/config-files/{id}', operationId: 'updateConfigFile', tag: 'config-files', access: 'operator',
       summary: 'Change name, description or content; a content change adds a revision', load,
-      body: object({ name: fileName, content: templateContent, description }, [], { minProperties: 1 }),
-      readOnly: CONFIG_FILE_READ_ONLY, response: configFileRead, errors: [409],
+      body: update,
+      readOnly, response: configFileRead, errors: [409],
       async handler(ctx, { resource, body }) {
         if (body.content !== undefined) {
           if (resource.kind === 'asset') throw validationError('A binary asset is replaced by upload, not by content', 'content');

@@ -6,15 +6,10 @@ import { assertValidTemplate } from '../../controller/config-files/template-rule
 import type { ConfigFragmentRow } from '../../controller/store/repositories/config-fragments.js';
 import { route } from '../http/route.js';
 import { arrayOf, int, listOf, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
-import { description, fragmentName, namedRef, templateContent } from './config-schemas.js';
+import { configFragment } from '../../controller/kinds/config-fragment.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const fragmentRead = object({
-  id: uuid, environmentId: uuid, name: str(), content: str(), description: { type: 'string', nullable: true },
-  generation: int(1), usedBy: arrayOf(namedRef), source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
-  resync: object({ configFiles: arrayOf(namedRef), attachmentIds: arrayOf(uuid) }),
-});
-const readOnly = ['id', 'environmentId', 'generation', 'usedBy', 'source', 'createdAt', 'updatedAt', 'resync'];
+const { create, update, read: fragmentRead, readOnly } = configFragment.schemas!;
 
 const toFragment = (f: ConfigFragmentRow, usedBy: Array<{ id: string; name: string }>) => ({
   id: f.id, environmentId: f.environmentId, name: f.name, content: f.content, description: f.description,
@@ -44,7 +39,7 @@ export default function configFragmentRoutes(s: Services) {
     route<{ name: string; content: string; description?: string | null }>({
       method: 'POST', path: '/api/environments/{envId}/config-fragments', operationId: 'createConfigFragment',
       tag: 'config-fragments', access: 'operator', summary: 'Create a fragment (it may use ${KEY}, not other fragments)',
-      load: environmentOf(s), body: object({ name: fragmentName, content: templateContent, description }, ['name', 'content']),
+      load: environmentOf(s), body: create,
       readOnly, status: 201, response: fragmentRead, errors: [409],
       async handler(_ctx, { resource, body }) {
         assertValidTemplate(body.content, { allowFragments: false });
@@ -62,7 +57,7 @@ export default function configFragmentRoutes(s: Services) {
     route<{ name?: string; content?: string; description?: string | null }, unknown, ConfigFragmentRow>({
       method: 'PATCH', path: '/api/config-fragments/{id}', operationId: 'updateConfigFragment', tag: 'config-fragments',
       access: 'operator', summary: 'Change a fragment; a content change resyncs the attached, already-synced files using it',
-      load, body: object({ name: fragmentName, content: templateContent, description }, [], { minProperties: 1 }),
+      load, body: update,
       readOnly, response: fragmentRead, errors: [409],
       async handler(ctx, { resource, body }) {
         if (body.content !== undefined) assertValidTemplate(body.content, { allowFragments: false });

@@ -1,26 +1,12 @@
-import { FRAGMENT_NAME_PATTERN, KEY_PATTERN } from '../../controller/config-files/placeholders.js';
-import { arrayOf, bool, enumOf, int, nonEmpty, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, object, str, uuid, type Schema } from '../http/schema.js';
 
-/** Schemas shared by the secrets, vars, config fragment and config file routes. */
-export const keySchema: Schema = str({ minLength: 1, maxLength: 128, pattern: KEY_PATTERN });
-export const description: Schema = nullable(str({ maxLength: 2000 }));
-export const namedRef: Schema = object({ id: uuid, name: str() }, ['id', 'name']);
-export const usageSchema: Schema = object({ configFiles: arrayOf(namedRef), services: arrayOf(namedRef) });
-/** Template text: 1 MiB at most (the JSON body limit). */
-export const templateContent: Schema = str({ maxLength: 1_000_000 });
-export const fragmentName: Schema = nonEmpty(100, { pattern: FRAGMENT_NAME_PATTERN });
-export const fileName: Schema = nonEmpty(200, { pattern: '^[^/\\u0000-\\u001f]+$' });
+/** Schemas shared by the config routes; the kinds' own fields are in controller/kinds/config-fields.ts. */
+export {
+  description, fileName, fragmentName, keySchema, namedRef, READ_ONLY_META, secretRead, templateContent, usageSchema, varRead,
+} from '../../controller/kinds/config-fields.js';
+
 export const fileMode: Schema = str({ pattern: '^0?[0-7]{3}$' });
 export const dryRunBody: Schema = object({ dryRun: bool });
-
-export const secretRead: Schema = object({
-  id: uuid, environmentId: uuid, key: str(), description: nullable(str()), hasValue: bool, usage: usageSchema,
-  createdAt: timestamp, updatedAt: timestamp,
-});
-export const varRead: Schema = object({
-  id: uuid, environmentId: uuid, key: str(), value: str(), description: nullable(str()), usage: usageSchema,
-  createdAt: timestamp, updatedAt: timestamp,
-});
 
 export const targetResult: Schema = {
   type: 'object',
@@ -34,5 +20,3 @@ export const targetResult: Schema = {
 export const syncResult: Schema = object({
   dryRun: bool, status: enumOf('succeeded', 'partial', 'failed'), targets: arrayOf(targetResult),
 });
-
-export const READ_ONLY_META = ['id', 'environmentId', 'createdAt', 'updatedAt', 'usage'];

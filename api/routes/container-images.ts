@@ -6,9 +6,12 @@ import {
 import { toImageDigest } from '../../controller/store/repositories/container-images.js';
 import { route } from '../http/route.js';
 import { listOf, object, paginationQuery, uuid } from '../http/schema.js';
-import { containerImageSchemas, digestSchema } from './catalog-schemas.js';
+import { containerImage } from '../../controller/kinds/container-image.js';
+import { digestSchema } from './catalog-schemas.js';
 import { checkImageSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
+
+const containerImageSchemas = containerImage.schemas!;
 
 type Page = { limit: number; offset: number };
 const DETAIL_DIGESTS = 20;

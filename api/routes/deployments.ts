@@ -5,7 +5,7 @@ import { toDeployment, type DeploymentRow, type DeploymentSpec } from '../../con
 import { route } from '../http/route.js';
 import { listOf, paginationQuery } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
-import { deploymentSchemas } from './catalog-schemas.js';
+import { deploymentSchemas } from '../../controller/kinds/service.js';
 import { checkDeploymentSpec } from './catalog-checks.js';
 import { rowOf } from './loaders.js';
 

@@ -1,23 +1,14 @@
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope } from '../../controller/errors/app-error.js';
 import { defaultSettingsRows } from '../../controller/settings/environment-settings.js';
+import { environment } from '../../controller/kinds/environment.js';
 import { toEnvironment } from '../../controller/store/repositories/environments.js';
 import { route } from '../http/route.js';
-import { int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid } from '../http/schema.js';
+import { listOf, paginationQuery } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { rowOf } from './loaders.js';
 
-export const environmentSchemas = resourceSchemas({
-  writable: {
-    name: nonEmpty(100, { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
-    description: nullable(str({ maxLength: 2000 })),
-  },
-  readOnly: {
-    id: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
-    createdAt: timestamp, updatedAt: timestamp,
-  },
-  required: ['name'],
-});
+const environmentSchemas = environment.schemas!;
 
 function assertVisible(ctx: Ctx, id: string) {
   const allowed = ctx.state.actor?.environmentIds;

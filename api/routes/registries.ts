@@ -1,34 +1,12 @@
 import type { Services } from '../../controller/services.js';
 import { conflict, validationError } from '../../controller/errors/app-error.js';
+import { registry } from '../../controller/kinds/registry.js';
 import { toRegistry, type RegistryRow } from '../../controller/store/repositories/registries.js';
 import { route } from '../http/route.js';
-import {
-  bool, enumOf, int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid,
-} from '../http/schema.js';
+import { listOf, paginationQuery } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const secret = nullable(str({ minLength: 1, maxLength: 8192 }));
-
-export const registrySchemas = resourceSchemas({
-  writable: {
-    name: nonEmpty(100),
-    type: enumOf('cloudhost', 'containerhub', 'generic'),
-    registryUrl: str({ format: 'uri', minLength: 1, maxLength: 2048 }),
-    repositoryPrefix: nullable(str({ maxLength: 500 })),
-    token: secret,
-    username: nullable(str({ maxLength: 500 })),
-    password: secret,
-    isDefault: { ...bool, default: false },
-    refreshIntervalMinutes: int(5, 1440, { default: 60 }),
-    autoLinkPattern: nullable(str({ maxLength: 500 })),
-  },
-  readOnly: {
-    id: uuid, environmentId: uuid, hasToken: bool, hasPassword: bool, generation: int(1),
-    status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
-  },
-  required: ['name', 'type', 'registryUrl'],
-  writeOnly: ['token', 'password'],
-});
+const registrySchemas = registry.schemas!;
 
 type RegistryInput = {
   name: string; type: RegistryRow['type']; registryUrl: string; repositoryPrefix?: string | null;

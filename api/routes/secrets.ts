@@ -3,10 +3,10 @@ import { forbiddenScope, validationError } from '../../controller/errors/app-err
 import { toSecret, type SecretRow } from '../../controller/store/repositories/secrets.js';
 import { route } from '../http/route.js';
 import { listOf, object, paginationQuery, str, uuid } from '../http/schema.js';
-import { description, keySchema, READ_ONLY_META, secretRead } from './config-schemas.js';
+import { secret } from '../../controller/kinds/secret.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const value = str({ minLength: 1, maxLength: 65536 });
+const { create, update, read: secretRead, readOnly, updateReadOnly } = secret.schemas!;
 
 /** Secrets: the value is write-only (sealed at rest); reveal is admin-only and per-environment opt-in. */
 export default function secretRoutes(s: Services) {
@@ -30,7 +30,7 @@ export default function secretRoutes(s: Services) {
     route<{ key: string; value: string; description?: string | null }>({
       method: 'POST', path: '/api/environments/{envId}/secrets', operationId: 'createSecret', tag: 'secrets', access: 'operator',
       summary: 'Create a secret; the value is sealed and never returned', load: environmentOf(s),
-      body: object({ key: keySchema, value, description }, ['key', 'value']), readOnly: [...READ_ONLY_META, 'hasValue'],
+      body: create, readOnly,
       status: 201, response: secretRead, errors: [409],
       async handler(ctx, { resource, body }) {
         const row = await cs.secrets.insert({
@@ -50,7 +50,7 @@ export default function secretRoutes(s: Services) {
     route<{ value?: string; description?: string | null }, unknown, SecretRow>({
       method: 'PATCH', path: '/api/secrets/{id}', operationId: 'updateSecret', tag: 'secrets', access: 'operator',
       summary: 'Replace the value or the description (the key is fixed)', load,
-      body: object({ value, description }, [], { minProperties: 1 }), readOnly: [...READ_ONLY_META, 'hasValue', 'key'],
+      body: update, readOnly: updateReadOnly,
       response: secretRead,
       async handler(ctx, { resource, body }) {
         const row = await s.db.transaction(async (trx) => {

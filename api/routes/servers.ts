@@ -11,6 +11,7 @@ import { hostsFromTerraformOutput } from '../../controller/servers/terraform-imp
 import {
   HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
 } from '../../controller/servers/validation.js';
+import { server } from '../../controller/kinds/server.js';
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
 import {
@@ -19,25 +20,7 @@ import {
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const healthSchema = object({ status: enumOf('healthy', 'unhealthy', 'unknown'), checkedAt: nullableTimestamp, message: nullable(str()) });
-
-export const serverSchemas = resourceSchemas({
-  writable: {
-    name: nonEmpty(100, { pattern: SERVER_NAME_PATTERN }),
-    hostname: nonEmpty(253, { pattern: HOSTNAME_PATTERN, description: 'hostname or IP address' }),
-    sshPort: int(1, 65535, { default: 22 }),
-    sshUser: str({ minLength: 1, maxLength: 32, pattern: SSH_USER_PATTERN, description: "default: the environment's general.sshUser" }),
-    dockerMode: enumOf('ssh', 'socket'),
-    dockerSocketPath: nullable(str({ maxLength: 255, pattern: SOCKET_PATH_PATTERN, description: 'default /var/run/docker.sock' })),
-    metricsMode: enumOf('disabled', 'ssh', 'agent'),
-    tags: arrayOf(str({ minLength: 1, maxLength: 64, pattern: TAG_PATTERN }), { maxItems: 50, uniqueItems: true }),
-  },
-  readOnly: {
-    id: uuid, environmentId: uuid, health: healthSchema, hostKeyFingerprint: nullable(str()),
-    generation: int(1), status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
-  },
-  required: ['name', 'hostname'],
-});
+const serverSchemas = server.schemas!;
 
 const sshKeyRead = object({ configured: bool, publicKey: nullable(str()), fingerprint: nullable(str()), updatedAt: nullableTimestamp });
 const checkItem = object({ serverId: uuid, name: str(), ok: bool, message: str() });

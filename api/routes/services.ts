@@ -5,9 +5,11 @@ import { resolveCommands } from '../../controller/catalog/resolve-commands.js';
 import { TYPE_NAME_PATTERN } from '../../controller/catalog/validators.js';
 import { route } from '../http/route.js';
 import { arrayOf, int, listOf, nullable, object, paginationQuery, str, uuid } from '../http/schema.js';
-import { serviceSchemas } from './catalog-schemas.js';
+import { service } from '../../controller/kinds/service.js';
 import { checkServiceSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
+
+const serviceSchemas = service.schemas!;
 
 type ListQuery = { limit: number; offset: number; type?: string; containerImageId?: string };
 

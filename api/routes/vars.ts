@@ -2,10 +2,10 @@ import type { Services } from '../../controller/services.js';
 import { toVar, type VarRow } from '../../controller/store/repositories/vars.js';
 import { route } from '../http/route.js';
 import { listOf, object, paginationQuery, str } from '../http/schema.js';
-import { description, keySchema, READ_ONLY_META, varRead } from './config-schemas.js';
+import { variable } from '../../controller/kinds/var.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const value = str({ maxLength: 65536 });
+const { create, update, read: varRead, readOnly, updateReadOnly } = variable.schemas!;
 
 /** Vars: plaintext values for ${KEY} placeholders; operators write them. */
 export default function varRoutes(s: Services) {
@@ -27,8 +27,8 @@ export default function varRoutes(s: Services) {
 
     route<{ key: string; value: string; description?: string | null }>({
       method: 'POST', path: '/api/environments/{envId}/vars', operationId: 'createVar', tag: 'vars', access: 'operator',
-      summary: 'Create a var', load: environmentOf(s), body: object({ key: keySchema, value, description }, ['key', 'value']),
-      readOnly: READ_ONLY_META, status: 201, response: varRead, errors: [409],
+      summary: 'Create a var', load: environmentOf(s), body: create,
+      readOnly, status: 201, response: varRead, errors: [409],
       async handler(ctx, { resource, body }) {
         const row = await cs.vars.insert({ environmentId: resource.id, key: body.key, value: body.value, description: body.description ?? null });
         ctx.state.audit = { details: { key: row.key } };
@@ -45,7 +45,7 @@ export default function varRoutes(s: Services) {
     route<{ value?: string; description?: string | null }, unknown, VarRow>({
       method: 'PATCH', path: '/api/vars/{id}', operationId: 'updateVar', tag: 'vars', access: 'operator',
       summary: 'Change the value or description (the key is fixed)', load,
-      body: object({ value, description }, [], { minProperties: 1 }), readOnly: [...READ_ONLY_META, 'key'], response: varRead,
+      body: update, readOnly: updateReadOnly, response: varRead,
       async handler(ctx, { resource, body }) {
         const row = await cs.vars.update(resource.id, body);
         ctx.state.audit = { details: { key: resource.key, fields: Object.keys(body) } };

@@ -1,6 +1,8 @@
 import type { Services } from '../../controller/services.js';
 import { AppError, notFound } from '../../controller/errors/app-error.js';
-import { NOTIFICATION_CODES } from '../../controller/notifications/types.js';
+import {
+  webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl,
+} from '../../controller/kinds/webhook-subscription.js';
 import { postOnce, webhookHeaders } from '../../controller/delivery/http-post.js';
 import { route } from '../http/route.js';
 import {
@@ -9,32 +11,17 @@ import {
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';
 
-const url = str({ format: 'uri', pattern: '^https?://', maxLength: 2048 });
-const eventTypes = arrayOf(enumOf(...NOTIFICATION_CODES), { uniqueItems: true, maxItems: 100 });
-const health = {
-  id: uuid, hasSecret: bool, failureCount: int(0), failed: bool, lastDeliveredAt: nullableTimestamp,
-  lastFailedAt: nullableTimestamp, createdAt: timestamp, updatedAt: timestamp,
-};
-
 export const outgoingWebhookSchemas = resourceSchemas({
   writable: {
-    name: nonEmpty(200), url, secret: nullable(str({ minLength: 1, maxLength: 1024 })), headers: stringMap(50),
-    enabled: bool, eventTypes, environmentIds: arrayOf(uuid, { uniqueItems: true, maxItems: 200 }),
+    name: nonEmpty(200), url: webhookUrl, secret: webhookSecret, headers: stringMap(50),
+    enabled: bool, eventTypes: webhookEventTypes, environmentIds: arrayOf(uuid, { uniqueItems: true, maxItems: 200 }),
   },
-  readOnly: health,
+  readOnly: webhookHealth,
   required: ['name', 'url', 'enabled'],
   writeOnly: ['secret'],
 });
 
-export const subscriptionSchemas = resourceSchemas({
-  writable: {
-    name: nonEmpty(200), url, secret: nullable(str({ minLength: 1, maxLength: 1024 })), headers: stringMap(50),
-    enabled: { type: 'boolean', default: true }, eventTypes,
-  },
-  readOnly: { ...health, environmentId: uuid, source: { type: 'object' } },
-  required: ['name', 'url'],
-  writeOnly: ['secret'],
-});
+const subscriptionSchemas = webhookSubscription.schemas!;
 
 const deliveryRead = object({
   id: int(1), event: str(), status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled'), attempts: int(0),

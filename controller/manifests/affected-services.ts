@@ -1,4 +1,4 @@
-import { fragmentNames } from './resolve.js';
+import { fragmentNames } from '../kinds/config-file.js';
 import type { Change, ObjectState } from './state.js';
 
 const usesKey = (text: unknown, key: string) => typeof text === 'string' && new RegExp(`(?<!\\$)\\$\\{${key}\\}`).test(text);

@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
-import { parsePrivateKey } from '../servers/ssh-key.js';
+import { kindOf } from '../kinds/index.js';
 import type { ObjectState } from './state.js';
 import type { Manifest, ManifestError } from './types.js';
+
+export { normaliseDeployments } from '../kinds/service.js';
 
 /** Digest standing for a secret value in comparisons; the value itself never leaves apply. */
 export const secretDigest = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
@@ -14,26 +16,22 @@ export interface SecretSources {
   baseDir: string | null;
 }
 
-/** The key must parse, so a wrong file is an error of the folder and not a deploy failure later. */
-function checkSshKey(value: string): string | null {
-  try {
-    parsePrivateKey(value);
-    return null;
-  } catch (e) {
-    return `not a usable SSH private key: ${(e as Error).message}`;
-  }
-}
-
-const SERVICE_DEFAULTS = { type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null };
+type ValueFrom = { env?: string; file?: string };
 
 /**
- * Turns validated manifests into desired object states. valueFrom references are read here
- * (errors name the file and line); references between objects stay names.
+ * Turns validated manifests into desired object states, as each kind's descriptor maps them.
+ * valueFrom references are read here (errors name the file and line); references between
+ * objects stay names.
  */
 export function desiredStates(manifests: Manifest[], revision: string, secrets: SecretSources): { objects: ObjectState[]; errors: ManifestError[] } {
   const errors: ManifestError[] = [];
-  const images = new Map(manifests.filter((m) => m.kind === 'ContainerImage').map((m) => [`${m.metadata.environment}/${m.metadata.name}`, m.spec.imageName as string]));
-  const readSecret = (m: Manifest, path: string[], ref: { env?: string; file?: string }): string | undefined => {
+  // Objects known by a field rather than by metadata.name (a ContainerImage by its imageName).
+  const identities = new Map<string, string>();
+  for (const m of manifests) {
+    const field = kindOf(m.kind).manifest.identity;
+    if (field) identities.set(`${m.kind}/${m.metadata.environment}/${m.metadata.name}`, m.spec[field]);
+  }
+  const readSecret = (m: Manifest, path: string[], ref: ValueFrom): string | undefined => {
     const fail = (message: string) => void errors.push({ file: m.file, ...m.positionOf(path), path: path.join('/'), message });
     if (ref.env !== undefined) {
       const v = secrets.env[ref.env];
@@ -49,74 +47,44 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
   };
 
   const objects = manifests.map((m): ObjectState => {
-    const spec = m.spec;
-    const fields: Record<string, unknown> = {};
-    const secretValues: Record<string, string> = {};
-    let name = m.metadata.name;
-    const setSecret = (field: string, path: string[], ref: { env?: string; file?: string }, check?: (v: string) => string | null) => {
-      const value = readSecret(m, path, ref);
-      if (value === undefined) return;
-      const problem = check?.(value);
-      if (problem) return void errors.push({ file: m.file, ...m.positionOf(path), path: path.join('/'), message: problem });
-      secretValues[field] = value;
-      fields[field] = secretDigest(value);
-    };
-    switch (m.kind) {
-      case 'Environment':
-        if ('description' in spec) fields.description = spec.description;
-        if (spec.sshPrivateKey) setSecret('sshPrivateKey', ['spec', 'sshPrivateKey', 'valueFrom'], spec.sshPrivateKey.valueFrom, checkSshKey);
-        for (const [module, values] of Object.entries(spec.settings ?? {})) {
-          for (const [k, v] of Object.entries(values as object)) fields[`settings.${module}.${k}`] = v;
-        }
-        break;
-      case 'Registry': {
-        const { token, password, ...plain } = spec;
-        Object.assign(fields, plain);
-        if (token) setSecret('token', ['spec', 'token', 'valueFrom'], token.valueFrom);
-        if (password) setSecret('password', ['spec', 'password', 'valueFrom'], password.valueFrom);
-        break;
-      }
-      case 'ContainerImage':
-        name = spec.imageName;
-        Object.assign(fields, { registry: spec.registry ?? null, autoUpdate: spec.autoUpdate ?? false, imageName: spec.imageName });
-        break;
-      case 'Service': {
-        const { image, deployments, dependsOn, configFiles, ...plain } = spec;
-        Object.assign(fields, { ...SERVICE_DEFAULTS, ...plain });
-        fields.image = images.get(`${m.metadata.environment}/${image}`) ?? image;
-        fields.deployments = normaliseDeployments(m.metadata.name, deployments ?? []);
-        fields.dependsOn = [...(dependsOn ?? [])].sort();
-        if (configFiles) fields.configFiles = [...configFiles].map((c) => ({ name: c.name, targetPath: c.targetPath })).sort(byJson);
-        break;
-      }
-      case 'Secret':
-        setSecret('value', ['spec', 'valueFrom'], spec.valueFrom);
-        if ('description' in spec) fields.description = spec.description;
-        break;
-      case 'WebhookSubscription': {
-        const { secret, ...plain } = spec;
-        Object.assign(fields, plain);
-        if (secret) setSecret('secret', ['spec', 'secret', 'valueFrom'], secret.valueFrom);
-        break;
-      }
-      default:
-        Object.assign(fields, spec);
+    const kind = kindOf(m.kind);
+    const secretFields = kind.secrets ?? [];
+    const plain: Record<string, any> = { ...m.spec };
+    for (const f of secretFields) delete plain[(f.valueFrom ?? [f.field])[0]];
+    const fields: Record<string, unknown> = kind.manifest.desired
+      ? kind.manifest.desired(plain, m.metadata.name)
+      : { ...kind.manifest.defaults, ...plain };
+    // A reference to an object known by a field names it by that field, as the store does.
+    for (const r of kind.references ?? []) {
+      const identity = r.column && identities.get(`${r.kind}/${m.metadata.environment}/${fields[r.path]}`);
+      if (identity) fields[r.path] = identity;
     }
+    const secretValues: Record<string, string> = {};
+    for (const f of secretFields) {
+      const at = f.valueFrom ?? [f.field, 'valueFrom'];
+      const ref = at.reduce<any>((v, k) => v?.[k], m.spec) as ValueFrom | undefined;
+      if (!ref) continue;
+      const path = ['spec', ...at];
+      const value = readSecret(m, path, ref);
+      if (value === undefined) continue;
+      const problem = f.check?.(value);
+      if (problem) {
+        errors.push({ file: m.file, ...m.positionOf(path), path: path.join('/'), message: problem });
+        continue;
+      }
+      secretValues[f.field] = value;
+      fields[f.field] = secretDigest(value);
+    }
+    const identity = kind.manifest.identity;
     return {
-      kind: m.kind, environment: m.metadata.environment, name, fields,
+      kind: m.kind, environment: m.metadata.environment, name: identity ? m.spec[identity] : m.metadata.name, fields,
       ...(Object.keys(secretValues).length && { secretValues }),
       source: {
         kind: 'manifest', path: m.file, revision, fields: Object.keys(fields).sort(),
-        ...(m.kind === 'ContainerImage' && { name: m.metadata.name }),
+        ...(identity && { name: m.metadata.name }),
         ...(m.metadata.labels && Object.keys(m.metadata.labels).length && { labels: m.metadata.labels }),
       },
     };
   });
   return { objects, errors };
-}
-
-const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
-
-export function normaliseDeployments(service: string, list: Array<{ server: string; containerName?: string; composePath?: string | null }>) {
-  return list.map((d) => ({ server: d.server, containerName: d.containerName ?? service, composePath: d.composePath ?? null })).sort(byJson);
 }

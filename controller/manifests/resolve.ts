@@ -1,42 +1,9 @@
+import { kindOf, referencesOf as kindRefs } from '../kinds/index.js';
 import type { Manifest, ManifestError } from './types.js';
 import { keyOf } from './types.js';
 
-interface Reference { kind: string; name: string; path: string[] }
-
-/** Every by-name reference a manifest makes to another object of its environment. */
-export function referencesOf(m: Manifest): Reference[] {
-  const s = m.spec;
-  const refs: Reference[] = [];
-  const add = (kind: string, name: unknown, ...path: Array<string | number>) => {
-    if (typeof name === 'string') refs.push({ kind, name, path: path.map(String) });
-  };
-  switch (m.kind) {
-    case 'Service':
-      add('ContainerImage', s.image, 'spec', 'image');
-      (s.deployments ?? []).forEach((d: any, i: number) => add('Server', d.server, 'spec', 'deployments', i, 'server'));
-      (s.dependsOn ?? []).forEach((n: string, i: number) => add('Service', n, 'spec', 'dependsOn', i));
-      (s.configFiles ?? []).forEach((c: any, i: number) => add('ConfigFile', c.name, 'spec', 'configFiles', i, 'name'));
-      break;
-    case 'ContainerImage': add('Registry', s.registry, 'spec', 'registry'); break;
-    case 'ConfigFile':
-      for (const name of fragmentNames(s.content)) add('ConfigFragment', name, 'spec', 'content');
-      break;
-    case 'Database':
-      add('Server', s.server, 'spec', 'server');
-      add('Service', s.service, 'spec', 'service');
-      break;
-    case 'ServerCluster': (s.servers ?? []).forEach((n: string, i: number) => add('Server', n, 'spec', 'servers', i)); break;
-    case 'Connection':
-      add(s.from?.kind, s.from?.name, 'spec', 'from', 'name');
-      add(s.to?.kind, s.to?.name, 'spec', 'to', 'name');
-      break;
-  }
-  return refs;
-}
-
-/** `${fragment:NAME}` includes (controller/config-files/placeholders.ts) of a config file's content. */
-export const fragmentNames = (content: unknown): string[] =>
-  typeof content === 'string' ? [...content.matchAll(/(?<!\$)\$\{fragment:([A-Za-z0-9][A-Za-z0-9._-]*)\}/g)].map((x) => x[1]) : [];
+/** Every by-name reference a manifest makes to another object of its environment (its kind's descriptor says where). */
+export const referencesOf = (m: Manifest) => kindRefs(kindOf(m.kind), m.spec);
 
 /**
  * Checks that every reference names an object of the folder or, on the server, of the store

@@ -1,7 +1,9 @@
 import type { Knex } from 'knex';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { NOTIFICATIONS_MODULE, SETTINGS_MODULES } from '../settings/environment-settings.js';
-import { normaliseDeployments, secretDigest } from './desired.js';
+import { KINDS, kindOf } from '../kinds/index.js';
+import { nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
+import { readRelations, readTables } from '../store/repositories/manifest-rows.js';
+import { secretDigest } from './desired.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
 /** The store's objects, by table, with their ids: what diff compares and apply writes to. */
@@ -15,82 +17,46 @@ export interface Snapshot {
 const manifestSource = (s: unknown): ManifestSource | undefined =>
   s && typeof s === 'object' && (s as { kind?: string }).kind === 'manifest' ? (s as ManifestSource) : undefined;
 
-/** Runs queries one after another: a transaction is one connection, which runs one query at a time. */
-async function sequential(queries: Array<() => PromiseLike<any>>): Promise<any[]> {
-  const out: any[] = [];
-  for (const q of queries) out.push(await q());
-  return out;
-}
+/** The name manifests know an object by: its name column, or its identity field. */
+const nameOf = (k: KindDescriptor, row: Record<string, any>): string => row[nameColumnOf(k) ?? k.manifest.identity!];
 
-/** Reads every object the manifests can manage, in one consistent transaction when given. */
+/**
+ * Reads every object the manifests can manage, in one consistent transaction when given, in the
+ * comparable form each kind's descriptor gives: its columns, references by name, secrets as digests.
+ */
 export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox): Promise<Snapshot> {
-  const [envs, settings, servers, registries, images, services, deployments, deps, vars, secrets, fragments, files, attachments, subscriptions] = await sequential([
-    () => db('environments').select('*'), () => db('environment_settings').select('*'), () => db('servers').select('*'),
-    () => db('registry_connections').select('*'), () => db('container_images').select('*'), () => db('services').select('*'),
-    () => db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
-    () => db('service_dependencies').select('serviceId', 'dependsOnServiceId'),
-    () => db('vars').select('*'), () => db('secrets').select('*'), () => db('config_fragments').select('*'),
-    () => db('config_files').select('id', 'environmentId', 'name', 'kind', 'content', 'description', 'source'),
-    () => db('config_attachments').select('configFileId', 'serviceId', 'targetPath'),
-    () => db('webhook_subscriptions').select('id', 'environmentId', 'name', 'url', 'secretEnc', 'headers', 'enabled', 'eventTypes', 'source'),
-  ]);
-  const envName = new Map<string, string>(envs.map((e: any) => [e.id, e.name]));
-  const objects: ObjectState[] = [];
-  const ids = new Map<string, string>();
-  const push = (kind: string, row: any, name: string, fields: Record<string, unknown>) => {
-    const environment = kind === 'Environment' ? undefined : envName.get(row.environmentId);
-    objects.push({ kind, environment, name, fields, id: row.id, environmentId: row.environmentId ?? row.id, source: manifestSource(row.source) });
-    ids.set(`${environment ?? '-'}/${kind}/${name}`, row.id);
+  const stored = KINDS.filter((k) => k.table);
+  const tables = await readTables(db, stored.map((k) => k.table!));
+  const related = await readRelations(db);
+  const names = new Map<string, string>(); // `${kind}/${id}` -> name
+  for (const k of stored) for (const row of tables[k.table!]) names.set(`${k.kind}/${row.id}`, nameOf(k, row));
+  const ctx = {
+    nameOf: (kind: string, id: string | null | undefined) => (id ? names.get(`${kind}/${id}`) ?? null : null),
+    related,
   };
+  const envName = (id: string) => names.get(`Environment/${id}`);
   const open = (enc: string | null) => (enc ? secretDigest(box.open(enc)) : null);
 
-  for (const e of envs) {
-    const fields: Record<string, unknown> = { description: e.description, sshPrivateKey: open(e.sshPrivateKeySealed) };
-    for (const [module, def] of [...Object.entries(SETTINGS_MODULES), ['notifications', NOTIFICATIONS_MODULE] as const]) {
-      const row = settings.find((s: any) => s.environmentId === e.id && s.module === module);
-      for (const [k, v] of Object.entries({ ...def.defaults, ...(row?.values ?? {}) })) fields[`settings.${module}.${k}`] = v;
+  const objects: ObjectState[] = [];
+  const ids = new Map<string, string>();
+  for (const k of stored) {
+    for (const row of tables[k.table!]) {
+      const fields: Record<string, unknown> = {};
+      for (const c of k.manifest.columns ?? []) fields[c] = row[c];
+      for (const r of k.references ?? []) if (r.column) fields[r.path] = ctx.nameOf(r.kind, row[r.column]);
+      for (const s of k.secrets ?? []) fields[s.field] = open(row[s.column]);
+      Object.assign(fields, k.manifest.actual?.(row, ctx));
+      const environment = k.namespaced ? envName(row.environmentId) : undefined;
+      const name = nameOf(k, row);
+      const source = manifestSource(row.source);
+      objects.push({ kind: k.kind, environment, name, fields, id: row.id, environmentId: row.environmentId ?? row.id, source });
+      ids.set(`${environment ?? '-'}/${k.kind}/${name}`, row.id);
+      // References by the manifest's name resolve too (an image is stored under its imageName).
+      if (k.manifest.identity && source?.name) ids.set(`${environment}/${k.kind}/${source.name}`, row.id);
     }
-    push('Environment', e, e.name, fields);
   }
-  for (const r of servers) {
-    push('Server', r, r.name, { hostname: r.hostname, sshPort: r.sshPort, sshUser: r.sshUser, dockerMode: r.dockerMode, metricsMode: r.metricsMode, tags: r.tags });
-  }
-  const registryName = new Map<string, string>(registries.map((r: any) => [r.id, r.name]));
-  for (const r of registries) {
-    push('Registry', r, r.name, {
-      type: r.type, registryUrl: r.registryUrl, repositoryPrefix: r.repositoryPrefix, username: r.username, isDefault: r.isDefault,
-      refreshIntervalMinutes: r.refreshIntervalMinutes, autoLinkPattern: r.autoLinkPattern, token: open(r.tokenEnc), password: open(r.passwordEnc),
-    });
-  }
-  const imageName = new Map<string, string>(images.map((i: any) => [i.id, i.imageName]));
-  for (const i of images) {
-    push('ContainerImage', i, i.imageName, { imageName: i.imageName, registry: registryName.get(i.registryConnectionId) ?? null, autoUpdate: i.autoUpdate });
-    // References by the manifest's name resolve too.
-    const src = manifestSource(i.source);
-    if (src?.name) ids.set(`${envName.get(i.environmentId)}/ContainerImage/${src.name}`, i.id);
-  }
-  for (const v of vars) push('Var', v, v.key, { value: v.value, description: v.description });
-  for (const x of secrets) push('Secret', x, x.key, { value: open(x.valueSealed), description: x.description });
-  for (const f of fragments) push('ConfigFragment', f, f.name, { content: f.content, description: f.description });
-  for (const f of files) push('ConfigFile', f, f.name, { content: f.content, description: f.description });
-  for (const w of subscriptions) {
-    push('WebhookSubscription', w, w.name, { url: w.url, secret: open(w.secretEnc), headers: w.headers, enabled: w.enabled, eventTypes: w.eventTypes });
-  }
-  const fileName = new Map<string, string>(files.map((f: any) => [f.id, f.name]));
-  const serviceName = new Map<string, string>(services.map((s: any) => [s.id, s.name]));
-  const serverName = new Map<string, string>(servers.map((s: any) => [s.id, s.name]));
-  for (const s of services) {
-    const mine = deployments.filter((d: any) => d.serviceId === s.id);
-    push('Service', s, s.name, {
-      image: imageName.get(s.containerImageId) ?? null, imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes,
-      command: s.command, healthCheck: s.healthCheck, composeTemplate: s.composeTemplate,
-      deployments: normaliseDeployments(s.name, mine.map((d: any) => ({ server: serverName.get(d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
-      dependsOn: deps.filter((d: any) => d.serviceId === s.id).map((d: any) => serviceName.get(d.dependsOnServiceId)).sort(),
-      configFiles: attachments.filter((a: any) => a.serviceId === s.id).map((a: any) => ({ name: fileName.get(a.configFileId), targetPath: a.targetPath }))
-        .sort((a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b))),
-    });
-  }
-  return { objects, envIds: new Map(envs.map((e: any) => [e.name, e.id])), ids };
+  const envIds = new Map(tables[kindOf('Environment').table!].map((e) => [e.name as string, e.id as string]));
+  return { objects, envIds, ids };
 }
 
 /** keyOf()-style keys of what exists, so references to API-created objects resolve. */

@@ -1,3 +1,5 @@
+import { KIND_NAMES } from '../kinds/index.js';
+
 /**
  * The comparable form of an object, built both from manifests (desired) and from the store
  * (actual): API field names, references by name, secrets as digests. The diff compares these.
@@ -44,10 +46,7 @@ export interface Change {
   sourceOnly?: boolean;
 }
 
-/** Apply order: what others refer to first. Deletions run in the reverse order. */
-export const KIND_ORDER = [
-  'Environment', 'Registry', 'Server', 'ServerCluster', 'ContainerImage', 'Var', 'Secret', 'ConfigFragment',
-  'ConfigFile', 'Service', 'Database', 'ExternalEntity', 'Connection', 'WebhookSubscription',
-];
+/** Apply order: what others refer to first (the order of controller/kinds/index.ts). Deletions run in the reverse order. */
+export const KIND_ORDER = KIND_NAMES;
 
 export const stateKey = (o: { kind: string; environment?: string; name: string }) => `${o.kind}/${o.environment ?? '-'}/${o.name}`;

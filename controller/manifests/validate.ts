@@ -1,6 +1,8 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { KIND_NAMES, RESERVED_LABEL_PREFIX, SCHEMAS } from '../../manifests-schema/index.js';
+import { documentSchema } from '../kinds/document-schema.js';
+import { KIND_NAMES, KINDS, kindOf } from '../kinds/index.js';
+import { RESERVED_LABEL_PREFIX } from '../kinds/manifest-fields.js';
 import type { ParsedDocument } from './parse.js';
 import type { ManifestError } from './types.js';
 
@@ -9,7 +11,7 @@ function validatorOf(kind: string): ValidateFunction {
   if (!validators) {
     const ajv = new Ajv({ allErrors: true, strict: false });
     (addFormats as unknown as (a: Ajv) => void)(ajv);
-    validators = Object.fromEntries(KIND_NAMES.map((k) => [k, ajv.compile(SCHEMAS[k])]));
+    validators = Object.fromEntries(KINDS.map((k) => [k.kind, ajv.compile(documentSchema(k))]));
   }
   return validators[kind];
 }
@@ -49,6 +51,8 @@ function collapse(errors: ErrorObject[]): ErrorObject[] {
   });
 }
 
+const secretsOf = (kind: string) => kindOf(kind).secrets ?? [];
+
 type At = (path: string[], message: string, atKey?: boolean) => ManifestError;
 
 function toError(e: ErrorObject, at: At, kind: string): ManifestError {
@@ -56,14 +60,15 @@ function toError(e: ErrorObject, at: At, kind: string): ManifestError {
   switch (e.keyword) {
     case 'additionalProperties': {
       const field = String(e.params.additionalProperty);
-      if (kind === 'Secret' && path.join('/') === 'spec' && field === 'value') {
+      // A secret whose valueFrom sits right under spec (a Secret's), given as a plain value.
+      if (path.join('/') === 'spec' && secretsOf(kind).some((f) => f.valueFrom?.length === 1 && f.field === field)) {
         return at([...path, field], 'plain secret values are not allowed in manifests: use valueFrom: {env: NAME} or {file: PATH}', true);
       }
       return at([...path, field], `unknown field '${field}'`, true);
     }
     case 'type':
-      if (kind === 'WebhookSubscription' && path.join('/') === 'spec/secret' && e.params.type === 'object') {
-        return at(path, 'plain secret values are not allowed in manifests: use secret: {valueFrom: {env: NAME}} or {valueFrom: {file: PATH}}');
+      if (path.length === 2 && path[0] === 'spec' && e.params.type === 'object' && secretsOf(kind).some((f) => !f.valueFrom && f.field === path[1])) {
+        return at(path, `plain secret values are not allowed in manifests: use ${path[1]}: {valueFrom: {env: NAME}} or {valueFrom: {file: PATH}}`);
       }
       return at(path, e.message ?? 'is invalid');
     case 'required':

@@ -1,21 +1,17 @@
 import type { Knex } from 'knex';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { defaultSettingsRows } from '../settings/environment-settings.js';
-import { parsePrivateKey } from '../servers/ssh-key.js';
+import { kindOf, STORED_KINDS } from '../kinds/index.js';
+import { isVersioned, nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
+import { SETTINGS_MODULES } from '../settings/environment-settings.js';
+import {
+  addManifestRevision, deleteDeployments, deleteRow, deleteSubscriptionDeliveries, deploymentsOfService, insertDefaultSettings,
+  insertDeployment, insertRow, mergeSettings, replaceAttachments, replaceDependencies, settingsOf, updateDeployment, updateRow,
+} from '../store/repositories/manifest-rows.js';
 import type { Snapshot } from './snapshot.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
-const JSON_COLUMNS = new Set(['tags', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'headers', 'eventTypes']);
-const TABLES: Record<string, string> = {
-  Environment: 'environments', Server: 'servers', Registry: 'registry_connections', ContainerImage: 'container_images', Service: 'services',
-  Var: 'vars', Secret: 'secrets', ConfigFragment: 'config_fragments', ConfigFile: 'config_files',
-  WebhookSubscription: 'webhook_subscriptions',
-};
-/** Tables without a generation column. */
-const UNVERSIONED = new Set(['Var', 'Secret', 'WebhookSubscription']);
-/** The column holding an object's name, when it is not `name`. */
-const NAME_COLUMN: Record<string, string | null> = { ContainerImage: null, Var: 'key', Secret: 'key' };
-export const SUPPORTED_KINDS = Object.keys(TABLES);
+/** Kinds this controller applies (the others are validated only). */
+export const SUPPORTED_KINDS = STORED_KINDS;
 
 export interface WriteContext {
   trx: Knex.Transaction;
@@ -31,84 +27,81 @@ const idOf = (w: WriteContext, env: string | undefined, kind: string, name: stri
   return id;
 };
 
-/** Row columns for the given API fields of one kind (references resolved to ids, secrets sealed). */
+/** Fields written to other tables than the kind's own (a service's deployments, an environment's settings). */
+const isRelation = (k: KindDescriptor, field: string) =>
+  (k.manifest.relations ?? []).some((r) => (r.endsWith('.') ? field.startsWith(r) : field === r));
+
+/** Row columns for the given fields of one object, as its descriptor maps them: references to ids, secrets sealed. */
 function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<string, unknown> {
+  const k = kindOf(o.kind);
   const out: Record<string, unknown> = {};
   for (const f of fields) {
+    if (isRelation(k, f)) continue;
     const v = o.fields[f];
-    if (f === 'registry') out.registryConnectionId = v == null ? null : idOf(w, o.environment, 'Registry', v as string);
-    else if (f === 'image') out.containerImageId = idOf(w, o.environment, 'ContainerImage', v as string);
-    else if (f === 'token' || f === 'password') out[`${f}Enc`] = w.box.seal(o.secretValues![f]);
-    else if (o.kind === 'Secret' && f === 'value') out.valueSealed = w.box.seal(o.secretValues!.value);
-    else if (o.kind === 'WebhookSubscription' && f === 'secret') out.secretEnc = w.box.seal(o.secretValues!.secret);
-    else if (f === 'sshPrivateKey') Object.assign(out, sshKeyColumns(w, o.secretValues!.sshPrivateKey));
-    else if (f === 'deployments' || f === 'dependsOn' || f === 'configFiles' || f.startsWith('settings.')) continue;
-    else out[f] = JSON_COLUMNS.has(f) ? JSON.stringify(v) : v;
+    const ref = k.references?.find((r) => r.column && r.path === f);
+    const secret = k.secrets?.find((s) => s.field === f);
+    if (ref) out[ref.column!] = v == null ? null : idOf(w, o.environment, ref.kind, v as string);
+    else if (secret) {
+      const value = o.secretValues![f];
+      Object.assign(out, { [secret.column]: w.box.seal(value) }, secret.derived?.(value));
+    } else out[f] = k.jsonColumns?.includes(f) ? JSON.stringify(v) : v;
   }
   return out;
 }
 
-/** As PUT /api/environments/{envId}/ssh-key stores a key: sealed, with its public half and fingerprint. */
-function sshKeyColumns(w: WriteContext, privateKey: string) {
-  const key = parsePrivateKey(privateKey);
-  return { sshPrivateKeySealed: w.box.seal(privateKey), sshPublicKey: key.publicKey, sshKeyFingerprint: key.fingerprint, sshKeyUpdatedAt: w.trx.fn.now() };
-}
-
-async function environmentDefaults(w: WriteContext, envId: string) {
-  const rows = await w.trx('environment_settings').where({ environmentId: envId }).whereIn('module', ['general', 'operations']);
-  const of = (m: string) => rows.find((r: any) => r.module === m)?.values ?? {};
-  return { sshUser: of('general').sshUser ?? 'root', dockerMode: of('operations').defaultDockerMode ?? 'ssh', metricsMode: of('operations').defaultMetricsMode ?? 'disabled' };
+/** Columns a manifest left out that the environment's settings fill in (a server's sshUser). */
+async function environmentDefaults(w: WriteContext, k: KindDescriptor, environmentId: string) {
+  const wanted = Object.entries(k.manifest.environmentDefaults ?? {});
+  if (!wanted.length) return {};
+  const stored = await settingsOf(w.trx, environmentId, [...new Set(wanted.map(([, [module]]) => module))]);
+  return Object.fromEntries(wanted.map(([column, [module, field]]) =>
+    [column, stored[module]?.[field] ?? SETTINGS_MODULES[module].defaults[field]]));
 }
 
 /** Inserts one desired object; returns its id. */
 export async function createObject(w: WriteContext, o: ObjectState): Promise<string> {
-  const source = JSON.stringify(o.source);
+  const k = kindOf(o.kind);
   const fields = Object.keys(o.fields);
-  if (o.kind === 'Environment') {
-    const [row] = await w.trx('environments').insert({ name: o.name, source, ...columns(w, o, fields) }).returning('id');
-    await w.trx('environment_settings').insert(defaultSettingsRows(row.id));
-    await writeSettings(w, row.id, o, fields);
-    w.snap.envIds.set(o.name, row.id);
-    w.snap.ids.set(`-/Environment/${o.name}`, row.id);
-    return row.id;
+  const row: Record<string, unknown> = { source: JSON.stringify(o.source) };
+  if (k.namespaced) {
+    row.environmentId = w.snap.envIds.get(o.environment!)!;
+    Object.assign(row, await environmentDefaults(w, k, row.environmentId as string));
   }
-  const environmentId = w.snap.envIds.get(o.environment!)!;
-  const base: Record<string, unknown> = { environmentId, source, ...columns(w, o, fields) };
-  if (o.kind === 'Server') Object.assign(base, { ...(await environmentDefaults(w, environmentId)), ...base, name: o.name });
-  const nameColumn = o.kind in NAME_COLUMN ? NAME_COLUMN[o.kind] : 'name';
-  if (nameColumn) base[nameColumn] = o.name;
-  const [row] = await w.trx(TABLES[o.kind]).insert(base).returning('id');
-  if (o.kind === 'ConfigFile') await w.trx('config_file_revisions').insert({ configFileId: row.id, revision: 1, content: o.fields.content, actorName: 'manifest', reason: 'manifest' });
-  w.snap.ids.set(`${o.environment}/${o.kind}/${o.name}`, row.id);
-  if (o.source?.name) w.snap.ids.set(`${o.environment}/${o.kind}/${o.source.name}`, row.id);
-  if (o.kind === 'Service') await syncDeployments(w, row.id, o);
-  if (o.kind === 'Service' && o.fields.configFiles) await syncAttachments(w, row.id, o);
-  return row.id;
+  Object.assign(row, columns(w, o, fields));
+  const nameColumn = nameColumnOf(k);
+  if (nameColumn) row[nameColumn] = o.name;
+  const id = await insertRow(w.trx, k.table!, row);
+  w.snap.ids.set(`${o.environment ?? '-'}/${o.kind}/${o.name}`, id);
+  if (o.source?.name) w.snap.ids.set(`${o.environment}/${o.kind}/${o.source.name}`, id);
+  if (o.kind === 'Environment') {
+    w.snap.envIds.set(o.name, id);
+    await insertDefaultSettings(w.trx, id);
+    await writeSettings(w, id, o, fields);
+  }
+  if (o.kind === 'ConfigFile') await addManifestRevision(w.trx, id, o.fields.content);
+  if (o.kind === 'Service') await syncDeployments(w, id, o);
+  if (o.kind === 'Service' && o.fields.configFiles) await syncAttachments(w, id, o);
+  return id;
 }
 
 /** Writes the changed fields (and the new source) of an existing object. */
 export async function updateObject(w: WriteContext, o: ObjectState, id: string, changed: string[]): Promise<void> {
-  const cols = columns(w, o, changed);
-  const versioned = !UNVERSIONED.has(o.kind);
-  await w.trx(TABLES[o.kind]).where({ id }).update({
-    ...cols, source: JSON.stringify(o.source), updatedAt: w.trx.fn.now(),
-    ...(changed.length && versioned && { generation: w.trx.raw('generation + 1') }),
-    ...(o.kind === 'ConfigFile' && changed.includes('content') && { revision: w.trx.raw('revision + 1') }),
-  });
-  if (o.kind === 'ConfigFile' && changed.includes('content')) {
-    const { revision } = await w.trx('config_files').where({ id }).first('revision');
-    await w.trx('config_file_revisions').insert({ configFileId: id, revision, content: o.fields.content, actorName: 'manifest', reason: 'manifest' });
-  }
+  const k = kindOf(o.kind);
+  const contentChanged = o.kind === 'ConfigFile' && changed.includes('content');
+  await updateRow(w.trx, k.table!, id, { ...columns(w, o, changed), source: JSON.stringify(o.source) }, [
+    ...(changed.length && isVersioned(k) ? ['generation'] : []),
+    ...(contentChanged ? ['revision'] : []),
+  ]);
+  if (contentChanged) await addManifestRevision(w.trx, id, o.fields.content);
   if (o.kind === 'Service' && changed.includes('configFiles')) await syncAttachments(w, id, o);
   if (o.kind === 'Environment') await writeSettings(w, id, o, changed);
   if (o.kind === 'Service' && changed.includes('deployments')) await syncDeployments(w, id, o);
 }
 
 export async function deleteObject(w: WriteContext, kind: string, id: string): Promise<void> {
-  if (kind === 'Service') w.removedDeployments.push(...await w.trx('deployments').where({ serviceId: id }));
-  // As DELETE /api/webhook-subscriptions/{id}: its delivery history goes with it.
-  if (kind === 'WebhookSubscription') await w.trx('delivery_outbox').where({ kind: 'subscription', targetId: id }).delete();
-  await w.trx(TABLES[kind]).where({ id }).delete();
+  if (kind === 'Service') w.removedDeployments.push(...await deploymentsOfService(w.trx, id));
+  if (kind === 'WebhookSubscription') await deleteSubscriptionDeliveries(w.trx, id);
+  await deleteRow(w.trx, kindOf(kind).table!, id);
 }
 
 async function writeSettings(w: WriteContext, envId: string, o: ObjectState, fields: string[]) {
@@ -117,35 +110,29 @@ async function writeSettings(w: WriteContext, envId: string, o: ObjectState, fie
     const [, module, key] = f.split('.');
     byModule.set(module, { ...(byModule.get(module) ?? {}), [key]: o.fields[f] });
   }
-  for (const [module, values] of byModule) {
-    const row = await w.trx('environment_settings').where({ environmentId: envId, module }).first('values');
-    await w.trx('environment_settings').insert({ environmentId: envId, module, values: JSON.stringify({ ...(row?.values ?? {}), ...values }), updatedAt: w.trx.fn.now() })
-      .onConflict(['environmentId', 'module']).merge();
-  }
+  for (const [module, values] of byModule) await mergeSettings(w.trx, envId, module, values);
 }
 
 /** Makes a service's deployments match the manifest's list. */
 async function syncDeployments(w: WriteContext, serviceId: string, o: ObjectState) {
   const envId = w.snap.envIds.get(o.environment!)!;
-  {
-    const want = o.fields.deployments as Array<{ server: string; containerName: string; composePath: string | null }>;
-    const have = await w.trx('deployments').where({ serviceId });
-    const source: ManifestSource = { ...o.source!, fields: ['serverId', 'containerName', 'composePath'] };
-    const keep = new Set<string>();
-    for (const d of want) {
-      const serverId = idOf(w, o.environment, 'Server', d.server);
-      const row = have.find((h: any) => h.serverId === serverId && h.containerName === d.containerName);
-      if (row) {
-        keep.add(row.id);
-        if (row.composePath !== d.composePath) await w.trx('deployments').where({ id: row.id }).update({ composePath: d.composePath, source: JSON.stringify(source) });
-      } else {
-        await w.trx('deployments').insert({ serviceId, environmentId: envId, serverId, containerName: d.containerName, composePath: d.composePath, source: JSON.stringify(source) });
-      }
+  const want = o.fields.deployments as Array<{ server: string; containerName: string; composePath: string | null }>;
+  const have = await deploymentsOfService(w.trx, serviceId);
+  const source: ManifestSource = { ...o.source!, fields: ['serverId', 'containerName', 'composePath'] };
+  const keep = new Set<string>();
+  for (const d of want) {
+    const serverId = idOf(w, o.environment, 'Server', d.server);
+    const row = have.find((h) => h.serverId === serverId && h.containerName === d.containerName);
+    if (row) {
+      keep.add(row.id);
+      if (row.composePath !== d.composePath) await updateDeployment(w.trx, row.id, { composePath: d.composePath, source: JSON.stringify(source) });
+    } else {
+      await insertDeployment(w.trx, { serviceId, environmentId: envId, serverId, containerName: d.containerName, composePath: d.composePath, source: JSON.stringify(source) });
     }
-    const gone = have.filter((h: any) => !keep.has(h.id));
-    w.removedDeployments.push(...gone);
-    if (gone.length) await w.trx('deployments').whereIn('id', gone.map((h: any) => h.id)).delete();
   }
+  const gone = have.filter((h) => !keep.has(h.id));
+  w.removedDeployments.push(...gone);
+  await deleteDeployments(w.trx, gone.map((h) => h.id));
 }
 
 /**
@@ -154,19 +141,13 @@ async function syncDeployments(w: WriteContext, serviceId: string, o: ObjectStat
  */
 export async function syncDependencies(w: WriteContext, o: ObjectState): Promise<void> {
   const serviceId = idOf(w, o.environment, 'Service', o.name);
-  {
-    await w.trx('service_dependencies').where({ serviceId }).delete();
-    const rows = (o.fields.dependsOn as string[]).map((n) => ({ serviceId, dependsOnServiceId: idOf(w, o.environment, 'Service', n) }));
-    if (rows.length) await w.trx('service_dependencies').insert(rows);
-  }
+  await replaceDependencies(w.trx, serviceId, (o.fields.dependsOn as string[]).map((n) => idOf(w, o.environment, 'Service', n)));
 }
 
 /** Makes a service's config file attachments match the manifest's list. */
 async function syncAttachments(w: WriteContext, serviceId: string, o: ObjectState) {
   const envId = w.snap.envIds.get(o.environment!)!;
-  await w.trx('config_attachments').where({ serviceId }).delete();
-  const rows = (o.fields.configFiles as Array<{ name: string; targetPath: string }>).map((c) => ({
+  await replaceAttachments(w.trx, serviceId, (o.fields.configFiles as Array<{ name: string; targetPath: string }>).map((c) => ({
     serviceId, environmentId: envId, configFileId: idOf(w, o.environment, 'ConfigFile', c.name), targetPath: c.targetPath,
-  }));
-  if (rows.length) await w.trx('config_attachments').insert(rows);
+  })));
 }

@@ -1,4 +1,4 @@
-import { bool, enumOf, int, nullable, object, str, uuid, type Schema } from '../../api/http/schema.js';
+import { bool, enumOf, int, nullable, object, str, uuid, type Schema } from '../kinds/schema.js';
 
 /** One settings module: its fields (validation and docs) and its defaults. */
 export interface SettingsModule {

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { arrayOf, int, nullable, str, type Schema } from '../../api/http/schema.js';
+import { arrayOf, int, nullable, str, type Schema } from '../kinds/schema.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
 /** The system-wide settings (interface spec, System settings) and the retention knobs. */

@@ -79,7 +79,7 @@ spec: {value: "1"}
     const r = load({ 'a.yaml': 'kind: [\n', 'b.yaml': 'apiVersion: stevedore/v1\nkind: Nope\n' });
     expect(where(r)).to.have.length.greaterThan(1);
     expect(r.errors[0].file).to.equal('a.yaml');
-    expect(where(r)).to.include("b.yaml:2:7: kind: unknown kind 'Nope' (known: Environment, Server, Registry, ContainerImage, Service, ConfigFile, ConfigFragment, Var, Secret, Database, WebhookSubscription, ServerCluster, ExternalEntity, Connection)");
+    expect(where(r)).to.include("b.yaml:2:7: kind: unknown kind 'Nope' (known: Environment, Registry, Server, ServerCluster, ContainerImage, Var, Secret, ConfigFragment, ConfigFile, Service, Database, ExternalEntity, Connection, WebhookSubscription)");
   });
 
   it('resolves references by name and reports unknown ones where they are written', () => {

@@ -1,37 +1,10 @@
 /**
- * Building blocks shared by every manifest kind. Field schemas are written in the API's
- * OpenAPI 3.0 dialect (api/http/schema.ts) so they can be reused as they are; `toDraft7`
- * turns `nullable` into type arrays when the kind's schema is assembled.
+ * The draft-07 schema of a whole manifest document of one kind, built from its descriptor:
+ * what the manifest loader validates with and what manifests-schema/ writes out.
  */
-import { object, str, type Schema } from '../../api/http/schema.js';
-
-export type { Schema };
-
-/** Names of objects, as the API's environment names: also how manifests refer to each other. */
-export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
-export const name = (description: string): Schema => str({ minLength: 1, maxLength: 100, pattern: NAME_PATTERN, description });
-/** Keys of vars and secrets, as the API's. */
-export const KEY_PATTERN = '^[A-Z_][A-Z0-9_]*$';
-export const RESERVED_LABEL_PREFIX = 'stevedore.';
-
-/** `valueFrom`: where the controller reads a secret value at apply time; never the value itself. */
-export const valueFrom: Schema = object({
-  env: str({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable of the controller process' }),
-  file: str({ minLength: 1, maxLength: 1000, description: 'File path, relative to the manifests folder or absolute' }),
-}, [], { minProperties: 1, maxProperties: 1, description: 'Exactly one of env or file' });
-
-export const secretRef = (description: string): Schema =>
-  object({ valueFrom }, ['valueFrom'], { description: `${description} (write-only; read from valueFrom)` });
-
-export interface KindDefinition {
-  kind: string;
-  description: string;
-  /** False for Environment, whose metadata names no environment. */
-  namespaced: boolean;
-  /** Overrides the metadata.name rule (vars and secrets are named by their key). */
-  namePattern?: string;
-  spec: Schema;
-}
+import type { KindDescriptor } from './kind.js';
+import { name, RESERVED_LABEL_PREFIX } from './manifest-fields.js';
+import { object, str, type Schema } from './schema.js';
 
 const labels: Schema = {
   type: 'object',
@@ -59,8 +32,10 @@ export function toDraft7(schema: unknown): unknown {
   return out;
 }
 
+export const schemaFileName = (kind: string) => `${kind.replace(/([a-z])([A-Z])/g, '$1-$2').toLowerCase()}.schema.json`;
+
 /** The whole document schema of one kind (draft-07). */
-export function documentSchema(def: KindDefinition): Schema {
+export function documentSchema(def: KindDescriptor): Schema {
   const metadata = object({
     name: def.namePattern ? str({ minLength: 1, maxLength: 100, pattern: def.namePattern, description: 'Name (the key)' }) : name('Name, unique per kind in its environment'),
     ...(def.namespaced && { environment: name('Name of the Environment this object belongs to') }),
@@ -75,7 +50,7 @@ export function documentSchema(def: KindDefinition): Schema {
       apiVersion: { type: 'string', const: 'stevedore/v1' },
       kind: { type: 'string', const: def.kind },
       metadata,
-      spec: def.spec,
+      spec: def.manifest.spec,
     }, ['apiVersion', 'kind', 'metadata', 'spec']),
   }) as Schema;
 }

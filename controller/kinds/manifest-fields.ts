@@ -1,0 +1,18 @@
+/** Field schemas that only manifests use: names other manifests refer to, and valueFrom for secrets. */
+import { object, str, type Schema } from './schema.js';
+
+/** Names of objects, as the API's environment names: also how manifests refer to each other. */
+export const NAME_PATTERN = '^[A-Za-z0-9][A-Za-z0-9._-]*$';
+export const name = (description: string): Schema => str({ minLength: 1, maxLength: 100, pattern: NAME_PATTERN, description });
+/** Keys of vars and secrets, as the API's. */
+export const KEY_PATTERN = '^[A-Z_][A-Z0-9_]*$';
+export const RESERVED_LABEL_PREFIX = 'stevedore.';
+
+/** `valueFrom`: where the controller reads a secret value at apply time; never the value itself. */
+export const valueFrom: Schema = object({
+  env: str({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable of the controller process' }),
+  file: str({ minLength: 1, maxLength: 1000, description: 'File path, relative to the manifests folder or absolute' }),
+}, [], { minProperties: 1, maxProperties: 1, description: 'Exactly one of env or file' });
+
+export const secretRef = (description: string): Schema =>
+  object({ valueFrom }, ['valueFrom'], { description: `${description} (write-only; read from valueFrom)` });

@@ -1,0 +1,65 @@
+/**
+ * Field schemas are written once, in the OpenAPI 3.0.3 dialect of JSON Schema (nullable instead
+ * of type arrays), and serve ajv validation of API bodies, the OpenAPI document and (turned into
+ * draft-07 by controller/kinds/document-schema.ts) the manifest schemas. Pure builders only:
+ * the kind descriptors, the settings modules and api/http all import them from here.
+ */
+export type Schema = Record<string, unknown>;
+
+export const uuid: Schema = { type: 'string', format: 'uuid' };
+export const timestamp: Schema = { type: 'string', format: 'date-time' };
+export const nullableTimestamp: Schema = { type: 'string', format: 'date-time', nullable: true };
+export const str = (extra: Schema = {}): Schema => ({ type: 'string', ...extra });
+export const nonEmpty = (maxLength = 255, extra: Schema = {}): Schema => ({ type: 'string', minLength: 1, maxLength, ...extra });
+export const bool: Schema = { type: 'boolean' };
+export const int = (minimum?: number, maximum?: number, extra: Schema = {}): Schema => ({
+  type: 'integer', ...(minimum !== undefined && { minimum }), ...(maximum !== undefined && { maximum }), ...extra,
+});
+export const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+export const arrayOf = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
+export const stringMap = (maxProperties = 200): Schema => ({
+  type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties,
+});
+export const enumOf = (...values: string[]): Schema => ({ type: 'string', enum: values });
+
+export function object(properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema {
+  return { type: 'object', properties, required: required.length ? required : undefined, additionalProperties: false, ...extra };
+}
+
+export interface ResourceSchemas {
+  /** Body of create: the writable fields, `required` enforced, defaults filled in. */
+  create: Schema;
+  /** Body of update: the writable fields, all optional. */
+  update: Schema;
+  /** What reads return. */
+  read: Schema;
+  /** Fields a client may see but never write: supplying one is 422 READONLY_FIELD. */
+  readOnly: string[];
+  /** When update refuses more fields than create (a var's key is fixed once created). */
+  updateReadOnly?: string[];
+}
+
+/** Builds the create/update/read schemas of one resource from its writable and read-only fields. */
+export function resourceSchemas(opts: {
+  writable: Record<string, Schema>;
+  readOnly: Record<string, Schema>;
+  required?: string[];
+  /** Write-only fields (secrets): accepted on writes, never in reads. */
+  writeOnly?: string[];
+}): ResourceSchemas {
+  const writeOnly = new Set(opts.writeOnly ?? []);
+  const stripDefaults = (s: Schema): Schema => {
+    const { default: _d, ...rest } = s;
+    return rest;
+  };
+  const updateProps = Object.fromEntries(Object.entries(opts.writable).map(([k, v]) => [k, stripDefaults(v)]));
+  const readProps: Record<string, Schema> = {};
+  for (const [k, v] of Object.entries(opts.writable)) if (!writeOnly.has(k)) readProps[k] = stripDefaults(v);
+  for (const [k, v] of Object.entries(opts.readOnly)) readProps[k] = { ...v, readOnly: true };
+  return {
+    create: object(opts.writable, opts.required ?? []),
+    update: object(updateProps, [], { minProperties: 1 }),
+    read: { type: 'object', properties: readProps },
+    readOnly: Object.keys(opts.readOnly),
+  };
+}

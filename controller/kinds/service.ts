@@ -1,0 +1,128 @@
+import { NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
+import type { KindDescriptor } from './kind.js';
+import { name } from './manifest-fields.js';
+import {
+  arrayOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
+} from './schema.js';
+
+const argv = (maxItems = 64) => arrayOf(str({ maxLength: 4096 }), { minItems: 1, maxItems });
+
+export const healthCheckSchema = object({
+  test: argv(),
+  intervalSec: int(1, 3600),
+  timeoutSec: int(1, 3600),
+  retries: int(0, 100),
+  startPeriodSec: int(0, 3600),
+}, ['test']);
+
+const schemas = resourceSchemas({
+  writable: {
+    name: str({ pattern: NAME_PATTERN }),
+    containerImageId: uuid,
+    imageTag: nullable(str({ pattern: TAG_PATTERN })),
+    type: nullable(str({ pattern: TYPE_NAME_PATTERN })),
+    env: {
+      type: 'object', maxProperties: 500,
+      additionalProperties: str({ maxLength: 65536 }), default: {},
+    },
+    ports: arrayOf(str({ maxLength: 100 }), { maxItems: 100, default: [] }),
+    volumes: arrayOf(str({ maxLength: 1024 }), { maxItems: 100, default: [] }),
+    command: nullable(argv(256)),
+    healthCheck: nullable(healthCheckSchema),
+    composeTemplate: nullable(str({ maxLength: 262144 })),
+  },
+  readOnly: {
+    id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
+    deployments: arrayOf({ type: 'object' }), createdAt: timestamp, updatedAt: timestamp,
+  },
+  required: ['name', 'containerImageId'],
+});
+
+/** A deployment (one container of a service on one server): part of its service in manifests. */
+export const deploymentSchemas = resourceSchemas({
+  writable: {
+    serverId: uuid,
+    containerName: str({ pattern: NAME_PATTERN }),
+    composePath: nullable(str({ maxLength: 1024 })),
+  },
+  readOnly: {
+    id: uuid, serviceId: uuid, environmentId: uuid, status: str(), imageTag: nullable(str()),
+    previousImageTag: nullable(str()), imageDigest: nullable(str()), exposedPorts: arrayOf({}),
+    lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf({ type: 'object' }),
+    source: { type: 'object' }, containerId: nullable(str()), createdAt: timestamp, updatedAt: timestamp,
+  },
+  required: ['serverId', 'containerName'],
+});
+
+// The API's own field schemas, so a manifest and the API accept the same values.
+const apiService = schemas.create.properties as Record<string, Schema>;
+const apiDeployment = deploymentSchemas.create.properties as Record<string, Schema>;
+const { name: _n, containerImageId: _c, imageTag, ...serviceFields } = apiService;
+
+const deployment: Schema = object({
+  server: name('Name of the Server this container runs on'),
+  containerName: { ...apiDeployment.containerName, description: 'Default: the service name' },
+  composePath: apiDeployment.composePath,
+}, ['server']);
+
+const attachedConfigFile: Schema = object({
+  name: name('Name of a ConfigFile'),
+  targetPath: str({ minLength: 2, maxLength: 1000, pattern: '^/', description: 'Absolute path inside the container' }),
+}, ['name', 'targetPath']);
+
+/** What the store holds for the optional template fields a manifest leaves out. */
+const DEFAULTS = { type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null };
+
+const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
+
+/** Deployments in comparable form: the container name defaults to the service's, sorted. */
+export function normaliseDeployments(service: string, list: Array<{ server: string; containerName?: string; composePath?: string | null }>) {
+  return list.map((d) => ({ server: d.server, containerName: d.containerName ?? service, composePath: d.composePath ?? null })).sort(byJson);
+}
+
+export const service: KindDescriptor = {
+  kind: 'Service',
+  namespaced: true,
+  description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
+  table: 'services',
+  schemas,
+  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck'],
+  references: [
+    { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
+    { path: 'deployments.*.server', kind: 'Server' },
+    { path: 'dependsOn.*', kind: 'Service' },
+    { path: 'configFiles.*.name', kind: 'ConfigFile' },
+  ],
+  manifest: {
+    spec: object({
+      image: name('Name of a ContainerImage'),
+      imageTag: { ...imageTag, type: 'string', nullable: false },
+      ...serviceFields,
+      env: { ...serviceFields.env, description: 'Values may hold ${KEY} placeholders (vars and secrets)' },
+      ports: { ...serviceFields.ports, description: 'e.g. "127.0.0.1:8080:80"' },
+      deployments: arrayOf(deployment, { maxItems: 500 }),
+      dependsOn: arrayOf(name('Name of a Service deployed before this one'), { uniqueItems: true }),
+      configFiles: arrayOf(attachedConfigFile, { maxItems: 100 }),
+    }, ['image', 'imageTag']),
+    columns: ['imageTag', ...Object.keys(DEFAULTS)],
+    relations: ['deployments', 'dependsOn', 'configFiles'],
+    desired(spec, serviceName) {
+      const { image, deployments, dependsOn, configFiles, ...plain } = spec;
+      return {
+        ...DEFAULTS, ...plain, image,
+        deployments: normaliseDeployments(serviceName, deployments ?? []),
+        dependsOn: [...(dependsOn ?? [])].sort(),
+        ...(configFiles && { configFiles: configFiles.map((c: { name: string; targetPath: string }) => ({ name: c.name, targetPath: c.targetPath })).sort(byJson) }),
+      };
+    },
+    actual(row, { nameOf, related }) {
+      return {
+        deployments: normaliseDeployments(row.name, related.deployments.filter((d) => d.serviceId === row.id)
+          .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
+        dependsOn: related.service_dependencies.filter((d) => d.serviceId === row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
+        configFiles: related.config_attachments.filter((a) => a.serviceId === row.id)
+          .map((a) => ({ name: nameOf('ConfigFile', a.configFileId), targetPath: a.targetPath })).sort(byJson),
+      };
+    },
+  },
+};

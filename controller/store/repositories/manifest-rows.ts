@@ -1,0 +1,108 @@
+/**
+ * The rows the manifest loader compares and its writer changes, for any kind with a table
+ * (controller/kinds/ names the table): the manifest code computes columns, this file runs SQL.
+ */
+import type { Knex } from 'knex';
+import { defaultSettingsRows } from '../../settings/environment-settings.js';
+
+type Db = Knex | Knex.Transaction;
+type Row = Record<string, any>;
+
+/** Runs queries one after another: a transaction is one connection, which runs one query at a time. */
+async function sequential<T>(queries: Array<() => PromiseLike<T>>): Promise<T[]> {
+  const out: T[] = [];
+  for (const q of queries) out.push(await q());
+  return out;
+}
+
+/** Every row of each table, by table. */
+export async function readTables(db: Db, tables: string[]): Promise<Record<string, Row[]>> {
+  const rows = await sequential(tables.map((t) => () => db(t).select('*')));
+  return Object.fromEntries(tables.map((t, i) => [t, rows[i]]));
+}
+
+/** The relation tables of the manifest kinds (settings, deployments, dependencies, attachments). */
+export async function readRelations(db: Db): Promise<Record<string, Row[]>> {
+  const [settings, deployments, dependencies, attachments] = await sequential<Row[]>([
+    () => db('environment_settings').select('*'),
+    () => db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
+    () => db('service_dependencies').select('serviceId', 'dependsOnServiceId'),
+    () => db('config_attachments').select('configFileId', 'serviceId', 'targetPath'),
+  ]);
+  return { environment_settings: settings, deployments, service_dependencies: dependencies, config_attachments: attachments };
+}
+
+export async function insertRow(trx: Knex.Transaction, table: string, columns: Row): Promise<string> {
+  const [row] = await trx(table).insert(columns).returning('id');
+  return row.id;
+}
+
+/** Writes columns of one row; `bump` names counters (generation, revision) to increase by one. */
+export async function updateRow(trx: Knex.Transaction, table: string, id: string, columns: Row, bump: string[] = []): Promise<void> {
+  await trx(table).where({ id }).update({
+    ...columns, updatedAt: trx.fn.now(),
+    ...Object.fromEntries(bump.map((c) => [c, trx.raw('?? + 1', [c])])),
+  });
+}
+
+export async function deleteRow(trx: Knex.Transaction, table: string, id: string): Promise<void> {
+  await trx(table).where({ id }).delete();
+}
+
+// ---- Environment settings ----------------------------------------------------------------
+
+export async function insertDefaultSettings(trx: Knex.Transaction, environmentId: string): Promise<void> {
+  await trx('environment_settings').insert(defaultSettingsRows(environmentId));
+}
+
+/** The stored values of some settings modules of an environment, by module. */
+export async function settingsOf(trx: Knex.Transaction, environmentId: string, modules: string[]): Promise<Record<string, Row>> {
+  const rows = await trx('environment_settings').where({ environmentId }).whereIn('module', modules);
+  return Object.fromEntries(rows.map((r: Row) => [r.module, r.values ?? {}]));
+}
+
+/** Sets some fields of one settings module, keeping the others. */
+export async function mergeSettings(trx: Knex.Transaction, environmentId: string, module: string, values: Row): Promise<void> {
+  const row = await trx('environment_settings').where({ environmentId, module }).first('values');
+  await trx('environment_settings').insert({ environmentId, module, values: JSON.stringify({ ...(row?.values ?? {}), ...values }), updatedAt: trx.fn.now() })
+    .onConflict(['environmentId', 'module']).merge();
+}
+
+// ---- Config file history -------------------------------------------------------------------
+
+/** Records a config file's current content as its current revision, by the manifest. */
+export async function addManifestRevision(trx: Knex.Transaction, configFileId: string, content: unknown): Promise<void> {
+  const { revision } = await trx('config_files').where({ id: configFileId }).first('revision');
+  await trx('config_file_revisions').insert({ configFileId, revision, content, actorName: 'manifest', reason: 'manifest' });
+}
+
+// ---- A service's deployments, dependencies and attachments ----------------------------------
+
+export const deploymentsOfService = (trx: Knex.Transaction, serviceId: string): Promise<Row[]> => trx('deployments').where({ serviceId });
+
+export async function insertDeployment(trx: Knex.Transaction, row: Row): Promise<void> {
+  await trx('deployments').insert(row);
+}
+
+export async function updateDeployment(trx: Knex.Transaction, id: string, columns: Row): Promise<void> {
+  await trx('deployments').where({ id }).update(columns);
+}
+
+export async function deleteDeployments(trx: Knex.Transaction, ids: string[]): Promise<void> {
+  if (ids.length) await trx('deployments').whereIn('id', ids).delete();
+}
+
+export async function replaceDependencies(trx: Knex.Transaction, serviceId: string, dependsOnServiceIds: string[]): Promise<void> {
+  await trx('service_dependencies').where({ serviceId }).delete();
+  if (dependsOnServiceIds.length) await trx('service_dependencies').insert(dependsOnServiceIds.map((d) => ({ serviceId, dependsOnServiceId: d })));
+}
+
+export async function replaceAttachments(trx: Knex.Transaction, serviceId: string, rows: Row[]): Promise<void> {
+  await trx('config_attachments').where({ serviceId }).delete();
+  if (rows.length) await trx('config_attachments').insert(rows);
+}
+
+/** As DELETE /api/webhook-subscriptions/{id}: its delivery history goes with it. */
+export async function deleteSubscriptionDeliveries(trx: Knex.Transaction, subscriptionId: string): Promise<void> {
+  await trx('delivery_outbox').where({ kind: 'subscription', targetId: subscriptionId }).delete();
+}
