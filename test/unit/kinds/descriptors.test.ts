@@ -1,0 +1,95 @@
+import { expect } from 'chai';
+import { buildOpenApi } from '../../../api/openapi/build-openapi.js';
+import type { RouteSpec } from '../../../api/http/route.js';
+import { allRoutes } from '../../../api/routes/index.js';
+import { documentSchema, toDraft7 } from '../../../controller/kinds/document-schema.js';
+import { KINDS, kindOf, STORED_KINDS } from '../../../controller/kinds/index.js';
+import { SCHEMAS } from '../../../manifests-schema/index.js';
+import { SUPPORTED_KINDS } from '../../../controller/manifests/write-objects.js';
+import { KIND_ORDER } from '../../../controller/manifests/state.js';
+import type { Services } from '../../../controller/services.js';
+
+// Route factories only keep references to the services they are given: any object will do
+// to list the specs, nothing is called.
+const anything: any = new Proxy(function () {}, { get: (_t, p) => (p === 'then' ? undefined : anything), apply: () => anything });
+const specs: RouteSpec[] = allRoutes(anything as Services);
+const byId = new Map(specs.map((s) => [s.operationId, s]));
+const openapi = buildOpenApi(specs, 'test');
+const operation = (id: string) => Object.values(openapi.paths).flatMap((p) => Object.values(p) as any[]).find((o) => o.operationId === id);
+
+/** The API operations of each kind with a CRUD surface. */
+const OPERATIONS: Record<string, { create: string; update: string; get: string }> = {
+  Environment: { create: 'createEnvironment', update: 'updateEnvironment', get: 'getEnvironment' },
+  Server: { create: 'createServer', update: 'updateServer', get: 'getServer' },
+  Registry: { create: 'createRegistry', update: 'updateRegistry', get: 'getRegistry' },
+  ContainerImage: { create: 'createContainerImage', update: 'updateContainerImage', get: 'getContainerImage' },
+  Service: { create: 'createService', update: 'updateService', get: 'getService' },
+  ConfigFile: { create: 'createConfigFile', update: 'updateConfigFile', get: 'getConfigFile' },
+  ConfigFragment: { create: 'createConfigFragment', update: 'updateConfigFragment', get: 'getConfigFragment' },
+  Secret: { create: 'createSecret', update: 'updateSecret', get: 'getSecret' },
+  Var: { create: 'createVar', update: 'updateVar', get: 'getVar' },
+  WebhookSubscription: { create: 'createWebhookSubscription', update: 'updateWebhookSubscription', get: 'getWebhookSubscription' },
+};
+
+describe('kind descriptors: one source for every view of a kind', () => {
+  it('every stored kind has API schemas and the operations above; the schema-only ones have neither', () => {
+    expect(Object.keys(OPERATIONS).sort()).to.deep.equal([...STORED_KINDS].sort());
+    for (const k of KINDS) expect(!!k.schemas, k.kind).to.equal(!!k.table);
+  });
+
+  for (const [kind, ops] of Object.entries(OPERATIONS)) {
+    it(`${kind}: the routes validate with the descriptor's schemas and the OpenAPI document shows those very schemas`, () => {
+      const s = kindOf(kind).schemas!;
+      const create = byId.get(ops.create)!;
+      const update = byId.get(ops.update)!;
+      const get = byId.get(ops.get)!;
+      expect(create.body, ops.create).to.equal(s.create);
+      expect(update.body, ops.update).to.equal(s.update);
+      expect(get.response, ops.get).to.equal(s.read);
+      expect(create.readOnly, ops.create).to.deep.equal(s.readOnly);
+      expect(update.readOnly, ops.update).to.deep.equal(s.updateReadOnly ?? s.readOnly);
+      expect(operation(ops.create).requestBody.content['application/json'].schema).to.equal(s.create);
+      expect(operation(ops.update).requestBody.content['application/json'].schema).to.equal(s.update);
+      expect(operation(ops.get).responses['200'].content['application/json'].schema).to.equal(s.read);
+    });
+  }
+
+  it('manifests-schema and the manifest loader use the descriptor\'s spec, in draft-07', () => {
+    for (const k of KINDS) {
+      expect(SCHEMAS[k.kind], k.kind).to.deep.equal(documentSchema(k));
+      expect((SCHEMAS[k.kind].properties as any).spec, k.kind).to.deep.equal(toDraft7(k.manifest.spec));
+    }
+  });
+
+  it('the writer applies exactly the stored kinds, in the order of the list', () => {
+    expect(SUPPORTED_KINDS).to.deep.equal(STORED_KINDS);
+    expect(KIND_ORDER).to.deep.equal(KINDS.map((k) => k.kind));
+  });
+
+  it('references name known kinds, and stored kinds only refer to kinds applied before them', () => {
+    for (const k of KINDS) {
+      for (const r of k.references ?? []) {
+        expect(() => kindOf(r.kind), `${k.kind}.${r.path}`).not.to.throw();
+        const specProps = Object.keys((k.manifest.spec.properties ?? {}) as object);
+        expect(specProps, `${k.kind}.${r.path}`).to.include(r.path.split('.')[0]);
+        if (k.table && r.kind !== k.kind) {
+          expect(KIND_ORDER.indexOf(r.kind), `${k.kind} refers to ${r.kind}`).to.be.lessThan(KIND_ORDER.indexOf(k.kind));
+        }
+      }
+    }
+  });
+
+  it('manifest columns, JSON columns and secrets are fields of the manifest spec; secrets never appear in reads', () => {
+    for (const k of KINDS.filter((x) => x.table)) {
+      const spec = Object.keys((k.manifest.spec.properties ?? {}) as object);
+      for (const c of k.manifest.columns ?? []) expect(spec, `${k.kind} column ${c}`).to.include(c);
+      for (const c of k.jsonColumns ?? []) expect(k.manifest.columns ?? [], `${k.kind} JSON column ${c}`).to.include(c);
+      const read = Object.keys((k.schemas!.read.properties ?? {}) as object);
+      for (const s of k.secrets ?? []) {
+        expect(spec, `${k.kind} secret ${s.field}`).to.include((s.valueFrom ?? [s.field])[0]);
+        expect(read, `${k.kind} read`).not.to.include(s.field);
+        expect(read, `${k.kind} read`).not.to.include(s.column);
+      }
+    }
+  });
+});
