@@ -5,7 +5,7 @@ import { RESYNC_KIND } from '../../controller/config-files/resync-worker.js';
 import { assertValidTemplate } from '../../controller/config-files/template-rules.js';
 import type { ConfigFragmentRow } from '../../controller/store/repositories/config-fragments.js';
 import { route } from '../http/route.js';
-import { arrayOf, int, listOf, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
+import { listOf, paginationQuery } from '../http/schema.js';
 import { configFragment } from '../../controller/kinds/config-fragment.js';
 import { environmentOf, rowOf } from './loaders.js';
 

@@ -9,14 +9,14 @@ import { parseProcesses, PS_ARGV } from '../../controller/servers/processes.js';
 import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
 import { hostsFromTerraformOutput } from '../../controller/servers/terraform-import.js';
 import {
-  HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
+  SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, TAG_PATTERN,
 } from '../../controller/servers/validation.js';
 import { server } from '../../controller/kinds/server.js';
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
 import {
   arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
-  resourceSchemas, str, timestamp, uuid,
+  str, timestamp, uuid,
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 

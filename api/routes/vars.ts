@@ -1,7 +1,7 @@
 import type { Services } from '../../controller/services.js';
 import { toVar, type VarRow } from '../../controller/store/repositories/vars.js';
 import { route } from '../http/route.js';
-import { listOf, object, paginationQuery, str } from '../http/schema.js';
+import { listOf, paginationQuery } from '../http/schema.js';
 import { variable } from '../../controller/kinds/var.js';
 import { environmentOf, rowOf } from './loaders.js';
 
