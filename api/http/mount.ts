@@ -7,7 +7,6 @@ import { isRouteResult, koaPath, type RouteSpec } from './route.js';
 import { object } from './schema.js';
 import type { Ctx } from './types.js';
 import { validateBody, validateQuery } from './validate.js';
-import { recordRequest } from './audit-request.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
@@ -49,7 +48,7 @@ function runner(spec: RouteSpec, services: Services) {
     if (ctx.status === 204) ctx.body = null;
     else ctx.body = res.body ?? null;
     if (WRITE.has(spec.method) && spec.audit !== false && ctx.status < 400 && !ctx.state.audit?.skip) {
-      await recordRequest(services.audit, ctx, spec, resource, res.body);
+      await services.audit.recordRequest(ctx, spec, resource, res.body);
     }
   };
 }

@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import type { Role } from './roles.js';
+import type { Role } from '../../api/http/types.js';
 
 export interface JwtClaims {
   sub: string;
