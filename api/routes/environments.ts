@@ -1,12 +1,12 @@
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope } from '../../controller/errors/app-error.js';
 import { defaultSettingsRows } from '../../controller/settings/environment-settings.js';
-import { environment } from '../../controller/kinds/environment.js';
 import { toEnvironment } from '../../controller/store/repositories/environments.js';
 import { route } from '../http/route.js';
-import { listOf, paginationQuery } from '../http/schema.js';
+import { int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { rowOf } from './loaders.js';
+import { environment } from '../../controller/kinds/environment.js';
 
 const environmentSchemas = environment.schemas!;
 

@@ -9,16 +9,16 @@ import { parseProcesses, PS_ARGV } from '../../controller/servers/processes.js';
 import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
 import { hostsFromTerraformOutput } from '../../controller/servers/terraform-import.js';
 import {
-  SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, TAG_PATTERN,
+  HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
 } from '../../controller/servers/validation.js';
-import { server } from '../../controller/kinds/server.js';
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
 import {
   arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
-  str, timestamp, uuid,
+  resourceSchemas, str, timestamp, uuid,
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
+import { server } from '../../controller/kinds/server.js';
 
 const serverSchemas = server.schemas!;
 
