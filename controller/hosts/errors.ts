@@ -77,6 +77,15 @@ export class SshConfigInvalid extends HostError {
   }
 }
 
+/** A file operation on the server failed (SFTP): names the operation, the path and the reason. */
+export class RemoteFileFailed extends HostError {
+  readonly code = 'COMMAND_FAILED';
+  readonly retryable = false;
+  constructor(serverId: string, readonly operation: string, readonly path: string, readonly reason: string, options?: ErrorOptions) {
+    super(serverId, `${operation} ${truncate(path, 300)} on ${serverLabel(serverId)} failed: ${reason}`, options);
+  }
+}
+
 function truncate(s: string, max: number): string {
   return s.length <= max ? s : `${s.slice(0, max)}…`;
 }
