@@ -17,7 +17,7 @@ import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
  */
 export function interruptionOf(plan: Pick<DeploymentPlanRow, 'owner' | 'heartbeatAt'>, ownOwner: string): string {
   if (plan.owner !== ownOwner) {
-    return 'the controller was restarted (or stopped) while this step ran; the step may have been half-done on the server';
+    return 'the controller stopped (or was restarted) while this step ran; the step may have been half-done on the server';
   }
   const lastBeat = plan.heartbeatAt ? new Date(plan.heartbeatAt).getTime() : 0;
   if (databaseLastUnavailableAt() >= lastBeat - LEASE_MS) {
