@@ -147,8 +147,7 @@ export interface Chaos {
 export async function startChaos(name: string): Promise<Chaos> {
   const w = await startWorld();
   const app = await addService(w, name, { servers: ['s1', 's2', 's3'] });
-  const first = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v1', strategy: 'parallel' });
-  expect(first.body.status, first.text).to.equal('succeeded');
+  await deployWaiting(w.admin, app.service.id, 'v1');
   const receiver = await new Receiver().start();
   const hook = await w.admin.post('/api/admin/webhooks', { name: `chaos-${name}`, url: `${receiver.url}/hook`, enabled: true });
   expect(hook.status, hook.text).to.equal(201);
@@ -179,6 +178,19 @@ export async function stopChaos(c: Chaos | undefined): Promise<void> {
   await c.receiver.stop?.();
   await c.db.destroy();
   await cleanup(c.w);
+}
+
+/**
+ * Deploys and waits for success; one retry, because on an overloaded machine a container's first
+ * healthcheck can time out (the plan then rolls back correctly, which is not what is under test).
+ */
+export async function deployWaiting(api: HttpClient, serviceId: string, imageTag: string): Promise<void> {
+  let res;
+  for (let attempt = 0; attempt < 2; attempt++) {
+    res = await api.post(`/api/services/${serviceId}/deploy?wait=true`, { imageTag, strategy: 'parallel' });
+    if (res.body.status === 'succeeded') return;
+  }
+  expect(res!.body.status, res!.text).to.equal('succeeded');
 }
 
 const TERMINAL = ['succeeded', 'failed', 'rolled_back', 'rollback_failed', 'cancelled'];

@@ -4,7 +4,7 @@
 // every event, webhooks arrived exactly once, and no promise rejection went unhandled.
 import { expect } from 'chai';
 import { loadFleet, serverCtl, serverExec } from '../../fleet/fleet.js';
-import { assertHealthy, startChaos, stopChaos, sleep, until, type Chaos } from './chaos-world.js';
+import { assertHealthy, deployWaiting, startChaos, stopChaos, sleep, until, type Chaos } from './chaos-world.js';
 import { FleetPostgres } from './postgres-control.js';
 
 /** A short outage: several scheduler ticks, the event listener's backoff and plan leases run out. */
@@ -38,8 +38,7 @@ describe('chaos (e2e)', function () {
 
   async function deployAndWait(): Promise<void> {
     tag = other();
-    const res = await c.api().post(`/api/services/${c.app.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
-    expect(res.body.status, res.text).to.equal('succeeded');
+    await deployWaiting(c.api(), c.app.service.id, tag);
   }
 
   it('PostgreSQL stopped while idle: the API answers 503 with Retry-After, then everything resumes by itself', async () => {
