@@ -30,7 +30,7 @@ describe('event bus across a lost LISTEN connection', () => {
     const killed = await s.db.raw(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
       WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
     expect(killed.rows.length, 'the listener connection was found').to.equal(1);
-    const missed = [];
+    const missed: StreamEvent[] = [];
     for (let i = 1; i <= 5; i++) missed.push(await s.events.publish('plan.updated', null, { n: i }));
 
     await until('the missed events', () => missed.every((m) => got.some((e) => e.id === m.id)));

@@ -54,7 +54,7 @@ export class Controller {
     this.url = await until('the controller to listen', async () => {
       if (!this.child) throw new Error(`the controller exited:\n${this.log.slice(from)}`);
       return /"msg":"stevedore listening","url":"([^"]+)"/.exec(this.log.slice(from))?.[1];
-    }, 60_000, 50);
+    }, 240_000, 50);
   }
 
   get running(): boolean {
@@ -146,7 +146,8 @@ export interface Chaos {
 /** A service deployed (v1) on s1 and s2, then handed to a controller child process. */
 export async function startChaos(name: string): Promise<Chaos> {
   const w = await startWorld();
-  const app = await addService(w, name, { servers: ['s1', 's2'] });
+  // a generous healthcheck: on a loaded machine the image's own (5 s) times out and rolls back
+  const app = await addService(w, name, { servers: ['s1', 's2'], healthCheck: { test: ['CMD', 'true'], intervalSec: 2, timeoutSec: 60, retries: 5 } });
   await deployWaiting(w.admin, app.service.id, 'v1');
   const receiver = await new Receiver().start();
   const hook = await w.admin.post('/api/admin/webhooks', { name: `chaos-${name}`, url: `${receiver.url}/hook`, enabled: true });
