@@ -47,6 +47,7 @@ export async function startService(config: Config = loadConfig(), logger: Logger
   const app = createApp(services);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
+  const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(config.port, config.host, () => resolve());
@@ -62,10 +63,12 @@ export async function startService(config: Config = loadConfig(), logger: Logger
     url: base,
     stop() {
       stopping ??= (async () => {
-        await new Promise<void>((resolve) => {
-          server.close(() => resolve());
-          server.closeAllConnections();
-        });
+        // No new connections (idle keep-alive ones close now); requests in flight get their
+        // answer, up to the grace; event streams are cut (clients resume with Last-Event-ID).
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        await drain(inFlight, config.shutdownGraceMs);
+        server.closeAllConnections();
+        await closed;
         for (const stopWorker of stopWorkers) await stopWorker().catch(() => {});
         await services.scheduler.stop();
         await services.hosts.close();
@@ -78,4 +81,21 @@ export async function startService(config: Config = loadConfig(), logger: Logger
       return stopping;
     },
   };
+}
+
+/** The responses not finished yet, kept up to date as requests come and go. */
+function trackResponses(server: http.Server): Set<http.ServerResponse> {
+  const open = new Set<http.ServerResponse>();
+  server.on('request', (_req, res: http.ServerResponse) => {
+    open.add(res);
+    res.once('close', () => open.delete(res));
+  });
+  return open;
+}
+
+/** Waits until every ordinary request has its answer (event streams never end by themselves). */
+async function drain(open: Set<http.ServerResponse>, graceMs: number): Promise<void> {
+  const deadline = Date.now() + graceMs;
+  const busy = () => [...open].some((res) => !res.writableEnded && !String(res.getHeader('content-type') ?? '').startsWith('text/event-stream'));
+  while (busy() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
 }

@@ -36,6 +36,7 @@ function runner(spec: RouteSpec, services: Services) {
   return async function handleRoute(ctx: Ctx): Promise<void> {
     authorize(ctx, spec);
     const params = ctx.params;
+    spec.allow?.(ctx, params);
     const resource = spec.load ? await spec.load(ctx, params) : undefined;
     const body = bodyOf(ctx, spec);
     if (WRITE.has(spec.method)) assertNotManifestOwned(spec, params, resource, body);

@@ -46,6 +46,12 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   requestBody?: Record<string, unknown>;
   /** Body fields that are read-only: supplying one is 422 READONLY_FIELD. */
   readOnly?: string[];
+  /**
+   * A caller check beyond the role (e.g. "admin, or the user themselves"), run right after the
+   * role check and before anything is loaded or validated: a caller who may not call the route
+   * learns 403, never what is wrong with their body. Reads only the path and the unvalidated body.
+   */
+  allow?: (ctx: Ctx, params: Record<string, string>) => void;
   /** Loads the resource the path names (throws NOT_FOUND) before the body is validated. */
   load?: (ctx: Ctx, params: Record<string, string>) => Promise<R>;
   /** Success status and schema for the OpenAPI document. */

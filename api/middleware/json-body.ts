@@ -4,6 +4,29 @@ import type { Ctx } from '../http/types.js';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
+/** Objects and arrays nested deeper than this are refused before anything walks them. */
+export const MAX_JSON_DEPTH = 64;
+
+/**
+ * The deepest nesting of objects and arrays in JSON text, by one pass over the bytes (brackets
+ * inside strings do not count): no recursion, so a 1 MiB body of `[[[[…` costs one loop.
+ */
+export function jsonDepth(text: Buffer): number {
+  let depth = 0;
+  let max = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x5b || c === 0x7b) max = Math.max(max, ++depth);
+    else if (c === 0x5d || c === 0x7d) depth--;
+  }
+  return max;
+}
+
 /** The path of the first string (key or value) holding a NUL character, which PostgreSQL text cannot store. */
 function nulPath(v: unknown, at: string, depth = 0): string | null {
   if (typeof v === 'string') return v.includes('\0') ? at || 'body' : null;
@@ -28,6 +51,7 @@ export function jsonBody(limit = '1mb') {
     const raw = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined });
     ctx.request.rawBody = raw;
     if (raw.length > 0) {
+      if (jsonDepth(raw) > MAX_JSON_DEPTH) throw validationError(`The request body is nested deeper than ${MAX_JSON_DEPTH} levels`);
       try {
         ctx.request.body = JSON.parse(raw.toString('utf8'));
       } catch {

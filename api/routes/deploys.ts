@@ -1,15 +1,12 @@
 // Deploying services: all deployments (a plan), one deployment (with dry run), restart, deploy
 // history, and container logs (fetch and live SSE).
 import type { Services } from '../../controller/services.js';
-import { serviceUnavailable } from '../../controller/errors/app-error.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
-import { messageOf } from '../../controller/deploy/message-of.js';
-import { HostError } from '../../controller/hosts/errors.js';
 import { result, route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, type Schema } from '../http/schema.js';
 import { openSse, type SseStream } from '../http/sse.js';
@@ -17,17 +14,6 @@ import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
 
 const deployBody = object({ imageTag: nonEmpty(128), pullImage: bool, generateArtifacts: bool, strategy: enumOf('rolling', 'parallel') });
 const planRead: Schema = { type: 'object' };
-
-/** A server that cannot be reached for a live operation is a 503 with the host layer's reason. */
-async function live<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (e instanceof HostError) throw serviceUnavailable(messageOf(e), 'Check that the server is reachable over SSH');
-    if ((e as { statusCode?: number }).statusCode === 404) throw serviceUnavailable('the container does not exist on the server', 'Deploy the service first');
-    throw e;
-  }
-}
 
 export default function deployRoutes(s: Services) {
   const withSteps = async (id: string) => toPlan((await s.plans.repo.findById(id))!, (await s.plans.steps.ofPlan(id)).map(toStep));
@@ -73,10 +59,8 @@ export default function deployRoutes(s: Services) {
       async handler(ctx, { resource }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        await live(async () => {
-          const docker = await s.hosts.docker(d.serverId);
-          await docker.getContainer((await findContainer(docker, d.containerName)) ?? d.containerName).restart({ t: 10 });
-        });
+        const docker = await s.hosts.docker(d.serverId);
+        await docker.getContainer((await findContainer(docker, d.containerName)) ?? d.containerName).restart({ t: 10 });
         ctx.state.audit = { resourceType: 'deployments', resourceId: d.id, environmentId: d.environmentId, details: { containerName: d.containerName } };
         await s.events.publish('deployment.updated', d.environmentId, { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, restarted: true });
         return { deploymentId: d.id, restarted: true };
@@ -103,10 +87,8 @@ export default function deployRoutes(s: Services) {
       async handler(_ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        const lines = await live(async () => {
-          const docker = await s.hosts.docker(d.serverId);
-          return fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail);
-        });
+        const docker = await s.hosts.docker(d.serverId);
+        const lines = await fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail);
         return { deploymentId: d.id, containerName: d.containerName, lines };
       },
     }),
@@ -118,12 +100,12 @@ export default function deployRoutes(s: Services) {
       async handler(ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
-        const docker = await live(() => s.hosts.docker(d.serverId));
+        const docker = await s.hosts.docker(d.serverId);
         let n = 0;
         const early: LogLine[] = [];
         let sse: SseStream | null = null;
-        const ref = (await live(() => findContainer(docker, d.containerName))) ?? d.containerName;
-        const stop = await live(() => followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l))));
+        const ref = (await findContainer(docker, d.containerName)) ?? d.containerName;
+        const stop = await followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l)));
         sse = openSse(ctx);
         for (const l of early) sse.send('log', l, ++n);
         sse.closed.then(stop, stop);

@@ -1,15 +1,13 @@
 import type { Knex } from 'knex';
 import type { Services } from '../../controller/services.js';
 import { AppError, conflict, validationError } from '../../controller/errors/app-error.js';
-import { HostError } from '../../controller/hosts/errors.js';
-import { SshKeyMissing } from '../../controller/hosts/host-access.js';
 import { DEFAULT_HEALTH_TIMEOUT_MS, mapLimit, refreshHealth } from '../../controller/servers/health.js';
 import { discoverContainers, listServerContainers } from '../../controller/servers/discovery.js';
 import { parseProcesses, PS_ARGV } from '../../controller/servers/processes.js';
 import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
 import { hostsFromTerraformOutput } from '../../controller/servers/terraform-import.js';
 import {
-  HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
+  HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN, normalizeSocketPath,
 } from '../../controller/servers/validation.js';
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
@@ -32,40 +30,6 @@ const containerSchema = object({
 
 type ServerBody = Partial<Omit<ServerRow, 'tags'>> & { tags?: string[] };
 
-/** A failure reaching the server during a live operation, in the API's envelope. */
-export function liveHostError(err: unknown): unknown {
-  if (!(err instanceof HostError)) {
-    const e = err as { statusCode?: number; code?: string; message?: string };
-    // the Docker API answered with an error (dockerode/docker-modem set statusCode)
-    if (typeof e?.statusCode === 'number') return new AppError('SERVICE_UNAVAILABLE', `docker: ${e.message ?? 'request failed'}`, { status: 502 });
-    // socket mode: the local Docker socket is missing or refuses connections
-    if (e?.code === 'ENOENT' || e?.code === 'ECONNREFUSED' || e?.code === 'EACCES') {
-      return new AppError('SERVICE_UNAVAILABLE', `docker socket: ${e.message ?? e.code}`, { retryable: true });
-    }
-    return err;
-  }
-  switch (err.code) {
-    case 'HOST_KEY_MISMATCH':
-      return new AppError('CONFLICT', err.message, { hint: 'The server presented a different host key than the pinned one. If it was rebuilt on purpose, delete and re-add the server.' });
-    case 'SSH_CONFIG_INVALID':
-      return new AppError('CONFLICT', err.message, {
-        hint: err instanceof SshKeyMissing ? 'Set the environment SSH key: PUT /api/environments/{envId}/ssh-key' : 'Check the environment SSH key',
-      });
-    case 'COMMAND_FAILED':
-      return new AppError('SERVICE_UNAVAILABLE', err.message, { status: 502 });
-    default:
-      return new AppError('SERVICE_UNAVAILABLE', err.message, { retryable: true });
-  }
-}
-
-const live = async <T>(p: Promise<T>): Promise<T> => {
-  try {
-    return await p;
-  } catch (err) {
-    throw liveHostError(err);
-  }
-};
-
 export default function serverRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.servers, 'Server');
@@ -87,7 +51,7 @@ export default function serverRoutes(s: Services) {
       sshPort: body.sshPort ?? 22,
       sshUser: body.sshUser ?? d.sshUser,
       dockerMode: body.dockerMode ?? d.dockerMode,
-      dockerSocketPath: body.dockerSocketPath ?? null,
+      dockerSocketPath: normalizeSocketPath(body.dockerSocketPath) ?? null,
       metricsMode: (body.metricsMode ?? d.metricsMode) as ServerRow['metricsMode'],
       tags: JSON.stringify(body.tags ?? []) as unknown as string[],
       source: JSON.stringify(source) as unknown as Record<string, unknown>,
@@ -192,7 +156,7 @@ export default function serverRoutes(s: Services) {
       async handler(_ctx, { resource, body }) {
         const b = body as { name: string; dockerSocketPath: string; tags?: string[] };
         const row = await insertServer(resource.id, {
-          name: b.name, hostname: 'localhost', dockerMode: 'socket', dockerSocketPath: b.dockerSocketPath, tags: b.tags,
+          name: b.name, hostname: 'localhost', dockerMode: 'socket', dockerSocketPath: normalizeSocketPath(b.dockerSocketPath), tags: b.tags,
         }, { kind: 'register-host' });
         return toServer(row);
       },
@@ -269,6 +233,7 @@ export default function serverRoutes(s: Services) {
       async handler(_ctx, { resource, body }) {
         const changes: Record<string, unknown> = { ...body, generation: resource.generation + 1 };
         if (body.tags) changes.tags = JSON.stringify(body.tags);
+        if (body.dockerSocketPath !== undefined) changes.dockerSocketPath = normalizeSocketPath(body.dockerSocketPath);
         if ((body.hostname && body.hostname !== resource.hostname) || (body.sshPort && body.sshPort !== resource.sshPort)) {
           changes.hostKeyFingerprint = null;
         }
@@ -330,7 +295,7 @@ export default function serverRoutes(s: Services) {
       summary: 'Record the containers running on the server and link them to deployments by container name (read back with GET /api/servers/{id}/containers)',
       response: object({ serverId: uuid, discoveredAt: timestamp, items: arrayOf(containerSchema) }), errors: [409, 502, 503],
       async handler(ctx, { resource }) {
-        const out = await live(discoverContainers(s, resource));
+        const out = await discoverContainers(s, resource);
         ctx.state.audit = { environmentId: resource.environmentId, details: { containers: out.items.length, linked: out.items.filter((c) => c.deploymentId).length } };
         return out;
       },
@@ -350,7 +315,7 @@ export default function serverRoutes(s: Services) {
       query: { limit: { type: 'integer', minimum: 1, maximum: 2000, default: 200 } }, errors: [409, 502, 503],
       response: object({ serverId: uuid, takenAt: timestamp, total: int(0), items: arrayOf({ type: 'object' }) }),
       async handler(_ctx, { resource, query }) {
-        const res = await live(s.hosts.exec(resource.id, PS_ARGV, { timeoutMs: 15_000 }));
+        const res = await s.hosts.exec(resource.id, PS_ARGV, { timeoutMs: 15_000 });
         const all = parseProcesses(res.stdout).sort((a, b) => b.cpuPercent - a.cpuPercent);
         return { serverId: resource.id, takenAt: new Date().toISOString(), total: all.length, items: all.slice(0, (query as { limit: number }).limit) };
       },
@@ -362,8 +327,8 @@ export default function serverRoutes(s: Services) {
       response: object({ serverId: uuid, mode: enumOf('dangling', 'all'), imagesDeleted: int(0), spaceReclaimedBytes: int(0) }), errors: [409, 502, 503],
       async handler(ctx, { resource }) {
         const { pruneImagesMode: mode } = await s.settings.get<{ pruneImagesMode: 'dangling' | 'all' }>(resource.environmentId, 'operations');
-        const docker = await live(s.hosts.docker(resource.id));
-        const res = await live(docker.pruneImages({ filters: { dangling: [mode === 'all' ? 'false' : 'true'] } })) as
+        const docker = await s.hosts.docker(resource.id);
+        const res = await docker.pruneImages({ filters: { dangling: [mode === 'all' ? 'false' : 'true'] } }) as
           { ImagesDeleted?: Array<{ Deleted?: string; Untagged?: string }> | null; SpaceReclaimed?: number };
         const imagesDeleted = (res.ImagesDeleted ?? []).filter((d) => d.Deleted).length;
         const out = { serverId: resource.id, mode, imagesDeleted, spaceReclaimedBytes: res.SpaceReclaimed ?? 0 };

@@ -62,11 +62,14 @@ export default function userRoutes(s: Services) {
       body: object({ name: userSchema.name, role: userSchema.role, email: userSchema.email }, [], { minProperties: 1 }),
       readOnly: ['id', 'createdAt', 'updatedAt', 'lastLoginAt'],
       response: userRead,
-      async handler(ctx, { params, body }) {
-        const admin = ctx.state.actor!.role === 'admin';
-        if (!admin && (!isSelf(ctx, params.id) || Object.keys(body).some((k) => k !== 'name'))) {
+      allow(ctx, params) {
+        const body = ctx.request.body;
+        const fields = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
+        if (ctx.state.actor!.role !== 'admin' && (!isSelf(ctx, params.id) || fields.some((k) => k !== 'name'))) {
           throw forbiddenRole('Only admins may change other users, or fields other than your own name');
         }
+      },
+      async handler(ctx, { params, body }) {
         const user = await loadUser(s, params.id);
         const roleChanged = body.role !== undefined && body.role !== user.role;
         if (roleChanged && body.role !== 'admin') await assertNotLastAdmin(s, user);
@@ -86,10 +89,11 @@ export default function userRoutes(s: Services) {
       summary: 'Change a password (admin, or the user with their current password); ends existing sessions',
       body: object({ currentPassword: str({ maxLength: 1024 }), newPassword: userSchema.password }, ['newPassword']),
       status: 204, errors: [401],
+      allow(ctx, params) {
+        if (ctx.state.actor!.role !== 'admin' && !isSelf(ctx, params.id)) throw forbiddenRole('Only admins may change other users\' passwords');
+      },
       async handler(ctx, { params, body }) {
-        const admin = ctx.state.actor!.role === 'admin';
         const self = isSelf(ctx, params.id);
-        if (!admin && !self) throw forbiddenRole('Only admins may change other users\' passwords');
         const user = await loadUser(s, params.id);
         // Anyone changing their own password proves they know the current one, admins included:
         // a stolen session must not be enough to lock the owner out.

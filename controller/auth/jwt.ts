@@ -18,10 +18,14 @@ export function issueJwt(secret: string, expiresIn: string, user: { id: string; 
   return { token, expiresAt: new Date(exp * 1000).toISOString() };
 }
 
-/** Returns the claims, or null when the token is malformed, badly signed or expired. */
+/**
+ * Returns the claims, or null when the token is malformed, badly signed, expired, or never
+ * expires: a token without `exp` (signed by hand, or by an older tool) would be valid forever.
+ */
 export function verifyJwt(secret: string, token: string): JwtClaims | null {
   try {
     const claims = jwt.verify(token, secret, { algorithms: ['HS256'] }) as JwtClaims;
+    if (typeof claims.exp !== 'number' || !Number.isFinite(claims.exp)) return null;
     return typeof claims.sub === 'string' && typeof claims.ver === 'number' ? claims : null;
   } catch {
     return null;

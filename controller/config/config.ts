@@ -25,6 +25,8 @@ export interface Config {
   manifestsDir: string | null;
   manifestsPrune: boolean;
   rateLimitPerMinute: number;
+  /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
+  shutdownGraceMs: number;
   scheduler: SchedulerConfig;
   metricsRetentionDays: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -54,6 +56,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     manifestsDir: env.MANIFESTS_DIR || null,
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),
+    shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_SEC', env.SHUTDOWN_GRACE_SEC, 20, 0, 3600) * 1000,
     scheduler: {
       healthCheckSec: parseInteger('SCHEDULER_HEALTH_CHECK_SEC', env.SCHEDULER_HEALTH_CHECK_SEC, 60, 1, 86400),
       driftCheckSec: parseInteger('SCHEDULER_DRIFT_CHECK_SEC', env.SCHEDULER_DRIFT_CHECK_SEC, 300, 1, 86400),

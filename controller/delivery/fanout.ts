@@ -6,6 +6,8 @@ import {
   NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
 } from '../notifications/types.js';
 import { chatPayload, chatResolver } from './chat-routing.js';
+import { Outage } from '../queue/outage.js';
+import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
 /** The outgoing webhook body of the spec. */
 export interface WebhookPayload {
@@ -37,6 +39,9 @@ export class FanOut {
   private stopped = true;
   private unsubscribe: (() => void) | null = null;
   private current: Promise<void> = Promise.resolve();
+  private readonly outage: Outage;
+  /** While the database is away, no pass starts before this time (backoff). */
+  private retryAt = 0;
 
   constructor(
     private readonly db: Knex,
@@ -44,7 +49,9 @@ export class FanOut {
     private readonly logger: Logger,
     private readonly onDeliveries: () => void,
     private readonly pollMs = 1000,
-  ) {}
+  ) {
+    this.outage = new Outage(logger, 'notification fan-out');
+  }
 
   start(): void {
     this.stopped = false;
@@ -64,7 +71,7 @@ export class FanOut {
   }
 
   wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || Date.now() < this.retryAt) return;
     if (this.busy) {
       this.again = true;
       return;
@@ -73,8 +80,11 @@ export class FanOut {
     this.current = (async () => {
       try {
         while (!this.stopped && (await this.runOnce()) > 0) { /* drain */ }
+        this.outage.ok();
+        this.retryAt = 0;
       } catch (e) {
-        this.logger.warn('notification fan-out failed', { error: (e as Error).message });
+        this.outage.failed(e);
+        this.retryAt = Date.now() + this.outage.delayMs(this.pollMs);
       } finally {
         this.busy = false;
         if (this.again) {
@@ -95,6 +105,8 @@ export class FanOut {
     try {
       n = await this.fanBatch(batch);
     } catch (e) {
+      // no database: one by one would fail the same way (and mark events done that were not)
+      if (isDatabaseUnavailable(e)) throw e;
       this.logger.warn('notification fan-out batch failed; retrying its events one by one', { error: (e as Error).message });
       n = 0;
       for (;;) {
@@ -102,6 +114,7 @@ export class FanOut {
         try {
           one = await this.fanBatch(1);
         } catch (err) {
+          if (isDatabaseUnavailable(err)) throw err;
           const [bad] = (await this.db.raw(
             `SELECT e.id FROM events e WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
                AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id) ORDER BY e.id LIMIT 1`, [NOTIFICATION_CODES])).rows;

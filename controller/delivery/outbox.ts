@@ -8,6 +8,8 @@ import { camelizeRow } from '../store/case.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
 import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
 import type { SmtpService } from '../admin/smtp.js';
+import { Outage } from '../queue/outage.js';
+import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
 export type DeliveryKind = 'webhook' | 'subscription' | 'chat' | 'email';
 
@@ -70,6 +72,14 @@ export class DeliveryOutbox {
   private readonly maxInFlight: number;
   private readonly pollMs: number;
   private readonly batch: number;
+  private readonly outage: Outage;
+  /** While the database is away, no poll starts before this time (backoff). */
+  private retryAt = 0;
+  /**
+   * Deliveries the receiver answered whose outcome is not on disk yet (the database went away):
+   * their lease may run out meanwhile, and a claim of this process must not send them again.
+   */
+  private readonly unrecorded = new Set<number>();
 
   constructor(
     private readonly db: Knex,
@@ -84,6 +94,7 @@ export class DeliveryOutbox {
     this.batch = opts.batch ?? 8;
     this.maxInFlight = opts.maxInFlight ?? 32;
     this.pollMs = opts.pollMs ?? 250;
+    this.outage = new Outage(logger, 'delivery outbox');
   }
 
   async start(): Promise<void> {
@@ -106,13 +117,16 @@ export class DeliveryOutbox {
 
   /** Look for ready deliveries now (after a fan-out wrote some). */
   wake(): void {
-    if (this.stopped) return;
+    if (this.stopped || Date.now() < this.retryAt) return;
     if (this.pumping) {
       this.again = true;
       return;
     }
     this.pumping = true;
-    void this.pump().catch((e) => this.logger.warn('outbox poll failed', { error: (e as Error).message }))
+    void this.pump().then(() => {
+      this.outage.ok();
+      this.retryAt = 0;
+    }, (e) => this.databaseAway(e))
       .finally(() => {
         this.pumping = false;
         if (this.again) {
@@ -137,7 +151,10 @@ export class DeliveryOutbox {
     this.lanes.set(key, (this.lanes.get(key) ?? 0) + 1);
     this.inFlight++;
     const p = this.lane(kind, targetId)
-      .catch((e) => this.logger.warn('delivery lane failed', { kind, targetId, error: (e as Error).message }))
+      .catch((e) => {
+        if (isDatabaseUnavailable(e)) this.databaseAway(e);
+        else this.logger.warn('delivery lane failed', { kind, targetId, error: (e as Error).message });
+      })
       .finally(() => {
         const n = (this.lanes.get(key) ?? 1) - 1;
         if (n <= 0) this.lanes.delete(key);
@@ -169,16 +186,47 @@ export class DeliveryOutbox {
                             WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
         return;
       }
-      const rows = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS, this.batch);
+      const claimed = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS, this.batch);
+      if (claimed.length === 0) return;
+      // answered already, outcome still being written: claimed under our name, so that write still counts
+      const rows = claimed.filter((r) => !this.unrecorded.has(r.id));
       if (rows.length === 0) return;
       // Each outcome is written as soon as it is known: an answered delivery never waits for a
       // slow sibling of its batch before it counts as delivered.
       await Promise.all(rows.map(async (r) => {
         const outcome = await this.send(r, target, settings.webhookTimeoutMs);
         // A cut request is not an attempt that failed: leave it leased. An answered one is recorded.
-        if (outcome.ok || !this.stopping.signal.aborted) await this.record([r], [outcome], settings, target);
+        if (outcome.ok || !this.stopping.signal.aborted) await this.recordSurely(r, outcome, settings, target);
       }));
     }
+  }
+
+  /**
+   * Records an answered delivery, waiting out a database outage (with backoff) rather than
+   * dropping the outcome: a success not written would be sent again when its lease runs out.
+   */
+  private async recordSurely(r: OutboxRow, outcome: PostOutcome, settings: DeliverySettings, target: Record<string, any> | null): Promise<void> {
+    this.unrecorded.add(r.id);
+    try {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          await this.record([r], [outcome], settings, target);
+          return;
+        } catch (e) {
+          if (!isDatabaseUnavailable(e) || this.stopped) throw e;
+          this.databaseAway(e);
+          await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** Math.min(attempt, 5))));
+        }
+      }
+    } finally {
+      this.unrecorded.delete(r.id);
+    }
+  }
+
+  /** The database is not reachable: log once per outage and poll less often until it is back. */
+  private databaseAway(e: unknown): void {
+    this.outage.failed(e);
+    this.retryAt = Date.now() + this.outage.delayMs(this.pollMs, 10_000);
   }
 
   async claim(kind: string, targetId: string, leaseMs: number, limit = 1): Promise<OutboxRow[]> {

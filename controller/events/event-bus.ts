@@ -2,6 +2,7 @@ import { EventEmitter } from 'node:events';
 import pg from 'pg';
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.js';
+import { Outage } from '../queue/outage.js';
 
 export interface StreamEvent {
   id: number;
@@ -14,18 +15,42 @@ export interface StreamEvent {
 }
 
 const CHANNEL = 'stevedore_events';
+/** Ids remembered as already handed out, so a replay never hands one out twice. */
+const REMEMBERED = 10_000;
+/**
+ * A replay starts this many ids below the highest one handed out: ids are taken at insert and
+ * announced at commit, so a smaller id can become visible after a larger one.
+ */
+const REPLAY_MARGIN = 500;
+const RECONNECT_BASE_MS = 250;
+const RECONNECT_MAX_MS = 10_000;
 
 /**
  * Events are rows in `events`, announced with NOTIFY at commit; every replica LISTENs and hands
  * them to its local subscribers (SSE streams, notification fan-out). Data must never hold a
  * secret value: publishers pass names and ids.
+ *
+ * The LISTEN connection is re-established (with backoff) whenever it is lost, and what was
+ * committed meanwhile is read back from the table and handed out in id order: a subscriber sees
+ * every event exactly once across a database restart.
  */
 export class EventBus {
   private readonly local = new EventEmitter();
   private listener: pg.Client | null = null;
+  private stopped = true;
+  private reconnectTimer: NodeJS.Timeout | null = null;
+  private readonly outage: Outage;
+  /** Highest id handed out. */
+  private highest = 0;
+  /** The highest id when this process started: older events are history, never replayed. */
+  private floor = 0;
+  private readonly handed = new Set<number>();
+  /** Serializes hand-outs so a replay and live notifications never interleave out of order. */
+  private chain: Promise<void> = Promise.resolve();
 
   constructor(private readonly db: Knex, private readonly databaseUrl: string, private readonly logger: Logger) {
     this.local.setMaxListeners(0);
+    this.outage = new Outage(logger, 'event listener (LISTEN) connection');
   }
 
   async publish(type: string, environmentId: string | null, data: Record<string, unknown>, trx?: Knex.Transaction): Promise<StreamEvent> {
@@ -48,25 +73,130 @@ export class EventBus {
     return (await q).map(toEvent);
   }
 
+  /** Connects the listener; the first connection must succeed (the database was just migrated). */
   async start(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    client.on('error', (e) => this.logger.warn('event listener connection failed', { error: e.message }));
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL || !n.payload) return;
-      void this.db('events').where('id', Number(n.payload)).first().then(
-        (row) => row && this.local.emit('event', toEvent(row)),
-        (e) => this.logger.warn('event read failed', { error: String(e) }),
-      );
-    });
-    await client.connect();
-    await client.query(`LISTEN ${CHANNEL}`);
-    this.listener = client;
+    this.stopped = false;
+    const [row] = await this.db('events').max('id as max');
+    this.highest = this.floor = Number(row?.max ?? 0);
+    await this.connect();
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.reconnectTimer) clearTimeout(this.reconnectTimer);
     const l = this.listener;
     this.listener = null;
     await l?.end().catch(() => {});
+    await this.chain;
+  }
+
+  private async connect(): Promise<void> {
+    const client = new pg.Client({ connectionString: this.databaseUrl });
+    let lost = false;
+    const onLost = (why: unknown) => {
+      if (lost) return;
+      lost = true;
+      client.end().catch(() => {});
+      if (this.listener !== client) return; // never connected: the caller handles it
+      this.listener = null;
+      if (this.stopped) return;
+      this.outage.failed(why);
+      this.scheduleRecovery();
+    };
+    client.on('error', onLost);
+    client.on('end', () => onLost(new Error('connection ended')));
+    client.on('notification', (n) => {
+      if (n.channel !== CHANNEL || !n.payload) return;
+      const id = Number(n.payload);
+      this.enqueue(async () => {
+        if (this.handed.has(id)) return;
+        try {
+          const row = await this.db('events').where('id', id).first();
+          if (row) this.handOut(toEvent(row));
+        } catch (e) {
+          // the row is in the table: the catch-up replay hands it out
+          this.logger.debug('event read failed; catching up later', { eventId: id, error: String(e) });
+          this.scheduleRecovery();
+        }
+      });
+    });
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${CHANNEL}`);
+    } catch (e) {
+      lost = true;
+      client.end().catch(() => {});
+      throw e;
+    }
+    this.listener = client;
+  }
+
+  /** Reconnects when the listener is gone (with backoff), then replays what it missed. */
+  private scheduleRecovery(): void {
+    if (this.stopped || this.reconnectTimer) return;
+    const delay = this.outage.delayMs(RECONNECT_BASE_MS, RECONNECT_MAX_MS);
+    this.reconnectTimer = setTimeout(() => {
+      void (async () => {
+        try {
+          if (!this.listener) await this.connect();
+          await this.replay();
+          this.reconnectTimer = null;
+          this.outage.ok();
+        } catch (e) {
+          this.reconnectTimer = null;
+          if (this.stopped) return;
+          this.outage.failed(e);
+          this.scheduleRecovery();
+        }
+      })();
+    }, delay);
+    this.reconnectTimer.unref();
+  }
+
+  /** Hands out every committed event not handed out yet, from a little below the highest seen. */
+  private replay(): Promise<void> {
+    let failure: unknown = null;
+    const from = Math.max(this.floor, this.highest - REPLAY_MARGIN);
+    this.enqueue(async () => {
+      try {
+        for (let after = from; ;) {
+          const page = await this.since(after, null, 500);
+          for (const e of page) this.handOut(e);
+          if (page.length < 500) break;
+          after = page[page.length - 1].id;
+        }
+      } catch (e) {
+        failure = e;
+      }
+    });
+    return this.chain.then(() => {
+      if (failure) throw failure;
+    });
+  }
+
+  private enqueue(work: () => Promise<void>): void {
+    this.chain = this.chain.then(work, work);
+  }
+
+  private handOut(e: StreamEvent): void {
+    if (this.handed.has(e.id)) return;
+    this.handed.add(e.id);
+    if (this.handed.size > REMEMBERED) {
+      // Sets iterate in insertion order: drop the oldest
+      const drop = this.handed.size - REMEMBERED;
+      let i = 0;
+      for (const id of this.handed) {
+        if (i++ >= drop) break;
+        this.handed.delete(id);
+      }
+    }
+    if (e.id > this.highest) this.highest = e.id;
+    try {
+      this.local.emit('event', e);
+    } catch (err) {
+      // a subscriber's bug must not stop the others, nor the bus
+      this.logger.error('event subscriber failed', { eventId: e.id, error: String(err) });
+    }
   }
 }
 

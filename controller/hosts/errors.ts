@@ -1,6 +1,22 @@
 // Typed host errors. ssh-driver.ts and ssh-pool.ts are the only places that translate raw ssh2 /
 // socket failures into these; callers (the work queue) read `retryable` instead of matching strings.
 
+/**
+ * Server names by id, so that messages name the server an operator knows ("web-1"), not only its
+ * id. Filled by the host access layer whenever it reads a server row.
+ */
+const names = new Map<string, string>();
+
+export function rememberServerName(serverId: string, name: string): void {
+  names.set(serverId, name);
+}
+
+/** `"web-1"` when the name is known, else the id. */
+export function serverLabel(serverId: string): string {
+  const name = names.get(serverId);
+  return name ? `"${name}"` : serverId;
+}
+
 export type HostErrorCode = 'HOST_UNREACHABLE' | 'COMMAND_TIMEOUT' | 'COMMAND_FAILED' | 'HOST_KEY_MISMATCH' | 'SSH_CONFIG_INVALID';
 
 export abstract class HostError extends Error {
@@ -18,7 +34,7 @@ export class HostUnreachable extends HostError {
   readonly code = 'HOST_UNREACHABLE';
   readonly retryable = true;
   constructor(serverId: string, reason: string, options?: ErrorOptions) {
-    super(serverId, `host ${serverId} unreachable: ${reason}`, options);
+    super(serverId, `host ${serverLabel(serverId)} unreachable: ${reason}`, options);
   }
 }
 
@@ -27,7 +43,7 @@ export class CommandTimeout extends HostError {
   readonly code = 'COMMAND_TIMEOUT';
   readonly retryable = true;
   constructor(serverId: string, readonly command: string, readonly timeoutMs: number) {
-    super(serverId, `command on ${serverId} timed out after ${timeoutMs} ms: ${truncate(command, 200)}`);
+    super(serverId, `command on ${serverLabel(serverId)} timed out after ${timeoutMs} ms: ${truncate(command, 200)}`);
   }
 }
 
@@ -38,7 +54,7 @@ export class CommandFailed extends HostError {
   readonly stderrTail: string;
   constructor(serverId: string, readonly command: string, readonly exitCode: number | null, stderr: string, readonly signal?: string) {
     const tail = stderr.trimEnd().slice(-2000);
-    super(serverId, `command on ${serverId} exited ${exitCode ?? `by signal ${signal}`}: ${truncate(command, 200)}${tail ? `\n${tail}` : ''}`);
+    super(serverId, `command on ${serverLabel(serverId)} exited ${exitCode ?? `by signal ${signal}`}: ${truncate(command, 200)}${tail ? `\n${tail}` : ''}`);
     this.stderrTail = tail;
   }
 }
@@ -48,7 +64,7 @@ export class HostKeyMismatch extends HostError {
   readonly code = 'HOST_KEY_MISMATCH';
   readonly retryable = false;
   constructor(serverId: string, readonly expected: string, readonly actual: string) {
-    super(serverId, `host key of ${serverId} changed: expected ${expected}, got ${actual}`);
+    super(serverId, `host key of ${serverLabel(serverId)} changed: expected ${expected}, got ${actual}`);
   }
 }
 
@@ -57,7 +73,16 @@ export class SshConfigInvalid extends HostError {
   readonly code = 'SSH_CONFIG_INVALID';
   readonly retryable = false;
   constructor(serverId: string, reason: string, options?: ErrorOptions) {
-    super(serverId, `ssh settings of ${serverId} are invalid: ${reason}`, options);
+    super(serverId, `ssh settings of ${serverLabel(serverId)} are invalid: ${reason}`, options);
+  }
+}
+
+/** A file operation on the server failed (SFTP): names the operation, the path and the reason. */
+export class RemoteFileFailed extends HostError {
+  readonly code = 'COMMAND_FAILED';
+  readonly retryable = false;
+  constructor(serverId: string, readonly operation: string, readonly path: string, readonly reason: string, options?: ErrorOptions) {
+    super(serverId, `${operation} ${truncate(path, 300)} on ${serverLabel(serverId)} failed: ${reason}`, options);
   }
 }
 

@@ -18,7 +18,7 @@ import type { ServerRow } from '../store/repositories/servers.js';
 import type { ComposeFlavor } from './commands/compose.js';
 import { ComposeDetector } from './compose-detect.js';
 import { DockerClients } from './docker-client.js';
-import { CommandFailed, CommandTimeout, SshConfigInvalid } from './errors.js';
+import { CommandFailed, CommandTimeout, SshConfigInvalid, rememberServerName } from './errors.js';
 import { DEFAULT_REMOTE_DOCKER_SOCKET, type HostServer } from './server.js';
 import { readFile as sftpReadFile, writeFileAtomic, type WriteFileOptions } from './sftp.js';
 import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
@@ -163,6 +163,7 @@ export class HostAccess {
    */
   private async ensure(serverId: string): Promise<Known> {
     const row = await this.load(serverId);
+    rememberServerName(serverId, row.name);
     const signature = [row.hostname, row.sshPort, row.sshUser, row.dockerMode, row.dockerSocketPath ?? '',
       row.sshPrivateKeySealed ?? ''].join('\u0000');
     const current = this.known.get(serverId);

@@ -3,10 +3,53 @@
 import { randomBytes } from 'node:crypto';
 import { posix } from 'node:path';
 import type { SFTPWrapper } from 'ssh2';
-import { HostUnreachable } from './errors.js';
+import { HostError, HostUnreachable, RemoteFileFailed } from './errors.js';
 import type { SshPool } from './ssh-pool.js';
 
 const NO_SUCH_FILE = 2; // SFTP status code SSH_FX_NO_SUCH_FILE
+/** Longest file name (one path component) and whole path most Linux file systems accept, in bytes. */
+const NAME_MAX = 255;
+const PATH_MAX = 4095;
+
+/** SFTP status codes (draft-ietf-secsh-filexfer-02) in words. */
+const SFTP_REASONS: Record<number, string> = {
+  2: 'no such file or directory',
+  3: 'permission denied',
+  4: 'the server refused the operation',
+  5: 'the server could not process the request',
+  6: 'no connection',
+  7: 'connection lost',
+  8: 'operation not supported by the server',
+};
+
+/** Why a path cannot work on a Linux server, before asking it (its answers are vague). */
+export function pathProblem(path: string): string | null {
+  if (Buffer.byteLength(path) > PATH_MAX) return `the path is longer than ${PATH_MAX} bytes`;
+  const long = path.split('/').find((part) => Buffer.byteLength(part) > NAME_MAX);
+  if (long !== undefined) return `the path component "${long.slice(0, 40)}…" is ${Buffer.byteLength(long)} bytes long; file names may have at most ${NAME_MAX}`;
+  if (path.includes('\0')) return 'the path contains a NUL character';
+  return null;
+}
+
+/** An SFTP failure as a message naming what was done, where, and why. */
+function fileError(serverId: string, operation: string, path: string, err: unknown): Error {
+  if (err instanceof HostError) return err;
+  const e = err as { code?: unknown; message?: string };
+  const problem = pathProblem(path);
+  const reason = typeof e?.code === 'number' && SFTP_REASONS[e.code]
+    ? `${problem ?? SFTP_REASONS[e.code]} (SFTP: ${e.message ?? e.code})`
+    : problem ?? e?.message ?? String(err);
+  return new RemoteFileFailed(serverId, operation, path, reason, { cause: err });
+}
+
+/** The temporary name next to `path`, kept within NAME_MAX however long the final name is. */
+function tempNameFor(path: string): string {
+  const base = posix.basename(path);
+  const suffix = `.stevedore-${randomBytes(6).toString('hex')}.tmp`;
+  let head = `.${base}`;
+  while (Buffer.byteLength(head + suffix) > NAME_MAX) head = head.slice(0, -1);
+  return posix.join(posix.dirname(path), head + suffix);
+}
 
 export interface WriteFileOptions {
   /** Permission bits of the final file; default 0600 because uploads are often secrets. */
@@ -17,9 +60,11 @@ export async function writeFileAtomic(pool: SshPool, serverId: string, path: str
   opts: WriteFileOptions = {}): Promise<void> {
   const mode = opts.mode ?? 0o600;
   const dir = posix.dirname(path);
-  const tmp = posix.join(dir, `.${posix.basename(path)}.stevedore-${randomBytes(6).toString('hex')}.tmp`);
+  const problem = pathProblem(path);
+  if (problem) throw new RemoteFileFailed(serverId, 'write', path, problem);
+  const tmp = tempNameFor(path);
   await withSftp(pool, serverId, async (sftp) => {
-    await mkdirP(sftp, dir);
+    await mkdirP(sftp, dir).catch((err) => { throw fileError(serverId, 'create directory', dir, err); });
     try {
       const handle = await call<Buffer>((cb) => sftp.open(tmp, 'w', { mode }, cb));
       await writeAll(sftp, handle, Buffer.isBuffer(data) ? data : Buffer.from(data, 'utf8'));
@@ -32,17 +77,19 @@ export async function writeFileAtomic(pool: SshPool, serverId: string, path: str
       await call((cb) => sftp.ext_openssh_rename(tmp, path, cb));
     } catch (err) {
       await call((cb) => sftp.unlink(tmp, cb)).catch(() => undefined);
-      throw err;
+      throw fileError(serverId, 'write', path, err);
     }
   });
 }
 
 /** The file's bytes, or null when it does not exist. */
 export function readFile(pool: SshPool, serverId: string, path: string): Promise<Buffer | null> {
+  const problem = pathProblem(path);
+  if (problem) return Promise.reject(new RemoteFileFailed(serverId, 'read', path, problem));
   return withSftp(pool, serverId, (sftp) => new Promise<Buffer | null>((resolve, reject) => {
     sftp.readFile(path, (err: (Error & { code?: number }) | undefined, data: Buffer) => {
       if (err && err.code === NO_SUCH_FILE) resolve(null);
-      else if (err) reject(err);
+      else if (err) reject(fileError(serverId, 'read', path, err));
       else resolve(data);
     });
   }));

@@ -3,6 +3,7 @@ import { watch } from 'chokidar';
 import type { Services } from '../services.js';
 import { runApply } from './run-apply.js';
 import { manifestsStatusOf } from './status.js';
+import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
 /** Quiet time after the last change before applying: a git pull of 20 files gives one apply. */
 export const DEBOUNCE_MS = 250;
@@ -39,6 +40,8 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
         else if (r.changes.length) s.logger.info('manifests: applied', { ...r.counts, plans: r.plans.length });
       } catch (e) {
         s.logger.error('manifests: apply failed', { error: (e as Error).message });
+        // the folder did not change, the database went away: apply it again once it may be back
+        if (isDatabaseUnavailable(e) && !stopped) retry();
         status.record({ at: new Date().toISOString(), trigger, revision: { contentHash: '', gitCommit: null }, ok: false, counts: { create: 0, update: 0, delete: 0, orphan: 0 }, errors: [], plans: [], message: (e as Error).message });
       }
     })();
@@ -48,6 +51,15 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
       again = false;
       await apply('watch');
     }
+  };
+  let retryTimer: NodeJS.Timeout | null = null;
+  const retry = () => {
+    if (retryTimer) return;
+    retryTimer = setTimeout(() => {
+      retryTimer = null;
+      if (!stopped) void apply('watch');
+    }, 5000);
+    retryTimer.unref();
   };
   const schedule = () => {
     if (timer) clearTimeout(timer);
@@ -71,6 +83,7 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
     stopped = true;
     status.watching = false;
     if (timer) clearTimeout(timer);
+    if (retryTimer) clearTimeout(retryTimer);
     await watcher.close();
     await running;
   };

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Logger } from '../logger.js';
+import { Outage } from './outage.js';
 
 /** A stable 31-bit number for a job name, as the advisory lock key. */
 function lockKey(name: string): number {
@@ -11,16 +12,22 @@ function lockKey(name: string): number {
 /**
  * Periodic singleton jobs (health sweep, drift check, resync): every replica ticks, and
  * pg_try_advisory_lock lets one of them run the job; the others skip that tick.
+ * A tick never throws: a database that cannot be reached skips the tick (logged once per outage)
+ * and the next tick tries again, so the process outlives any outage.
  */
 export class Scheduler {
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly outages = new Map<string, Outage>();
 
   constructor(private readonly db: Knex, private readonly logger: Logger) {}
 
   every(name: string, seconds: number, job: () => Promise<void>): void {
     const tick = () => {
-      const p = this.runOnce(name, job).finally(() => this.inFlight.delete(p));
+      // a slow job (a sweep over unreachable servers) is not started twice
+      if ([...this.inFlight].some((p) => (p as { job?: string }).job === name)) return;
+      const p: Promise<unknown> & { job?: string } = this.runOnce(name, job).catch(() => false).finally(() => this.inFlight.delete(p));
+      p.job = name;
       this.inFlight.add(p);
     };
     const t = setInterval(tick, seconds * 1000);
@@ -28,21 +35,28 @@ export class Scheduler {
     this.timers.push(t);
   }
 
+  /** Runs the job if this replica gets its lock; false when another replica has it or the database is away. */
   async runOnce(name: string, job: () => Promise<void>): Promise<boolean> {
-    const conn = await this.db.client.acquireConnection();
+    let outage = this.outages.get(name);
+    if (!outage) this.outages.set(name, outage = new Outage(this.logger, `scheduled job ${name}`));
+    let conn: { query(sql: string, args: unknown[]): Promise<{ rows: Array<{ ok: boolean }> }> } | null = null;
+    let locked = false;
     try {
-      const { rows } = await conn.query('SELECT pg_try_advisory_lock($1) AS ok', [lockKey(name)]);
+      conn = await this.db.client.acquireConnection();
+      const { rows } = await conn!.query('SELECT pg_try_advisory_lock($1) AS ok', [lockKey(name)]);
       if (!rows[0].ok) return false;
-      try {
-        await job();
-      } catch (e) {
-        this.logger.warn('scheduled job failed', { job: name, error: (e as Error).message });
-      } finally {
-        await conn.query('SELECT pg_advisory_unlock($1)', [lockKey(name)]);
-      }
+      locked = true;
+      await job();
+      outage.ok();
       return true;
+    } catch (e) {
+      outage.failed(e, { job: name });
+      return locked;
     } finally {
-      await this.db.client.releaseConnection(conn);
+      if (conn) {
+        if (locked) await conn.query('SELECT pg_advisory_unlock($1)', [lockKey(name)]).catch(() => undefined);
+        await Promise.resolve(this.db.client.releaseConnection(conn)).catch(() => undefined);
+      }
     }
   }
 

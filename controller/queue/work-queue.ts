@@ -109,7 +109,9 @@ export class WorkQueue {
         const n = (this.failures.get(key) ?? 0) + 1;
         this.failures.set(key, n);
         const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (n - 1));
-        this.opts.logger.warn('reconcile failed, retrying', { key, attempt: n, delayMs: delay, error: (e as Error).message });
+        // the first failure says why; the retries of the same outage only count (debug)
+        const log = n === 1 ? this.opts.logger.warn : this.opts.logger.debug;
+        log('reconcile failed, retrying', { key, attempt: n, delayMs: delay, error: (e as Error).message });
         this.addAfter(key, delay);
       }
     } finally {

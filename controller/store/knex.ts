@@ -1,6 +1,7 @@
 import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { camelizeRow, toSnake } from './case.js';
+import { isDatabaseUnavailable, noteDatabaseUnavailable } from './connection-errors.js';
 
 // bigint counts come back as strings by default; our counts fit in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -9,10 +10,15 @@ export type Db = Knex;
 export type Trx = Knex.Transaction;
 
 export function createKnex(connectionString: string, poolMax = 10): Knex {
-  return knexFactory({
+  const db = knexFactory({
     client: 'pg',
     connection: { connectionString, application_name: 'stevedore' },
     pool: { min: 0, max: poolMax },
+    // A query waits at most this long for a connection: during a database outage callers get an
+    // error (503, a loop's backoff) within seconds instead of hanging for knex's default minute.
+    acquireConnectionTimeout: 10_000,
+    // knex prints every failed connection attempt on its own; the callers log an outage once.
+    log: { warn: quiet, error: quiet, debug: quiet, deprecate: quiet },
     wrapIdentifier: (value, origImpl) => origImpl(value === '*' ? value : toSnake(value)),
     postProcessResponse: (result) => {
       if (Array.isArray(result)) return result.map(camelizeRow);
@@ -20,4 +26,11 @@ export function createKnex(connectionString: string, poolMax = 10): Knex {
       return camelizeRow(result);
     },
   });
+  db.on('query-error', (e: unknown) => {
+    if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
+  });
+  (db.client as { pool?: { on(ev: string, fn: (...a: unknown[]) => void): void } }).pool?.on('createFail', () => noteDatabaseUnavailable());
+  return db;
 }
+
+function quiet(): void {}

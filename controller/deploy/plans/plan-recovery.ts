@@ -6,8 +6,25 @@ import type { Services } from '../../services.js';
 import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
 import { planEvent } from './plan-events.js';
 import { LEASE_MS } from './plan-engine.js';
+import { Outage } from '../../queue/outage.js';
+import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
 
-const INTERRUPTED = 'the controller stopped while this step ran';
+/**
+ * What interrupted a plan, as far as this process can tell: another process held it (that
+ * controller stopped or was restarted), or this process held it and its runner stopped (the
+ * database went away under it, or something unexpected). Step errors caused by a server say so
+ * themselves, naming the server (host errors).
+ */
+export function interruptionOf(plan: Pick<DeploymentPlanRow, 'owner' | 'heartbeatAt'>, ownOwner: string): string {
+  if (plan.owner !== ownOwner) {
+    return 'the controller stopped (or was restarted) while this step ran; the step may have been half-done on the server';
+  }
+  const lastBeat = plan.heartbeatAt ? new Date(plan.heartbeatAt).getTime() : 0;
+  if (databaseLastUnavailableAt() >= lastBeat - LEASE_MS) {
+    return 'the database was unreachable while this step ran, so its progress could not be recorded; the step may have been half-done on the server';
+  }
+  return 'this step stopped unexpectedly (the plan runner failed; see the controller log); the step may have been half-done on the server';
+}
 
 export async function recoverStalePlans(s: Services): Promise<number> {
   const stale = await s.plans.repo.stale(LEASE_MS);
@@ -23,6 +40,7 @@ export async function recoverStalePlans(s: Services): Promise<number> {
 }
 
 async function recoverOne(s: Services, plan: DeploymentPlanRow): Promise<void> {
+  const INTERRUPTED = interruptionOf(plan, s.plans.owner);
   await s.db('plan_steps').where({ planId: plan.id, status: 'running' })
     .update({ status: 'failed', error: INTERRUPTED, finishedAt: s.db.fn.now(), updatedAt: s.db.fn.now() });
   await s.db('plan_steps').where({ planId: plan.id, status: 'pending' })
@@ -46,8 +64,10 @@ async function recoverOne(s: Services, plan: DeploymentPlanRow): Promise<void> {
 /** Worker: the plan engine's heartbeat plus the recovery sweep. */
 export async function startPlanWorker(s: Services): Promise<() => Promise<void>> {
   s.plans.start();
-  await recoverStalePlans(s).catch((e) => s.logger.warn('plan recovery failed', { error: (e as Error).message }));
-  const timer = setInterval(() => void recoverStalePlans(s).catch((e) => s.logger.warn('plan recovery failed', { error: (e as Error).message })), LEASE_MS / 2);
+  const outage = new Outage(s.logger, 'plan recovery sweep');
+  const sweep = () => recoverStalePlans(s).then(() => outage.ok(), (e) => outage.failed(e));
+  await sweep();
+  const timer = setInterval(() => void sweep(), LEASE_MS / 2);
   timer.unref();
   return async () => {
     clearInterval(timer);

@@ -1,0 +1,45 @@
+import { expect } from 'chai';
+import type { TestService } from '../support/test-service.js';
+import { startTestService } from '../support/test-service.js';
+import type { StreamEvent } from '../../controller/events/event-bus.js';
+
+const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
+  const deadline = Date.now() + ms;
+  while (!(await fn())) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+};
+
+// The LISTEN connection is cut by the database (as in a restart) while events keep being
+// committed: the bus reconnects by itself and hands out what it missed, in order, once each.
+describe('event bus across a lost LISTEN connection', () => {
+  let svc: TestService;
+  before(async () => {
+    svc = await startTestService();
+  });
+  after(() => svc.stop());
+
+  it('reconnects and replays the events committed while it was away, each once', async () => {
+    const s = svc.services;
+    const got: StreamEvent[] = [];
+    const unsubscribe = s.events.subscribe((e) => got.push(e));
+    const before = await s.events.publish('plan.updated', null, { n: 0 });
+    await until('the live event', () => got.some((e) => e.id === before.id));
+
+    const killed = await s.db.raw(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+      WHERE datname = current_database() AND query LIKE 'LISTEN %' AND pid <> pg_backend_pid()`);
+    expect(killed.rows.length, 'the listener connection was found').to.equal(1);
+    const missed: StreamEvent[] = [];
+    for (let i = 1; i <= 5; i++) missed.push(await s.events.publish('plan.updated', null, { n: i }));
+
+    await until('the missed events', () => missed.every((m) => got.some((e) => e.id === m.id)));
+    const after = await s.events.publish('plan.updated', null, { n: 6 });
+    await until('live events after the reconnect', () => got.some((e) => e.id === after.id));
+    unsubscribe();
+    const ids = got.map((e) => e.id);
+    expect(new Set(ids).size, 'no event handed out twice').to.equal(ids.length);
+    expect(ids).to.deep.equal([...ids].sort((a, b) => a - b));
+    expect(svc.logs.join('')).to.match(/event listener \(LISTEN\) connection (failed|recovered)/);
+  });
+});
