@@ -7,7 +7,12 @@ FLEET_ROOT=${FLEET_ROOT:-/tmp/stevedore-fleet-$FLEET_ID}   # all state lives her
 FLEET_SERVERS=${FLEET_SERVERS:-3}
 FLEET_PREFIX=${FLEET_PREFIX:-sd$FLEET_ID}           # netns / interface names; short: IFNAMSIZ is 15
 FLEET_NET=${FLEET_NET:-10.250.$FLEET_ID}            # /24 on our bridge; .1 = host, .(10+i) = server i
-FLEET_PRIVATE_DIRS=${FLEET_PRIVATE_DIRS:-/root /srv}   # per-server private copies (bind mounts in its mount ns)
+# Every path a deploy, a config sync or a test writes on a server is private to that server (a bind
+# mount of $FLEET_ROOT/sN/fs<path> in its mount namespace), so a file written "on s2" is not on s3
+# nor on the host. /etc starts as a copy of the host's (sshd, users, CA certs); the others start
+# empty (the host's /opt is huge). /tmp is private too; $FLEET_ROOT is bound back inside it.
+FLEET_PRIVATE_DIRS=${FLEET_PRIVATE_DIRS:-/etc /root /srv /opt /var/lib/stevedore /tmp}
+FLEET_COPIED_DIRS=${FLEET_COPIED_DIRS:-/etc}        # private dirs that start as a copy of the host's
 FLEET_REGISTRY_PORT=${FLEET_REGISTRY_PORT:-$((5000 + FLEET_ID))}
 FLEET_REGISTRY_AUTH=${FLEET_REGISTRY_AUTH:-0}       # 1 = htpasswd basic auth
 FLEET_REGISTRY_USER=${FLEET_REGISTRY_USER:-stevedore}

@@ -110,7 +110,7 @@ leaks=0
 leak() { log "LEAK: $*"; leaks=1; }
 for p in /proc/[0-9]*; do
   pid=${p#/proc/}; [ "$pid" = "$$" ] && continue
-  if tr '\0' ' ' <"$p/cmdline" 2>/dev/null | grep -qF "$FLEET_ROOT/"; then
+  if { tr '\0' ' ' <"$p/cmdline"; } 2>/dev/null | grep -qF "$FLEET_ROOT/"; then
     exe=$(basename "$(readlink "$p/exe" 2>/dev/null)" 2>/dev/null) || exe=
     case $exe in dockerd|containerd|containerd-shim*|docker-proxy|sshd|docker-registry|registry|postgres|runc)
       leak "process $pid ($exe) still running - killing"; kill -KILL "$pid" 2>/dev/null ;;
