@@ -73,10 +73,11 @@ wait_for() {    # wait_for SECONDS cmd...: retry until the command succeeds
   local t=$(( $1 * 20 )); shift
   until "$@" >/dev/null 2>&1; do t=$((t - 1)); [ $t -le 0 ] && return 1; sleep 0.05; done
 }
-pids_in_mntns() {   # pids whose mount namespace is $1 (e.g. "mnt:[4026532301]")
+pids_in_mntns() {   # pids whose mount namespace is $1 (e.g. "mnt:[4026532301]"); one find, not a fork per process
   local ns=$1 p
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+  [[ $ns =~ ^mnt:\[[0-9]+\]$ ]] || return 0
+  for p in $(find /proc/[0-9]*/ns/mnt -maxdepth 0 -lname "mnt:\[${ns//[^0-9]/}\]" 2>/dev/null); do
+    p=${p#/proc/}; echo "${p%/ns/mnt}"
   done
   return 0
 }
