@@ -26,6 +26,27 @@ is on (MANIFESTS_PRUNE=true, or \`stevedore apply --prune\`).
 
 Secrets are never written in manifests: \`valueFrom: {env: NAME}\` reads an environment variable of
 the controller, \`valueFrom: {file: path}\` a file (relative to the manifests folder).
+
+## Environment variables
+
+Addresses, ports and other per-installation values that are not secret may come from the
+controller's environment: \`\${env:NAME}\` anywhere in a file's text is replaced by the variable
+NAME before the YAML is parsed, so one folder serves any set of servers:
+
+\`\`\`yaml
+spec:
+  hostname: \${env:WEB1_HOST}          # export WEB1_HOST=10.0.0.11 before \`npm start\`
+  registryUrl: https://\${env:REGISTRY}
+\`\`\`
+
+A variable that is not set is an error at its file and line (the folder applies nothing), as is a
+value with a line break (it would change the YAML: keys and other multi-line values use
+\`valueFrom\`). The value is inserted as it is: quote the field when it may hold \`#\` or \`: \`.
+References in comments are expanded too; \`$\${env:NAME}\` keeps the text \`\${env:NAME}\`. Only
+\`\${env:...}\` is expanded here: \`\${KEY}\` and \`\${fragment:NAME}\` in config files and service env are
+substituted at deploy time. The CLI (\`stevedore validate\`) expands with its own environment;
+\`stevedore diff\` and \`stevedore apply\` send the files as written and the service expands them with
+the controller's environment, like \`valueFrom\`.
 `;
 
 function typeOf(s: Schema): string {

@@ -1,4 +1,5 @@
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
+import { expandEnvRefs } from './expand-env.js';
 import type { ManifestError, ManifestFile } from './types.js';
 
 /** One YAML document of a file, with what is needed to point at any path inside it. */
@@ -18,7 +19,7 @@ export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]
   const errors: ManifestError[] = [];
   for (const f of files) {
     const lineCounter = new LineCounter();
-    const docs = parseAllDocuments(f.content, { lineCounter, prettyErrors: false, uniqueKeys: true });
+    const docs = parseAllDocuments(expandEnvRefs(f, errors), { lineCounter, prettyErrors: false, uniqueKeys: true });
     const list = Array.isArray(docs) ? docs : [];
     for (const doc of list) {
       if (doc.errors.length) {

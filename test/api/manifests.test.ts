@@ -34,6 +34,7 @@ describe('manifests routes', () => {
     process.env.DEMO_REGISTRY_PASSWORD = 'registry-pw-123';
     process.env.DEMO_DATABASE_PASSWORD = 'db-pw-456';
     process.env.DEMO_SSH_PRIVATE_KEY = newSshKeyPair().private;
+    Object.assign(process.env, { DEMO_WEB1_HOST: '192.0.2.11', DEMO_WEB2_HOST: '192.0.2.12', DEMO_REGISTRY: 'registry.example:5000', DEMO_REGISTRY_USERNAME: 'stevedore' });
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
     files = await exampleFiles();
@@ -177,7 +178,7 @@ describe('manifests routes', () => {
     try {
       const diff = await cli(['diff', dir], env);
       expect(diff.code, diff.stderr).to.equal(2);
-      expect(diff.stdout).to.include('~ ContainerImage demo/10.250.5.1:5005/stevedore-test/web');
+      expect(diff.stdout).to.include('~ ContainerImage demo/registry.example:5000/stevedore-test/web');
       expect(diff.stdout).to.include('autoUpdate: false -> true');
       expect(diff.stdout).not.to.include('\u001b[');
       expect((await cli(['apply', dir], env)).code).to.equal(2);

@@ -28,10 +28,8 @@ describe('manifests folder against the fleet', () => {
   let dir: string;
   const staged = new Map<string, string>();
 
-  /** The example files with the fleet's addresses in place of the ones written for fleet 5. */
-  const fleetCopy = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8')
-    .replaceAll('10.250.5.11', fleet.servers[0]!.host).replaceAll('10.250.5.12', fleet.servers[1]!.host)
-    .replaceAll('10.250.5.1:5005', fleet.registry.address);
+  /** The example files as written: the fleet's addresses come from the DEMO_* variables set below. */
+  const fleetCopy = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
   const planCount = () => svc.services.db('deployment_plans').where({ trigger: 'manifest' }).count({ n: '*' }).then(([r]) => Number(r.n));
   const lastPlan = () => svc.services.db('deployment_plans').where({ trigger: 'manifest' }).orderBy('createdAt', 'desc').first();
   const containers = async (server: string) => (await serverExec(server, ['docker', 'ps', '--format', '{{.Names}} {{.Image}}'])).trim().split('\n').filter(Boolean);
@@ -42,6 +40,10 @@ describe('manifests folder against the fleet', () => {
     process.env.DEMO_REGISTRY_PASSWORD = 'unused-by-the-fleet-registry';
     process.env.DEMO_DATABASE_PASSWORD = 'e2e-db-password';
     process.env.DEMO_SSH_PRIVATE_KEY = privateKeyOf(fleet.servers[0]!);
+    process.env.DEMO_WEB1_HOST = fleet.servers[0]!.host;
+    process.env.DEMO_WEB2_HOST = fleet.servers[1]!.host;
+    process.env.DEMO_REGISTRY = fleet.registry.address;
+    process.env.DEMO_REGISTRY_USERNAME = fleet.registry.username ?? 'stevedore';
     dir = mkdtempSync(join(tmpdir(), 'manifests-e2e-'));
     for (const f of ['environment.yaml', 'servers.yaml', 'registry.yaml', 'services.yaml', 'config.yaml']) staged.set(f, fleetCopy(f));
     // The service starts on an empty folder; the test then "pulls" the example into it.

@@ -7,7 +7,12 @@ FLEET_ROOT=${FLEET_ROOT:-/tmp/stevedore-fleet-$FLEET_ID}   # all state lives her
 FLEET_SERVERS=${FLEET_SERVERS:-3}
 FLEET_PREFIX=${FLEET_PREFIX:-sd$FLEET_ID}           # netns / interface names; short: IFNAMSIZ is 15
 FLEET_NET=${FLEET_NET:-10.250.$FLEET_ID}            # /24 on our bridge; .1 = host, .(10+i) = server i
-FLEET_PRIVATE_DIRS=${FLEET_PRIVATE_DIRS:-/root /srv}   # per-server private copies (bind mounts in its mount ns)
+# Every path a deploy, a config sync or a test writes on a server is private to that server (a bind
+# mount of $FLEET_ROOT/sN/fs<path> in its mount namespace), so a file written "on s2" is not on s3
+# nor on the host. /etc starts as a copy of the host's (sshd, users, CA certs); the others start
+# empty (the host's /opt is huge). /tmp is private too; $FLEET_ROOT is bound back inside it.
+FLEET_PRIVATE_DIRS=${FLEET_PRIVATE_DIRS:-/etc /root /srv /opt /var/lib/stevedore /tmp}
+FLEET_COPIED_DIRS=${FLEET_COPIED_DIRS:-/etc}        # private dirs that start as a copy of the host's
 FLEET_REGISTRY_PORT=${FLEET_REGISTRY_PORT:-$((5000 + FLEET_ID))}
 FLEET_REGISTRY_AUTH=${FLEET_REGISTRY_AUTH:-0}       # 1 = htpasswd basic auth
 FLEET_REGISTRY_USER=${FLEET_REGISTRY_USER:-stevedore}
@@ -68,10 +73,11 @@ wait_for() {    # wait_for SECONDS cmd...: retry until the command succeeds
   local t=$(( $1 * 20 )); shift
   until "$@" >/dev/null 2>&1; do t=$((t - 1)); [ $t -le 0 ] && return 1; sleep 0.05; done
 }
-pids_in_mntns() {   # pids whose mount namespace is $1 (e.g. "mnt:[4026532301]")
+pids_in_mntns() {   # pids whose mount namespace is $1 (e.g. "mnt:[4026532301]"); one find, not a fork per process
   local ns=$1 p
-  for p in /proc/[0-9]*; do
-    [ "$(readlink "$p/ns/mnt" 2>/dev/null)" = "$ns" ] && echo "${p#/proc/}"
+  [[ $ns =~ ^mnt:\[[0-9]+\]$ ]] || return 0
+  for p in $(find /proc/[0-9]*/ns/mnt -maxdepth 0 -lname "mnt:\[${ns//[^0-9]/}\]" 2>/dev/null); do
+    p=${p#/proc/}; echo "${p%/ns/mnt}"
   done
   return 0
 }

@@ -2,7 +2,7 @@
 # server-init.sh I HOST_MNTNS - runs INSIDE fresh namespaces, started by up.sh as
 #   nsenter --net=/run/netns/sd<ID>-sI -- unshare --mount --uts --propagation private -- server-init.sh I HOST_MNTNS
 # Gives the server its own hostname, /run (default docker socket, exec-root, containerd, sshd privsep dir),
-# private /root and /srv, starts dockerd in the background and exec's into sshd -D.
+# private copies of $FLEET_PRIVATE_DIRS (/etc, /root, /srv, /opt, /tmp, ...: see common.sh), starts dockerd in the background and exec's into sshd -D.
 # Everything mounted here lives only in this mount namespace and disappears with its last process.
 set -Eeuo pipefail
 source "$(dirname "$0")/common.sh"
@@ -16,8 +16,26 @@ hostname "$name"
 # "mount -n": libmount would otherwise create /run/mount/utab on the host before /run is replaced
 mount -n -t tmpfs -o mode=0755,size=64m "${FLEET_PREFIX}-$name-run" /run
 mkdir -p /run/sshd /run/lock
+# /etc & co. start as copies of the host's (sshd and its users need them); copied here, in
+# parallel for all servers, to keep up.sh fast
+for d in $FLEET_COPIED_DIRS; do
+  [ -d "$d" ] && cp -a "$d/." "$dir/fs$d/"
+done
+[ -f "$dir/fs/etc/hostname" ] && echo "$name" >"$dir/fs/etc/hostname"
+# /tmp is private, but $FLEET_ROOT lives under it (sshd_config, host key, docker data root):
+# set it aside under the private /run, replace /tmp, and bind it back at the same path
+private_tmp() {
+  case $FLEET_ROOT in /tmp/*) ;; *) mount -n --bind "$dir/fs/tmp" /tmp; return ;; esac
+  mkdir /run/fleet-root
+  mount -n --bind "$FLEET_ROOT" /run/fleet-root
+  mount -n --bind "$dir/fs/tmp" /tmp
+  mkdir -p "$FLEET_ROOT"
+  mount -n --move /run/fleet-root "$FLEET_ROOT"
+  rmdir /run/fleet-root
+}
 for d in $FLEET_PRIVATE_DIRS; do
-  [ -d "$d" ] && mount -n --bind "$dir/fs$d" "$d"
+  [ -d "$d" ] || continue
+  if [ "$d" = /tmp ]; then private_tmp; else mount -n --bind "$dir/fs$d" "$d"; fi
 done
 printf '127.0.0.1 localhost\n::1 localhost\n%s %s\n' "$(server_ip "$i")" "$name" >"$dir/hosts"
 mount -n --bind "$dir/hosts" /etc/hosts

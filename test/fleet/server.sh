@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # server.sh sN ACTION - poke one server of fleet FLEET_ID from a test (root):
-#   server.sh s1 exec CMD...          run CMD inside s1's namespaces (its /root, /run, hostname, network)
+#   server.sh s1 exec CMD...          run CMD inside s1's namespaces (its /etc, /opt, /tmp, /run, hostname, network)
 #   server.sh s1 stop-docker          stop s1's dockerd (like `systemctl stop docker`)
 #   server.sh s1 start-docker         start it again with the same flags
 #   server.sh s1 stop-ssh | start-ssh take the server's sshd down / up (an unreachable host)
@@ -14,7 +14,11 @@ dir=$FLEET_ROOT/$name; [ -d "$dir" ] || die "no such server: $name (fleet $FLEET
 # the namespaces are pinned by the longest-lived process we started there
 anchor() {
   local p
-  for p in $(cat "$dir/sshd.pid" 2>/dev/null) $(cat "$dir/dockerd.pid" 2>/dev/null) $(pids_in_mntns "$(cat "$dir/mntns")"); do
+  for p in $(cat "$dir/sshd.pid" 2>/dev/null) $(cat "$dir/dockerd.pid" 2>/dev/null); do
+    pid_alive "$p" && { echo "$p"; return; }
+  done
+  # only when both are down: scanning every process is slow on a busy machine
+  for p in $(pids_in_mntns "$(cat "$dir/mntns")"); do
     pid_alive "$p" && { echo "$p"; return; }
   done
   die "$name has no live process left to enter"

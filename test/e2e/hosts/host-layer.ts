@@ -21,5 +21,5 @@ export function hostLayer(opts: SshPoolOptions = {}): HostLayer {
   return { fleet, pool, driver: new SshDriver(pool, 15_000), docker: new DockerClients(pool), names: fleet.servers.map((s) => s.name) };
 }
 
-/** A private scratch dir name on the servers (/srv is per-server; /tmp is shared with the host). */
+/** A scratch dir name on the servers (/srv, like /etc, /opt and /tmp, is private to each server). */
 export const scratchDir = (): string => `/srv/stevedore-e2e-${randomBytes(4).toString('hex')}`;

@@ -8,7 +8,9 @@ ARG VERSION=v1
 ENV VERSION=\$VERSION
 COPY index.html /www/index.html
 EXPOSE 80
-HEALTHCHECK --interval=1s --timeout=2s --start-period=1s --retries=2 CMD $1
+# a generous timeout: on a busy machine docker exec alone can take seconds, and a slow check
+# of the healthy image must not read as unhealthy (the unhealthy one fails at once anyway)
+HEALTHCHECK --interval=1s --timeout=10s --start-period=1s --retries=2 CMD $1
 # sh as PID 1 with a TERM trap: busybox httpd as PID 1 ignores SIGTERM, and every stop would wait
 # for the 10 s kill timeout
 CMD ["sh", "-c", "trap 'echo web \$VERSION stopping; exit 0' TERM INT; echo web \$VERSION listening on :80; httpd -f -v -p 80 -h /www & wait"]

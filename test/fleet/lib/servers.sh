@@ -31,13 +31,14 @@ start_servers() {
   : >"$FLEET_ROOT/known_hosts"; : >"$FLEET_ROOT/ssh_config"
   local d i name dir ip_
   for d in $FLEET_PRIVATE_DIRS; do   # bind-mount targets must exist on the host
-    case $d in /root|/srv|/opt/*|/home/*|/var/lib/*|/app*|/data*) ;; *) die "FLEET_PRIVATE_DIRS: refusing $d" ;; esac
+    case $d in /etc|/root|/srv|/opt|/opt/*|/tmp|/home/*|/var/lib/*|/app*|/data*) ;; *) die "FLEET_PRIVATE_DIRS: refusing $d" ;; esac
     [ -d "$d" ] || { mkdir -p "$d"; echo "$d" >>"$FLEET_CREATED_DIRS"; }
   done
   for i in $(seq 1 "$FLEET_SERVERS"); do
     name=$(server_name "$i"); dir=$FLEET_ROOT/$name; ip_=$(server_ip "$i")
     mkdir -p "$dir/data"
     for d in $FLEET_PRIVATE_DIRS; do mkdir -p "$dir/fs$d"; done
+    [ -d "$dir/fs/tmp" ] && chmod 1777 "$dir/fs/tmp"
     chmod 700 "$dir/fs/root"; mkdir -m 700 -p "$dir/fs/root/.ssh"
     install -m 600 "$FLEET_ROOT/keys/id_ed25519.pub" "$dir/fs/root/.ssh/authorized_keys"
     ssh-keygen -q -t ed25519 -N '' -C "stevedore-fleet$FLEET_ID-$name" -f "$dir/ssh_host_ed25519_key"
