@@ -28,8 +28,8 @@ export type RequestListener = (req: IncomingMessage, res: ServerResponse) => unk
  */
 export function replayThrough(listener: RequestListener) {
   return function replay(r: ReplayRequest): Promise<ReplayResponse> {
-    // Koa reads only remoteAddress and encrypted off the socket.
-    const socket = { remoteAddress: r.clientIp, encrypted: false, readableHighWaterMark: 16384 } as unknown as Socket;
+    // Koa reads remoteAddress and encrypted off the socket; the message destroys it when read to the end.
+    const socket = { remoteAddress: r.clientIp, encrypted: false, readableHighWaterMark: 16384, destroy() {} } as unknown as Socket;
     const req = new IncomingMessage(socket);
     req.method = r.method;
     req.url = r.url;
@@ -40,6 +40,7 @@ export function replayThrough(listener: RequestListener) {
       req.push(Buffer.from(r.body));
     }
     req.push(null);
+    req.complete = true; // the whole message is here: reading it to the end is not an abort
     req.headers = headers;
 
     const res = new ServerResponse(req);
