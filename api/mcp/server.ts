@@ -1,4 +1,5 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { RouteSpec } from '../http/route.js';
 import { scopesFor } from '../http/scopes.js';
 import { reachable } from './reachable.js';
@@ -12,6 +13,9 @@ export interface McpDeps {
   specsByRoute: Map<string, RouteSpec>;
   replay: Replay;
 }
+
+// The SDK builds a new Ajv per server unless given one; a server per request cannot afford that.
+const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
 /** The tools this caller may call: those whose route its token reaches (role, scope, environment limits). */
 export function toolsFor(caller: McpCaller, catalog: ToolCatalog): CatalogTool[] {
@@ -28,6 +32,7 @@ export function mcpServerFor(caller: McpCaller, deps: McpDeps): McpServer {
     instructions: 'Stevedore deploys containers to servers. Every tool replays one API route with your token: '
       + 'errors carry the API code (FORBIDDEN_ROLE, NOT_FOUND, VALIDATION_ERROR, ...). Write tools are destructive; '
       + 'repeating one with the same arguments within about 60 s returns the first result.',
+    jsonSchemaValidator,
   });
   const tools = toolsFor(caller, deps.catalog);
   const kinds = readableKinds(caller, deps.specsByRoute);
