@@ -4,7 +4,7 @@ import { awayFromBucketEdge, connectMcp, toolJson } from '../../support/mcp-clie
 import { addService, cleanup, containerImage, httpBody, startWorld, waitPlan, type World } from './deploy-world.js';
 
 describe('MCP write tools reach the fleet (e2e)', function () {
-  this.timeout(240_000);
+  this.timeout(400_000);
   let w: World;
   let mcp: Client;
   let web: Awaited<ReturnType<typeof addService>>;
