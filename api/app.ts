@@ -12,6 +12,7 @@ import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import { route, type RouteSpec } from './http/route.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
+import { rememberRouteTable } from './mcp/route-table.js';
 
 /** Every route spec with the router that serves them and the OpenAPI document that describes them. */
 export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; document: ReturnType<typeof buildOpenApi> } {
@@ -25,6 +26,7 @@ export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; 
 
   const router = new Router();
   mountRoutes(router, [...specs, openapi], s);
+  rememberRouteTable(s, [...specs, openapi]);
   return { router, specs: [...specs, openapi], document };
 }
 

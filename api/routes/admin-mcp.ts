@@ -3,6 +3,7 @@ import { route, type RouteSpec } from '../http/route.js';
 import { arrayOf, bool, enumOf, nullable, object, str } from '../http/schema.js';
 import { MCP_PATH } from '../mcp/endpoint.js';
 import { CAPABILITIES_URI, RESOURCE_KINDS } from '../mcp/resources.js';
+import { routeTableOf } from '../mcp/route-table.js';
 import { buildToolCatalog, type ToolCatalog } from '../mcp/tool-catalog.js';
 
 const toolRead = object({
@@ -18,19 +19,19 @@ const statusRead = object({
 
 /** GET /api/admin/mcp: whether the MCP endpoint is on, and what it offers, tool by tool with the route it replays. */
 export default function adminMcpRoutes(s: Services): RouteSpec[] {
-  let table: Promise<{ catalog: ToolCatalog; routes: Set<string> }> | null = null;
+  let table: { catalog: ToolCatalog; routes: Set<string> } | null = null;
   // The tools derive from the whole route table, this route included: read it when first asked.
-  const tableOf = () => (table ??= import('./index.js').then(({ allRoutes }) => {
-    const specs = allRoutes(s);
-    return { catalog: buildToolCatalog(specs), routes: new Set(specs.map((r) => `${r.method} ${r.path}`)) };
-  }));
+  const tableOf = () => {
+    const specs = routeTableOf(s);
+    return (table ??= { catalog: buildToolCatalog(specs), routes: new Set(specs.map((r) => `${r.method} ${r.path}`)) });
+  };
   return [
     route({
       method: 'GET', path: '/api/admin/mcp', operationId: 'getMcpStatus', tag: 'admin', access: 'admin',
       summary: 'MCP endpoint status: enabled flag, allowed hosts, tools with the route each replays, resources',
       response: statusRead,
       async handler() {
-        const { catalog: c, routes } = await tableOf();
+        const { catalog: c, routes } = tableOf();
         return {
           enabled: s.config.mcpEnabled,
           endpoint: MCP_PATH,
