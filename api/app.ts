@@ -11,6 +11,8 @@ import { mountRoutes } from './http/mount.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import { route, type RouteSpec } from './http/route.js';
+import { mcpEndpoint } from './mcp/endpoint.js';
+import { rememberRouteTable } from './mcp/route-table.js';
 
 /** Every route spec with the router that serves them and the OpenAPI document that describes them. */
 export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; document: ReturnType<typeof buildOpenApi> } {
@@ -24,6 +26,7 @@ export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; 
 
   const router = new Router();
   mountRoutes(router, [...specs, openapi], s);
+  rememberRouteTable(s, [...specs, openapi]);
   return { router, specs: [...specs, openapi], document };
 }
 
@@ -31,13 +34,15 @@ export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; 
 export function createApp(s: Services): Koa {
   const app = new Koa({ proxy: false });
   app.silent = true; // errorEnvelope logs what matters; koa's default logger would print stacks.
-  const { router } = buildRouter(s);
+  const { router, specs } = buildRouter(s);
 
   app.use(requestId());
   app.use(errorEnvelope(s.logger));
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
   app.use(jsonBody('1mb'));
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
+  // Off: not registered at all, so /mcp is the router's 404. Before idempotency: the envelope is not managed, its replays are.
+  if (s.config.mcpEnabled) app.use(mcpEndpoint({ version: s.config.version, allowedHosts: s.config.mcpAllowedHosts, specs, app }));
   app.use(idempotency(s.db, s.secretBox));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));

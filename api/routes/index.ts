@@ -34,6 +34,7 @@ import configAssetRoutes from './config-assets.js';
 import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
+import adminMcpRoutes from './admin-mcp.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -73,5 +74,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configAttachmentRoutes(s),
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
+    ...adminMcpRoutes(s),
   ];
 }
