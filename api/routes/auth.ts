@@ -4,7 +4,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../control
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
-import { scopesFor } from '../http/scopes.js';
+import { scopesFor } from '../../controller/auth/scopes.js';
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';
