@@ -24,6 +24,12 @@ import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
 import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
 import { CommandTypesRepository } from './store/repositories/command-types.js';
+import { ChatChannelsRepository } from './store/repositories/chat-channels.js';
+import { NotificationRoutingsRepository } from './store/repositories/notification-routings.js';
+import { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
+import { NotificationsRepository } from './store/repositories/notifications.js';
+import { DeploymentViews } from './store/repositories/deployment-views.js';
+import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
 /**
@@ -39,6 +45,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const services = {
     config,
     db,
+    transaction: transactionRunner(db),
     logger,
     secretBox,
     audit: new AuditLog(db),
@@ -48,6 +55,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),
     deployments: new DeploymentsRepository(db),
+    deploymentViews: new DeploymentViews(db),
     containerImages: new ContainerImagesRepository(db),
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
@@ -61,6 +69,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     systemSettings,
     smtp,
     servers: new ServersRepository(db),
+    chatChannels: new ChatChannelsRepository(db),
+    notificationRoutings: new NotificationRoutingsRepository(db),
+    outgoingWebhooks: new DeliveryTargetsRepository(db, 'outgoing_webhooks', 'webhook'),
+    webhookSubscriptions: new DeliveryTargetsRepository(db, 'webhook_subscriptions', 'subscription'),
+    notifications: new NotificationsRepository(db),
     hosts,
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     databaseOk: () => databaseAnswers(db),

@@ -24,6 +24,12 @@ import type { DeploymentsRepository } from './store/repositories/deployments.js'
 import type { ContainerImagesRepository } from './store/repositories/container-images.js';
 import type { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
 import type { CommandTypesRepository } from './store/repositories/command-types.js';
+import type { ChatChannelsRepository } from './store/repositories/chat-channels.js';
+import type { NotificationRoutingsRepository } from './store/repositories/notification-routings.js';
+import type { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
+import type { NotificationsRepository } from './store/repositories/notifications.js';
+import type { DeploymentViews } from './store/repositories/deployment-views.js';
+import type { Trx } from './store/transaction.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -31,7 +37,10 @@ import type { CommandTypesRepository } from './store/repositories/command-types.
  */
 export interface Services {
   config: Config;
+  /** The database handle, for controller/store/ code only: everything else goes through repositories. */
   db: Db;
+  /** Groups repository writes in one transaction (each repository method takes the `trx`). */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   logger: Logger;
   secretBox: SecretBox;
   audit: AuditLog;
@@ -43,6 +52,8 @@ export interface Services {
   services: ServicesRepository;
   /** Per-server placements of services. */
   deployments: DeploymentsRepository;
+  /** Deployments joined with their services' names, for listings. */
+  deploymentViews: DeploymentViews;
   containerImages: ContainerImagesRepository;
   serviceDependencies: ServiceDependenciesRepository;
   serviceTypes: CommandTypesRepository;
@@ -61,6 +72,12 @@ export interface Services {
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  chatChannels: ChatChannelsRepository;
+  notificationRoutings: NotificationRoutingsRepository;
+  outgoingWebhooks: DeliveryTargetsRepository;
+  webhookSubscriptions: DeliveryTargetsRepository;
+  /** In-app notifications and each user's notification preferences. */
+  notifications: NotificationsRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */

@@ -99,7 +99,7 @@ export default function secretSubstitutionRoutes(s: Services) {
           perFile.set(sub.configFileId, [...(perFile.get(sub.configFileId) ?? []), { finding, key: sub.key }]);
         });
         const actorName = ctx.state.actor?.name ?? null;
-        const result = await s.db.transaction(async (trx) => {
+        const result = await s.transaction(async (trx) => {
           const secrets: Array<{ id: string; key: string }> = [];
           const vars: Array<{ id: string; key: string }> = [];
           for (const [key, v] of byKey) {

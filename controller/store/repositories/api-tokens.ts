@@ -44,6 +44,11 @@ export class ApiTokensRepository extends BaseRepository<ApiTokenRow> {
     return row as TokenWithOwner | undefined;
   }
 
+  async revoke(id: string): Promise<ApiTokenRow> {
+    const [row] = await this.q().where('id', id).update({ revokedAt: this.db.fn.now() } as never).returning('*');
+    return row as ApiTokenRow;
+  }
+
   async touch(id: string): Promise<void> {
     await this.q().where('id', id).update({ lastUsedAt: this.db.fn.now() } as never);
   }

@@ -39,6 +39,11 @@ export class ServersRepository extends BaseRepository<ServerRow> {
   listAll(trx?: Knex.Transaction): Promise<ServerRow[]> {
     return this.q(trx).orderBy(['environmentId', 'name']) as unknown as Promise<ServerRow[]>;
   }
+
+  /** The environment's server of this name, locked until the transaction ends. */
+  findByNameForUpdate(environmentId: string, name: string, trx: Knex.Transaction): Promise<ServerRow | undefined> {
+    return this.q(trx).where({ environmentId, name }).forUpdate().first() as Promise<ServerRow | undefined>;
+  }
 }
 
 /** What the API shows of a server: health grouped, nothing secret (servers hold none). */
