@@ -29,6 +29,8 @@ import { NotificationRoutingsRepository } from './store/repositories/notificatio
 import { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
 import { NotificationsRepository } from './store/repositories/notifications.js';
 import { DeploymentViews } from './store/repositories/deployment-views.js';
+import { ServiceImages } from './store/repositories/service-images.js';
+import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -57,6 +59,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
     containerImages: new ContainerImagesRepository(db),
+    serviceImages: new ServiceImages(db),
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes: new CommandTypesRepository(db, 'database_types'),
@@ -69,6 +72,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     systemSettings,
     smtp,
     servers: new ServersRepository(db),
+    webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),
     outgoingWebhooks: new DeliveryTargetsRepository(db, 'outgoing_webhooks', 'webhook'),

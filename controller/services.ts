@@ -29,6 +29,8 @@ import type { NotificationRoutingsRepository } from './store/repositories/notifi
 import type { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
 import type { NotificationsRepository } from './store/repositories/notifications.js';
 import type { DeploymentViews } from './store/repositories/deployment-views.js';
+import type { ServiceImages } from './store/repositories/service-images.js';
+import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { Trx } from './store/transaction.js';
 
 /**
@@ -55,6 +57,8 @@ export interface Services {
   /** Deployments joined with their services' names, for listings. */
   deploymentViews: DeploymentViews;
   containerImages: ContainerImagesRepository;
+  /** Services found through their container image (CI webhooks). */
+  serviceImages: ServiceImages;
   serviceDependencies: ServiceDependenciesRepository;
   serviceTypes: CommandTypesRepository;
   databaseTypes: CommandTypesRepository;
@@ -72,6 +76,8 @@ export interface Services {
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  /** Incoming-webhook replay protection (incoming_webhook_replays). */
+  webhookReplays: ReplayGuard;
   chatChannels: ChatChannelsRepository;
   notificationRoutings: NotificationRoutingsRepository;
   outgoingWebhooks: DeliveryTargetsRepository;
