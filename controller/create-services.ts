@@ -31,6 +31,7 @@ import { NotificationsRepository } from './store/repositories/notifications.js';
 import { DeploymentViews } from './store/repositories/deployment-views.js';
 import { ServiceImages } from './store/repositories/service-images.js';
 import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
+import { ServerContainersRepository } from './store/repositories/server-containers.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -40,7 +41,8 @@ import type { Services } from './services.js';
  */
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
+  const servers = new ServersRepository(db);
+  const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
   const systemSettings = new SystemSettings(db, secretBox);
   const smtp = new SmtpService(db, secretBox);
@@ -71,7 +73,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
-    servers: new ServersRepository(db),
+    servers,
+    serverContainers: new ServerContainersRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

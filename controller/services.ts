@@ -31,6 +31,7 @@ import type { NotificationsRepository } from './store/repositories/notifications
 import type { DeploymentViews } from './store/repositories/deployment-views.js';
 import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
+import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { Trx } from './store/transaction.js';
 
 /**
@@ -76,6 +77,8 @@ export interface Services {
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  /** What container discovery last found on each server. */
+  serverContainers: ServerContainersRepository;
   /** Incoming-webhook replay protection (incoming_webhook_replays). */
   webhookReplays: ReplayGuard;
   chatChannels: ChatChannelsRepository;

@@ -27,6 +27,11 @@ export class DeploymentViews {
         'deployments.serverId', 'deployments.containerName', 'deployments.status');
   }
 
+  /** A server's deployments: id, service and container name. */
+  onServer(serverId: string): Promise<Array<{ id: string; serviceId: string; containerName: string }>> {
+    return this.db('deployments').where({ serverId }).select('id', 'serviceId', 'containerName');
+  }
+
   /** The container names of a service's deployments. */
   async containerNamesOf(serviceId: string): Promise<string[]> {
     return this.db('deployments').where({ serviceId }).pluck('containerName');
