@@ -32,6 +32,8 @@ import { DeploymentViews } from './store/repositories/deployment-views.js';
 import { ServiceImages } from './store/repositories/service-images.js';
 import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
+import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
+import { SystemSettingsRepository } from './store/repositories/system-settings.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -44,8 +46,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
-  const systemSettings = new SystemSettings(db, secretBox);
-  const smtp = new SmtpService(db, secretBox);
+  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const services = {
     config,
     db,
