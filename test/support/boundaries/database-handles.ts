@@ -2,12 +2,12 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 
 /**
- * Database code that imports nothing: a query built on the shared handle (`s.db('table')`,
+ * Database code that imports nothing: a query built on the shared handle (`s.db('table')`, `db('table')`,
  * `s.db.transaction`, `db.raw`, `trx('table')`). dependency-cruiser sees only imports, so this
  * scan finds the knex use that travels in through the Services locator. controller/store/ is
  * where such code belongs.
  */
-const HANDLE_USE = /\.db\s*\(|\.db\.(raw|transaction|fn|schema)\b|\bdb\.raw\b|\btrx\s*\(|\btrx\.(raw|fn)\b/;
+const HANDLE_USE = /\bdb\s*\(|\bdb\.(raw|transaction|fn|schema)\b|\btrx\s*\(|\btrx\.(raw|fn)\b/;
 
 export interface HandleUse { file: string; line: number; text: string }
 
