@@ -11,6 +11,7 @@ import path from 'node:path';
 import { loadConfig } from '../controller/config/config.js';
 import { createLogger } from '../controller/logger.js';
 import { startService } from '../controller/serve.js';
+import { createApp } from '../api/app.js';
 import { createTestDatabase, dropTestDatabases } from '../test/support/test-database.js';
 import { Receiver, type Mode } from '../test/support/receiver.js';
 
@@ -22,7 +23,7 @@ async function run(label: string, badMode: Mode | null) {
     STEVEDORE_STATE_DIR: stateDir, DATABASE_URL: await createTestDatabase(), PORT: '0', HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error',
   });
-  const svc = await startService(config, createLogger('error'));
+  const svc = await startService(createApp, config, createLogger('error'));
   const db = svc.services.db;
   const receivers = await Promise.all(Array.from({ length: 5 }, () => new Receiver().start()));
   try {

@@ -4,4 +4,5 @@ import { register } from 'tsx/esm/api';
 
 register();
 const { main } = await import('../controller/cli/main.ts');
-await main(process.argv.slice(2));
+const { createApp } = await import('../api/app.ts');
+await main(process.argv.slice(2), createApp);

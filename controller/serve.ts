@@ -1,13 +1,18 @@
 import http from 'node:http';
-import type { Knex } from 'knex';
 import { loadConfig, type Config } from './config/config.js';
 import { createLogger, type Logger } from './logger.js';
-import { createKnex } from './store/knex.js';
+import { createKnex, type Db } from './store/knex.js';
 import { migrateLatest } from './store/migrator.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
-import { createServices, type Services } from './services.js';
-import { createApp } from '../api/app.js';
+import { createServices } from './create-services.js';
+import type { Services } from './services.js';
 import { WORKERS } from './workers/index.js';
+
+/**
+ * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
+ * it in (bin/, tests), so the controller runs the API without importing api/.
+ */
+export type HttpApp = (services: Services) => { callback(): http.RequestListener };
 
 export interface RunningService {
   services: Services;
@@ -20,7 +25,9 @@ export interface RunningService {
  * Starts the whole service: database (embedded when DATABASE_URL is unset), migrations, API.
  * Background workers register themselves through `startWorkers` hooks as they are added.
  */
-export async function startService(config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel)): Promise<RunningService> {
+export async function startService(
+  createApp: HttpApp, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
+): Promise<RunningService> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -28,7 +35,7 @@ export async function startService(config: Config = loadConfig(), logger: Logger
     embedded = await startEmbeddedPostgres(config.stateDir, (m) => logger.warn('embedded postgres', { msg: m }));
     url = embedded.url;
   }
-  const db: Knex = createKnex(url);
+  const db: Db = createKnex(url);
   try {
     const applied = await migrateLatest(db);
     if (applied.length) logger.info('migrations applied', { count: applied.length });

@@ -1,29 +1,38 @@
-import type { Knex } from 'knex';
+import type { Db } from './store/knex.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './logger.js';
-import { SecretBox } from './crypto/secret-box.js';
-import { AuditLog } from './audit/audit-log.js';
-import { UsersRepository } from './store/repositories/users.js';
-import { ApiTokensRepository } from './store/repositories/api-tokens.js';
-import { EnvironmentsRepository } from './store/repositories/environments.js';
-import { SettingsStore } from './settings/settings-store.js';
-import { EventBus } from './events/event-bus.js';
-import { WorkQueue } from './queue/work-queue.js';
-import { Scheduler } from './queue/scheduler.js';
-import { RegistriesRepository } from './store/repositories/registries.js';
-import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
-import { SystemSettings } from './settings/system-settings.js';
-import { SmtpService } from './admin/smtp.js';
-import { Deliveries } from './delivery/index.js';
-import { HostAccess } from './hosts/host-access.js';
-import { ServersRepository } from './store/repositories/servers.js';
-import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
-import { PlanEngine } from './deploy/plans/plan-engine.js';
-import { ServicesRepository } from './store/repositories/services.js';
-import { DeploymentsRepository } from './store/repositories/deployments.js';
-import { ContainerImagesRepository } from './store/repositories/container-images.js';
-import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
-import { CommandTypesRepository } from './store/repositories/command-types.js';
+import type { SecretBox } from './crypto/secret-box.js';
+import type { AuditLog } from './audit/audit-log.js';
+import type { UsersRepository } from './store/repositories/users.js';
+import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
+import type { EnvironmentsRepository } from './store/repositories/environments.js';
+import type { SettingsStore } from './settings/settings-store.js';
+import type { EventBus } from './events/event-bus.js';
+import type { WorkQueue } from './queue/work-queue.js';
+import type { Scheduler } from './queue/scheduler.js';
+import type { RegistriesRepository } from './store/repositories/registries.js';
+import type { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import type { SystemSettings } from './settings/system-settings.js';
+import type { SmtpService } from './admin/smtp.js';
+import type { Deliveries } from './delivery/index.js';
+import type { HostAccess } from './hosts/host-access.js';
+import type { ServersRepository } from './store/repositories/servers.js';
+import type { ConfigStore } from './config-files/config-store.js';
+import type { PlanEngine } from './deploy/plans/plan-engine.js';
+import type { ServicesRepository } from './store/repositories/services.js';
+import type { DeploymentsRepository } from './store/repositories/deployments.js';
+import type { ContainerImagesRepository } from './store/repositories/container-images.js';
+import type { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
+import type { CommandTypesRepository } from './store/repositories/command-types.js';
+import type { ChatChannelsRepository } from './store/repositories/chat-channels.js';
+import type { NotificationRoutingsRepository } from './store/repositories/notification-routings.js';
+import type { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
+import type { NotificationsRepository } from './store/repositories/notifications.js';
+import type { DeploymentViews } from './store/repositories/deployment-views.js';
+import type { ServiceImages } from './store/repositories/service-images.js';
+import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
+import type { ServerContainersRepository } from './store/repositories/server-containers.js';
+import type { Trx } from './store/transaction.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -31,7 +40,10 @@ import { CommandTypesRepository } from './store/repositories/command-types.js';
  */
 export interface Services {
   config: Config;
-  db: Knex;
+  /** The database handle, for controller/store/ code only: everything else goes through repositories. */
+  db: Db;
+  /** Groups repository writes in one transaction (each repository method takes the `trx`). */
+  transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   logger: Logger;
   secretBox: SecretBox;
   audit: AuditLog;
@@ -43,7 +55,11 @@ export interface Services {
   services: ServicesRepository;
   /** Per-server placements of services. */
   deployments: DeploymentsRepository;
+  /** Deployments joined with their services' names, for listings. */
+  deploymentViews: DeploymentViews;
   containerImages: ContainerImagesRepository;
+  /** Services found through their container image (CI webhooks). */
+  serviceImages: ServiceImages;
   serviceDependencies: ServiceDependenciesRepository;
   serviceTypes: CommandTypesRepository;
   databaseTypes: CommandTypesRepository;
@@ -61,6 +77,16 @@ export interface Services {
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  /** What container discovery last found on each server. */
+  serverContainers: ServerContainersRepository;
+  /** Incoming-webhook replay protection (incoming_webhook_replays). */
+  webhookReplays: ReplayGuard;
+  chatChannels: ChatChannelsRepository;
+  notificationRoutings: NotificationRoutingsRepository;
+  outgoingWebhooks: DeliveryTargetsRepository;
+  webhookSubscriptions: DeliveryTargetsRepository;
+  /** In-app notifications and each user's notification preferences. */
+  notifications: NotificationsRepository;
   /** Reach a server by id: exec, docker, writeFile, readFile, compose (controller/hosts/host-access.ts). */
   hosts: HostAccess;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
@@ -69,50 +95,4 @@ export interface Services {
   plans: PlanEngine;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
-}
-
-export function createServices(config: Config, db: Knex, logger: Logger, databaseUrl: string): Services {
-  const secretBox = new SecretBox(config.secretsKey);
-  const hosts = new HostAccess(db, secretBox, logger, { protectedPaths: [config.stateDir] });
-  const events = new EventBus(db, databaseUrl, logger);
-  const systemSettings = new SystemSettings(db, secretBox);
-  const smtp = new SmtpService(db, secretBox);
-  const services = {
-    config,
-    db,
-    logger,
-    secretBox,
-    audit: new AuditLog(db),
-    users: new UsersRepository(db),
-    apiTokens: new ApiTokensRepository(db),
-    environments: new EnvironmentsRepository(db),
-    settings: new SettingsStore(db),
-    services: new ServicesRepository(db),
-    deployments: new DeploymentsRepository(db),
-    containerImages: new ContainerImagesRepository(db),
-    serviceDependencies: new ServiceDependenciesRepository(db),
-    serviceTypes: new CommandTypesRepository(db, 'service_types'),
-    databaseTypes: new CommandTypesRepository(db, 'database_types'),
-    events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
-    queue: new WorkQueue({ logger }),
-    scheduler: new Scheduler(db, logger),
-    registries: new RegistriesRepository(db),
-    serviceAccounts: new ServiceAccountsRepository(db),
-    systemSettings,
-    smtp,
-    servers: new ServersRepository(db),
-    hosts,
-    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
-    async databaseOk() {
-      try {
-        await db.raw('select 1');
-        return true;
-      } catch {
-        return false;
-      }
-    },
-  } as Services;
-  services.plans = new PlanEngine(services);
-  return services;
 }

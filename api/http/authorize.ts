@@ -1,7 +1,7 @@
 import { forbiddenRole, forbiddenScope, unauthorized } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from './route.js';
 import { ROLE_RANK, type Ctx, type Scope } from './types.js';
-import { scopesFor } from './scopes.js';
+import { scopesFor } from '../../controller/auth/scopes.js';
 
 const SCOPE_OF_ROLE = { viewer: '*:read', operator: 'services:write', admin: 'admin:*' } as const;
 

@@ -1,6 +1,7 @@
 import Router, { type RouterMiddleware } from '@koa/router';
 import { AppError, readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
+import { recordRequest } from './audit-request.js';
 import { authorize } from './authorize.js';
 import { assertNotManifestOwned } from './manifest-ownership.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
@@ -49,7 +50,7 @@ function runner(spec: RouteSpec, services: Services) {
     if (ctx.status === 204) ctx.body = null;
     else ctx.body = res.body ?? null;
     if (WRITE.has(spec.method) && spec.audit !== false && ctx.status < 400 && !ctx.state.audit?.skip) {
-      await services.audit.recordRequest(ctx, spec, resource, res.body);
+      await recordRequest(services.audit, ctx, spec, resource, res.body);
     }
   };
 }

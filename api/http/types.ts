@@ -1,22 +1,10 @@
 import type Koa from 'koa';
 import type { AppError } from '../../controller/errors/app-error.js';
 
-export type Role = 'viewer' | 'operator' | 'admin';
-export type Scope = '*:read' | 'services:write' | 'admin:*' | 'tokens:manage';
-export const ROLE_RANK: Record<Role, number> = { viewer: 1, operator: 2, admin: 3 };
-
-/** Who is calling, after the bearer token was checked. */
-export interface Actor {
-  type: 'user' | 'service_account';
-  id: string;
-  name: string;
-  /** The effective role: min(owner's role, the token's role cap). */
-  role: Role;
-  tokenType: 'jwt' | 'api_token';
-  tokenId: string | null;
-  /** null: every environment; otherwise the only environments this token may touch. */
-  environmentIds: string[] | null;
-}
+// Roles and the caller belong to the controller (controller/auth/actor.ts); the API names them here too.
+export type { Actor, Role, Scope } from '../../controller/auth/actor.js';
+export { ROLE_RANK } from '../../controller/auth/actor.js';
+import type { Actor } from '../../controller/auth/actor.js';
 
 export interface AuditNote {
   action?: string;

@@ -27,8 +27,7 @@ export default function tokenRoutes(s: Services) {
   async function revoke(row: ApiTokenRow): Promise<ApiTokenRow> {
     clearAuthCache();
     if (row.revokedAt) return row;
-    const [updated] = await s.db('api_tokens').where('id', row.id).update({ revokedAt: s.db.fn.now() }).returning('*');
-    return updated as ApiTokenRow;
+    return s.apiTokens.revoke(row.id);
   }
 
   return [
@@ -56,7 +55,7 @@ export default function tokenRoutes(s: Services) {
           throw validationError('No service account has this id', 'ownerServiceAccountId');
         }
         if (body.environmentIds) {
-          const found = await s.db('environments').whereIn('id', body.environmentIds).pluck('id');
+          const found = await s.environments.existingIds(body.environmentIds);
           const missing = body.environmentIds.find((id) => !found.includes(id));
           if (missing) throw validationError(`No environment has the id ${missing}`, 'environmentIds');
         }

@@ -1,3 +1,4 @@
+import type { AuditFilter } from '../../controller/audit/audit-log.js';
 import type { Services } from '../../controller/services.js';
 import { route } from '../http/route.js';
 import { listOf, nullable, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
@@ -23,14 +24,9 @@ export default function auditLogRoutes(s: Services) {
       },
       response: listOf(auditRead),
       async handler(_ctx, { query }) {
-        const where: Record<string, string> = {};
+        const where: AuditFilter = {};
         for (const k of ['environmentId', 'resourceType', 'resourceId', 'action'] as const) if (query[k] !== undefined) where[k] = query[k]!;
-        const [items, [{ count }]] = await Promise.all([
-          s.db('audit_logs').where(where).orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id', order: 'desc' }])
-            .limit(query.limit).offset(query.offset),
-          s.db('audit_logs').where(where).count({ count: '*' }),
-        ]);
-        return { items, total: Number(count), limit: query.limit, offset: query.offset };
+        return s.audit.page(where, query);
       },
     }),
   ];

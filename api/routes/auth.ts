@@ -4,7 +4,7 @@ import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../control
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
-import { scopesFor } from '../http/scopes.js';
+import { scopesFor } from '../../controller/auth/scopes.js';
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';
@@ -20,9 +20,9 @@ export default function authRoutes(s: Services) {
       status: 201, response: userRead, errors: [403],
       async handler(ctx, { body }) {
         const passwordHash = await hashPassword(body.password);
-        const user = await s.db.transaction(async (trx) => {
+        const user = await s.transaction(async (trx) => {
           // Serialises concurrent first registrations: only one can see an empty table.
-          await trx.raw('LOCK TABLE users IN EXCLUSIVE MODE');
+          await s.users.lockTable(trx);
           if ((await s.users.count(trx)) > 0) {
             throw forbiddenRole('Registration is closed', 'Ask an admin to create an account for you');
           }
@@ -47,16 +47,13 @@ export default function authRoutes(s: Services) {
           if (user) {
             // A failure after the lock-out window starts a fresh count.
             const stale = user.lastFailedLoginAt && Date.now() - new Date(user.lastFailedLoginAt).getTime() > LOCKOUT_MS;
-            await s.db('users').where('id', user.id).update({
-              failedLoginCount: stale ? 1 : Math.min(user.failedLoginCount + 1, MAX_FAILED_LOGINS * 10),
-              lastFailedLoginAt: s.db.fn.now(),
-            });
+            await s.users.recordFailedLogin(user.id, stale ? 1 : Math.min(user.failedLoginCount + 1, MAX_FAILED_LOGINS * 10));
             await s.audit.record({ actorType: 'user', actorId: user.id, actorName: user.email, action: 'loginFailed',
               resourceType: 'users', resourceId: user.id, requestId: ctx.state.requestId, ip: ctx.state.clientIp });
           }
           throw unauthorized('Invalid email or password');
         }
-        await s.db('users').where('id', user.id).update({ failedLoginCount: 0, lastLoginAt: s.db.fn.now() });
+        await s.users.recordLogin(user.id);
         const { token, expiresAt } = issueJwt(s.config.jwtSecret, s.config.jwtExpiresIn, user);
         return { token, expiresAt, user: { id: user.id, email: user.email, name: user.name, role: user.role } };
       },
@@ -72,9 +69,7 @@ export default function authRoutes(s: Services) {
       async handler(ctx) {
         const actor = ctx.state.actor!;
         const user = actor.type === 'user' ? await s.users.findById(actor.id) : undefined;
-        const envQuery = s.db('environments').select('id', 'name').orderBy('name');
-        if (actor.environmentIds) envQuery.whereIn('id', actor.environmentIds);
-        const environments = await envQuery;
+        const environments = await s.environments.names(actor.environmentIds);
         if (!user && actor.type === 'user') throw new AppError('UNAUTHORIZED', 'The user no longer exists');
         return {
           id: actor.id,

@@ -27,7 +27,6 @@ type Row = Record<string, any>;
 export const toChatChannel = (c: Row) => ({
   id: c.id, name: c.name, hasWebhookUrl: !!c.webhookUrlEnc, isDefault: c.isDefault, enabled: c.enabled, createdAt: c.createdAt, updatedAt: c.updatedAt,
 });
-const isUuid = (v: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(v);
 
 /** Posts one Slack-compatible message to the channel now; 502 SERVICE_UNAVAILABLE when it is refused. */
 async function sendNow(s: Services, channel: Row, text: string, environmentName: string | null) {
@@ -43,7 +42,7 @@ async function sendNow(s: Services, channel: Row, text: string, environmentName:
 
 export default function chatChannelRoutes(s: Services) {
   const loadChannel = async (_ctx: Ctx, p: Record<string, string>) => {
-    const c = isUuid(p.id) ? await s.db('chat_channels').where('id', p.id).first() : undefined;
+    const c = await s.chatChannels.findById(p.id);
     if (!c) throw notFound('Chat channel');
     return c as Row;
   };
@@ -60,7 +59,7 @@ export default function chatChannelRoutes(s: Services) {
   const envView = async (envId: string) => {
     const [settings, channels] = await Promise.all([
       s.settings.get<{ chatChannelId: string | null }>(envId, 'notifications'),
-      s.db('chat_channels').where('enabled', true).orderBy('name'),
+      s.chatChannels.listEnabled(),
     ]);
     const def = channels.find((c: Row) => c.isDefault);
     return { settings: { chatChannelId: settings.chatChannelId ?? null }, channels: channels.map(toChatChannel), defaultChannel: def ? toChatChannel(def) : null };
@@ -71,11 +70,8 @@ export default function chatChannelRoutes(s: Services) {
       method: 'GET', path: '/api/admin/chat-channels', operationId: 'listChatChannels', tag: 'notifications', access: 'admin',
       summary: 'Chat channels (Slack-compatible incoming webhooks)', query: paginationQuery, response: listOf(chatChannelSchemas.read),
       async handler(_ctx, { query }) {
-        const [rows, [{ count }]] = await Promise.all([
-          s.db('chat_channels').orderBy([{ column: 'name' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
-          s.db('chat_channels').count({ count: '*' }),
-        ]);
-        return { items: rows.map(toChatChannel), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.chatChannels.page(query);
+        return { ...page, items: page.items.map(toChatChannel) };
       },
     }),
 
@@ -84,12 +80,8 @@ export default function chatChannelRoutes(s: Services) {
       summary: 'Create a chat channel; isDefault moves the default flag to it', body: chatChannelSchemas.create,
       readOnly: chatChannelSchemas.readOnly, status: 201, response: chatChannelSchemas.read, errors: [409],
       async handler(ctx, { body }) {
-        const row = await guard(s.db.transaction(async (trx) => {
-          if (body.isDefault) await trx('chat_channels').where('isDefault', true).update({ isDefault: false });
-          const [r] = await trx('chat_channels').insert({
-            name: body.name, webhookUrlEnc: s.secretBox.seal(body.webhookUrl), isDefault: body.isDefault, enabled: body.enabled,
-          }).returning('*');
-          return r;
+        const row = await guard(s.chatChannels.create({
+          name: body.name, webhookUrlEnc: s.secretBox.seal(body.webhookUrl), isDefault: body.isDefault, enabled: body.enabled,
         }));
         ctx.state.audit = { resourceType: 'chat_channel', resourceId: row.id, details: { fields: Object.keys(body) } };
         return toChatChannel(row);
@@ -108,12 +100,8 @@ export default function chatChannelRoutes(s: Services) {
       response: chatChannelSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         const { webhookUrl, ...rest } = body;
-        const row = await guard(s.db.transaction(async (trx) => {
-          if (body.isDefault) await trx('chat_channels').where('isDefault', true).whereNot('id', resource.id).update({ isDefault: false });
-          const [r] = await trx('chat_channels').where('id', resource.id).update({
-            ...rest, ...(webhookUrl !== undefined && { webhookUrlEnc: s.secretBox.seal(webhookUrl) }), updatedAt: trx.fn.now(),
-          }).returning('*');
-          return r;
+        const row = await guard(s.chatChannels.update(resource.id, {
+          ...rest, ...(webhookUrl !== undefined && { webhookUrlEnc: s.secretBox.seal(webhookUrl) }),
         }));
         ctx.state.audit = { resourceType: 'chat_channel', resourceId: row.id, details: { fields: Object.keys(body) } };
         return toChatChannel(row);
@@ -124,12 +112,7 @@ export default function chatChannelRoutes(s: Services) {
       method: 'DELETE', path: '/api/admin/chat-channels/{id}', operationId: 'deleteChatChannel', tag: 'notifications', access: 'admin',
       summary: 'Delete a chat channel, its routings and environment overrides pointing at it', load: loadChannel, status: 204,
       async handler(ctx, { resource }) {
-        await s.db.transaction(async (trx) => {
-          await trx('delivery_outbox').where({ kind: 'chat', targetId: resource.id }).whereIn('status', ['pending']).delete();
-          await trx('chat_channels').where('id', resource.id).delete();
-          await trx('environment_settings').where('module', 'notifications').whereRaw(`values->>'chatChannelId' = ?`, [resource.id])
-            .update({ values: JSON.stringify({ chatChannelId: null }), updatedAt: trx.fn.now() });
-        });
+        await s.chatChannels.delete(resource.id);
         ctx.state.audit = { resourceType: 'chat_channel', resourceId: resource.id, details: { name: resource.name } };
         return undefined;
       },
@@ -150,15 +133,8 @@ export default function chatChannelRoutes(s: Services) {
       access: 'admin', summary: 'Which notification types go to which chat channels',
       query: { ...paginationQuery, type: enumOf(...NOTIFICATION_CODES) }, response: listOf(routingRead),
       async handler(_ctx, { query }) {
-        const base = () => (query.type ? s.db('notification_routings').where('type', query.type) : s.db('notification_routings'));
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy([{ column: 'type' }, { column: 'createdAt' }]).limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return {
-          items: rows.map((r: Row) => ({ id: r.id, type: r.type, chatChannelId: r.chatChannelId, createdAt: r.createdAt })),
-          total: Number(count), limit: query.limit, offset: query.offset,
-        };
+        const page = await s.notificationRoutings.page(query.type, query);
+        return { ...page, items: page.items.map((r) => ({ id: r.id, type: r.type, chatChannelId: r.chatChannelId, createdAt: r.createdAt })) };
       },
     }),
 
@@ -168,10 +144,10 @@ export default function chatChannelRoutes(s: Services) {
       body: object({ type: enumOf(...NOTIFICATION_CODES), chatChannelId: uuid }, ['type', 'chatChannelId']),
       status: 201, response: routingRead, errors: [409],
       async handler(ctx, { body }) {
-        if (!(await s.db('chat_channels').where('id', body.chatChannelId).first('id'))) {
+        if (!(await s.chatChannels.findById(body.chatChannelId))) {
           throw validationError('No chat channel has this id', 'chatChannelId');
         }
-        const [row] = await s.db('notification_routings').insert(body).onConflict(['type', 'chatChannelId']).ignore().returning('*');
+        const row = await s.notificationRoutings.insertUnlessRouted(body);
         if (!row) throw conflict('This type is already routed to this channel');
         ctx.state.audit = { resourceType: 'notification_routing', resourceId: row.id, details: { type: body.type, chatChannelId: body.chatChannelId } };
         return { id: row.id, type: row.type, chatChannelId: row.chatChannelId, createdAt: row.createdAt };
@@ -182,8 +158,7 @@ export default function chatChannelRoutes(s: Services) {
       method: 'DELETE', path: '/api/admin/notification-routings/{id}', operationId: 'deleteNotificationRouting', tag: 'notifications',
       access: 'admin', summary: 'Remove a routing', status: 204,
       async handler(ctx, { params }) {
-        const n = isUuid(params.id) ? await s.db('notification_routings').where('id', params.id).delete() : 0;
-        if (!n) throw notFound('Notification routing');
+        if (!(await s.notificationRoutings.delete(params.id))) throw notFound('Notification routing');
         ctx.state.audit = { resourceType: 'notification_routing', resourceId: params.id };
         return undefined;
       },
@@ -205,7 +180,7 @@ export default function chatChannelRoutes(s: Services) {
       response: object({ settings: object({ chatChannelId: nullable(uuid) }), channels: arrayOf(chatChannelSchemas.read), defaultChannel: nullable(chatChannelSchemas.read) }),
       async handler(ctx, { params, body }) {
         if (body.chatChannelId !== null) {
-          const c = await s.db('chat_channels').where('id', body.chatChannelId).first();
+          const c = await s.chatChannels.findById(body.chatChannelId);
           if (!c) throw validationError('No chat channel has this id', 'chatChannelId');
           if (!c.enabled) throw validationError('This chat channel is disabled', 'chatChannelId', 'Enable the channel first');
         }
@@ -222,7 +197,7 @@ export default function chatChannelRoutes(s: Services) {
       async handler(ctx, { resource }) {
         const view = await envView(resource.id);
         const id = view.settings.chatChannelId ?? view.defaultChannel?.id;
-        const channel = id ? await s.db('chat_channels').where({ id, enabled: true }).first() : null;
+        const channel = id ? await s.chatChannels.findEnabled(id) : null;
         if (!channel) throw conflict('No chat channel is set for this environment and there is no enabled default channel',
           'Set chatChannelId here, or mark a chat channel isDefault');
         ctx.state.audit = { resourceType: 'settings', resourceId: 'notifications', environmentId: resource.id, details: { chatChannelId: channel.id } };

@@ -27,8 +27,8 @@ export default function composeRoutes(s: Services) {
       summary: 'Set the compose template; it must define a service keyed by each deployment\'s containerName', load,
       body: object({ composeTemplate: nonEmpty(200_000) }, ['composeTemplate']),
       async handler(ctx, { resource, body }) {
-        const deployments = await s.db('deployments').where({ serviceId: resource.id }).select('containerName');
-        for (const { containerName } of deployments) {
+        const deployments = await s.deploymentViews.containerNamesOf(resource.id);
+        for (const containerName of deployments) {
           const filled = body.composeTemplate.replace(/\{\{\s*containerName\s*\}\}/g, containerName);
           assertDefinesContainer(parseCompose(filled, 'composeTemplate'), containerName, 'composeTemplate');
         }

@@ -40,7 +40,7 @@ export default function configAssetRoutes(s: Services) {
         const file = theFile(form);
         const meta = validateBody<{ name: string; description?: string }>(object({ name: fileName, description }, ['name']),
           { name: form.fields.name ?? file.filename, ...(form.fields.description !== undefined && { description: form.fields.description }) });
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const f = await cs.files.insert({
             environmentId: resource.id, name: meta.name, kind: 'asset', content: null, data: file.data,
             contentType: file.contentType, description: meta.description ?? null,
@@ -60,7 +60,7 @@ export default function configAssetRoutes(s: Services) {
       async handler(ctx, { resource }) {
         if (resource.kind !== 'asset') throw validationError('This config file is a template: change its content instead', 'file');
         const file = theFile(await readMultipart(ctx));
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const f = await cs.files.update(resource.id, {
             data: file.data, contentType: file.contentType, revision: resource.revision + 1, generation: resource.generation + 1,
           }, trx);

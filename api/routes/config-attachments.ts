@@ -40,7 +40,7 @@ export default function configAttachmentRoutes(s: Services) {
       readOnly, status: 201, response: attachmentRead, errors: [409],
       async handler(ctx, { resource, body }) {
         assertTargetPath(body.targetPath);
-        const service = await s.db('services').where({ id: body.serviceId }).first('id', 'environmentId');
+        const service = await s.services.findById(body.serviceId);
         if (!service || service.environmentId !== resource.environmentId) {
           throw validationError('serviceId names no service of this environment', 'serviceId');
         }

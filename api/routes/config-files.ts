@@ -41,7 +41,7 @@ export default function configFileRoutes(s: Services) {
       readOnly, status: 201, response: configFileRead, errors: [409],
       async handler(ctx, { resource, body }) {
         assertValidTemplate(body.content, { allowFragments: true });
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const f = await cs.files.insert({ environmentId: resource.id, name: body.name, kind: 'template', content: body.content, description: body.description ?? null }, trx);
           await cs.files.addRevision(f, actorName(ctx), 'create', trx);
           return f;
@@ -67,7 +67,7 @@ export default function configFileRoutes(s: Services) {
           assertValidTemplate(body.content, { allowFragments: true });
         }
         const changed = body.content !== undefined && body.content !== resource.content;
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const f = await cs.files.update(resource.id, {
             ...body, generation: resource.generation + 1, ...(changed && { revision: resource.revision + 1 }),
           }, trx);
@@ -123,7 +123,7 @@ export default function configFileRoutes(s: Services) {
       async handler(ctx, { resource, body }) {
         const old = await cs.files.revision(resource.id, body.revision);
         if (!old) throw notFound(`Revision ${body.revision}`);
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const f = await cs.files.update(resource.id, {
             content: old.content, data: old.data, contentType: old.contentType,
             revision: resource.revision + 1, generation: resource.generation + 1,

@@ -30,7 +30,7 @@ export default function configSyncRoutes(s: Services) {
 
   async function run(ctx: Ctx, environmentId: string, attachments: ConfigAttachmentRow[], dryRun: boolean, serverId?: string) {
     const fileIds = [...new Set(attachments.map((a) => a.configFileId))];
-    const files = fileIds.length ? ((await s.db('config_files').whereIn('id', fileIds)) as ConfigFileRow[]) : [];
+    const files = await cs.files.findByIds(fileIds);
     const targets = await targetsOf(s.db, files, attachments, serverId);
     const results = await cs.sync.syncEach(files, targets, dryRun);
     const status = overall(results);
@@ -66,12 +66,12 @@ export default function configSyncRoutes(s: Services) {
       ...common, method: 'POST', path: '/api/services/{id}/sync-config', operationId: 'syncServiceConfig',
       summary: "Write every config file attached to the service to the service's servers",
       load: async (_ctx, params) => {
-        const row = await s.db('services').where({ id: params.id }).first('id', 'environmentId').catch(() => undefined);
+        const row = await s.services.findById(params.id);
         if (!row) throw notFound('Service');
         return row;
       },
       handler: async (ctx, { resource, body }) => run(ctx, resource.environmentId,
-        await s.db('config_attachments').where({ serviceId: resource.id }).orderBy(['createdAt', 'id']), body.dryRun ?? false),
+        await cs.attachments.forService(resource.id), body.dryRun ?? false),
     }),
 
     route<{ dryRun?: boolean }, unknown, { id: string; environmentId: string }>({
@@ -83,8 +83,7 @@ export default function configSyncRoutes(s: Services) {
         return row;
       },
       async handler(ctx, { resource, body }) {
-        const serviceIds = s.db('deployments').where({ serverId: resource.id }).select('serviceId');
-        const atts = await s.db('config_attachments').whereIn('serviceId', serviceIds).orderBy(['createdAt', 'id']);
+        const atts = await cs.attachments.forServer(resource.id);
         return run(ctx, resource.environmentId, atts, body.dryRun ?? false, resource.id);
       },
     }),
@@ -99,7 +98,7 @@ export default function configSyncRoutes(s: Services) {
       response: batchResult,
       async handler(ctx, { body }) {
         const ids = [...new Set(body.operations.map((o) => o.configFileId))];
-        const rows = (await s.db('config_files').whereIn('id', ids)) as ConfigFileRow[];
+        const rows = await cs.files.findByIds(ids);
         const files = ids.map((id, i) => {
           const f = rows.find((r) => r.id === id);
           if (!f) throw validationError(`Config file ${id} does not exist`, `operations.${body.operations.findIndex((o) => o.configFileId === id) ?? i}.configFileId`);

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import { lockUntilCommit, type Trx } from '../../controller/store/transaction.js';
 import type { Services } from '../../controller/services.js';
 import { validationError } from '../../controller/errors/app-error.js';
 import { assertNoCycleIfAdded, dependencyCandidates, dependencyLevels } from '../../controller/catalog/dependency-order.js';
@@ -18,7 +18,7 @@ export default function dependencyRoutes(s: Services) {
   const env = environmentOf(s);
   const loadService = rowOf(s.services, 'Service');
   const loadDependency = rowOf(s.serviceDependencies, 'Dependency');
-  const graphOf = async (environmentId: string, trx?: Knex.Transaction) => {
+  const graphOf = async (environmentId: string, trx?: Trx) => {
     const [nodes, edges] = await Promise.all([
       s.services.listByEnvironment(environmentId, trx),
       s.serviceDependencies.listByEnvironment(environmentId, trx),
@@ -56,9 +56,9 @@ export default function dependencyRoutes(s: Services) {
         if (!target || target.environmentId !== resource.environmentId) {
           throw validationError('dependsOnServiceId names no service of this environment', 'dependsOnServiceId');
         }
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           // One writer per environment graph at a time, so two concurrent edges cannot close a cycle together.
-          await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [`service-graph:${resource.environmentId}`]);
+          await lockUntilCommit(trx, `service-graph:${resource.environmentId}`);
           const { nodes, edges } = await graphOf(resource.environmentId, trx);
           assertNoCycleIfAdded(nodes, edges, { serviceId: resource.id, dependsOnServiceId: target.id });
           return s.serviceDependencies.create(resource.id, target.id, trx);

@@ -43,7 +43,7 @@ export default function deploymentRoutes(s: Services) {
       body: deploymentSchemas.create, readOnly: deploymentSchemas.readOnly, status: 201, response: deploymentSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         await checkDeploymentSpec(s, resource.environmentId, body);
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           const created = await s.deployments.create(resource.id, resource.environmentId, body, trx);
           await publish('created', created, trx);
           return created;
@@ -59,7 +59,7 @@ export default function deploymentRoutes(s: Services) {
       load: loadDeployment, body: deploymentSchemas.update, readOnly: deploymentSchemas.readOnly, response: deploymentSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         await checkDeploymentSpec(s, resource.service.environmentId, body);
-        const { row, changed } = await s.db.transaction(async (trx) => {
+        const { row, changed } = await s.transaction(async (trx) => {
           const out = await s.deployments.updateSpec(resource.deployment, body, trx);
           if (out.changed.length) await publish('updated', out.row, trx);
           return out;
@@ -74,7 +74,7 @@ export default function deploymentRoutes(s: Services) {
       access: 'operator', summary: 'Remove a deployment record (the container on the server is left alone)', load: loadDeployment, status: 204,
       async handler(ctx, { resource }) {
         const d = resource.deployment;
-        await s.db.transaction(async (trx) => {
+        await s.transaction(async (trx) => {
           await s.deployments.delete(d.id, trx);
           await publish('deleted', d, trx);
         });

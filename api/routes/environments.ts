@@ -1,6 +1,5 @@
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope } from '../../controller/errors/app-error.js';
-import { defaultSettingsRows } from '../../controller/settings/environment-settings.js';
 import { toEnvironment } from '../../controller/store/repositories/environments.js';
 import { route } from '../http/route.js';
 import { int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid } from '../http/schema.js';
@@ -23,12 +22,8 @@ export default function environmentRoutes(s: Services) {
       envExempt: true, summary: 'Environments visible to the caller', query: paginationQuery, response: listOf(environmentSchemas.read),
       async handler(ctx, { query }) {
         const allowed = ctx.state.actor!.environmentIds;
-        const base = () => (allowed ? s.db('environments').whereIn('id', allowed) : s.db('environments'));
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy('name').limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return { items: rows.map(toEnvironment), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.environments.pageVisible(allowed, query);
+        return { ...page, items: page.items.map(toEnvironment) };
       },
     }),
 
@@ -37,9 +32,9 @@ export default function environmentRoutes(s: Services) {
       summary: 'Create an environment with default settings', body: environmentSchemas.create,
       readOnly: environmentSchemas.readOnly, status: 201, response: environmentSchemas.read,
       async handler(_ctx, { body }) {
-        const env = await s.db.transaction(async (trx) => {
+        const env = await s.transaction(async (trx) => {
           const row = await s.environments.insert({ name: body.name, description: body.description ?? null }, trx);
-          await trx('environment_settings').insert(defaultSettingsRows(row.id));
+          await s.settings.insertDefaults(row.id, trx);
           return row;
         });
         return toEnvironment(env);

@@ -23,7 +23,7 @@ const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.act
 
 export default function notificationRoutes(s: Services) {
   const preferencesOf = async (userId: string | null) => {
-    const rows = userId ? await s.db('notification_preferences').where('userId', userId) : [];
+    const rows = userId ? await s.notifications.preferencesOf(userId) : [];
     const by = new Map(rows.map((r: { type: string }) => [r.type, r]));
     return NOTIFICATION_TYPES.map((t) => {
       const p = (by.get(t.code) as { inApp: boolean; email: boolean } | undefined) ?? defaultPreference(t);
@@ -49,18 +49,8 @@ export default function notificationRoutes(s: Services) {
       async handler(ctx, { query }) {
         const userId = userIdOf(ctx);
         if (!userId) return { items: [], total: 0, limit: query.limit, offset: query.offset };
-        const base = () => {
-          const q = s.db('notifications').where('userId', userId);
-          if (query.unreadOnly) q.whereNull('readAt');
-          if (query.environmentId) q.where('environmentId', query.environmentId);
-          if (query.category) q.where('category', query.category);
-          return q;
-        };
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'eventId', order: 'desc', nulls: 'last' }, { column: 'id', order: 'desc' }]).limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return { items: rows.map(toNotification), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.notifications.page(userId, query, query);
+        return { ...page, items: page.items.map(toNotification) };
       },
     }),
 
@@ -70,8 +60,7 @@ export default function notificationRoutes(s: Services) {
       async handler(ctx) {
         const userId = userIdOf(ctx);
         if (!userId) return { count: 0 };
-        const [{ count }] = await s.db('notifications').where('userId', userId).whereNull('readAt').count({ count: '*' });
-        return { count: Number(count) };
+        return { count: await s.notifications.unreadCount(userId) };
       },
     }),
 
@@ -80,10 +69,7 @@ export default function notificationRoutes(s: Services) {
       access: 'authenticated', audit: false, summary: 'Mark one notification read', response: notificationRead,
       async handler(ctx, { params }) {
         const userId = userIdOf(ctx);
-        const ok = userId && /^[0-9a-f-]{36}$/i.test(params.id);
-        const [row] = ok
-          ? await s.db('notifications').where({ id: params.id, userId }).update({ readAt: s.db.raw('coalesce(read_at, now())') }).returning('*')
-          : [];
+        const row = userId ? await s.notifications.markRead(userId, params.id) : undefined;
         if (!row) throw notFound('Notification');
         return toNotification(row);
       },
@@ -95,7 +81,7 @@ export default function notificationRoutes(s: Services) {
       response: object({ updated: int(0) }),
       async handler(ctx) {
         const userId = userIdOf(ctx);
-        const updated = userId ? await s.db('notifications').where('userId', userId).whereNull('readAt').update({ readAt: s.db.fn.now() }) : 0;
+        const updated = userId ? await s.notifications.markAllRead(userId) : 0;
         return { updated };
       },
     }),
@@ -120,9 +106,9 @@ export default function notificationRoutes(s: Services) {
         const current = new Map((await preferencesOf(userId)).map((p) => [p.type, p]));
         const rows = body.preferences.map((p) => {
           const c = current.get(p.type)!;
-          return { userId, type: p.type, inApp: p.inApp ?? c.inApp, email: p.email ?? c.email, updatedAt: s.db.fn.now() };
+          return { userId, type: p.type, inApp: p.inApp ?? c.inApp, email: p.email ?? c.email };
         });
-        await s.db('notification_preferences').insert(rows).onConflict(['userId', 'type']).merge();
+        await s.notifications.savePreferences(rows);
         ctx.state.audit = { resourceType: 'notification_preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
         return { items: await preferencesOf(userId) };
       },

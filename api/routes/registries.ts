@@ -59,7 +59,7 @@ export default function registryRoutes(s: Services) {
       summary: 'Create a registry connection; token and password are write-only and stored encrypted',
       async handler(ctx, { resource, body }) {
         assertPattern(body.autoLinkPattern);
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           if (await s.registries.findOne({ environmentId: resource.id, name: body.name }, trx)) {
             throw conflict(NAME_TAKEN, 'Choose another name', 'name');
           }
@@ -84,7 +84,7 @@ export default function registryRoutes(s: Services) {
       summary: 'Change a registry connection; a null token or password removes it',
       async handler(ctx, { resource, body }) {
         assertPattern(body.autoLinkPattern);
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           if (body.name !== undefined && body.name !== resource.name
             && await s.registries.findOne({ environmentId: resource.environmentId, name: body.name }, trx)) {
             throw conflict(NAME_TAKEN, 'Choose another name', 'name');

@@ -24,9 +24,7 @@ export default function secretSubstitutionRoutes(s: Services) {
 
   async function scan(env: EnvironmentRow, configFileIds?: string[]) {
     const opts = await s.settings.get<{ scanMinLength: number; scanEntropyThreshold: number }>(env.id, 'configuration');
-    const q = s.db('config_files').where({ environmentId: env.id, kind: 'template' }).orderBy('name');
-    if (configFileIds) q.whereIn('id', configFileIds);
-    const files = (await q) as ConfigFileRow[];
+    const files = await cs.files.templatesOf(env.id, configFileIds);
     if (configFileIds && files.length !== new Set(configFileIds).size) {
       throw validationError('configFileIds names a file that is not a template of this environment', 'configFileIds');
     }
@@ -36,7 +34,7 @@ export default function secretSubstitutionRoutes(s: Services) {
 
   async function existingKeys(environmentId: string) {
     const [secrets, vars] = await Promise.all([
-      s.db('secrets').where({ environmentId }).pluck('key'), s.db('vars').where({ environmentId }).pluck('key'),
+      cs.secrets.keysOf(environmentId), cs.vars.keysOf(environmentId),
     ]);
     return new Set<string>([...secrets, ...vars]);
   }
@@ -99,7 +97,7 @@ export default function secretSubstitutionRoutes(s: Services) {
           perFile.set(sub.configFileId, [...(perFile.get(sub.configFileId) ?? []), { finding, key: sub.key }]);
         });
         const actorName = ctx.state.actor?.name ?? null;
-        const result = await s.db.transaction(async (trx) => {
+        const result = await s.transaction(async (trx) => {
           const secrets: Array<{ id: string; key: string }> = [];
           const vars: Array<{ id: string; key: string }> = [];
           for (const [key, v] of byKey) {

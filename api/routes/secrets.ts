@@ -53,7 +53,7 @@ export default function secretRoutes(s: Services) {
       body: update, readOnly: updateReadOnly,
       response: secretRead,
       async handler(ctx, { resource, body }) {
-        const row = await s.db.transaction(async (trx) => {
+        const row = await s.transaction(async (trx) => {
           if (body.value !== undefined) await cs.secrets.remember(resource, trx);
           return cs.secrets.update(resource.id, {
             ...(body.value !== undefined && { valueSealed: s.secretBox.seal(body.value) }),
@@ -69,7 +69,7 @@ export default function secretRoutes(s: Services) {
       method: 'DELETE', path: '/api/secrets/{id}', operationId: 'deleteSecret', tag: 'secrets', access: 'operator',
       summary: 'Delete a secret', load, status: 204,
       async handler(ctx, { resource }) {
-        await s.db.transaction(async (trx) => {
+        await s.transaction(async (trx) => {
           await cs.secrets.remember(resource, trx);
           await cs.secrets.delete(resource.id, trx);
         });

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Trx } from '../../controller/store/transaction.js';
 import type { Services } from '../../controller/services.js';
 import { AppError, conflict, validationError } from '../../controller/errors/app-error.js';
 import { DEFAULT_HEALTH_TIMEOUT_MS, mapLimit, refreshHealth } from '../../controller/servers/health.js';
@@ -34,7 +34,7 @@ export default function serverRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.servers, 'Server');
 
-  const defaultsFor = async (environmentId: string, trx?: Knex.Transaction) => {
+  const defaultsFor = async (environmentId: string, trx?: Trx) => {
     const [general, operations] = await Promise.all([
       s.settings.get<{ sshUser: string }>(environmentId, 'general', trx),
       s.settings.get<{ defaultDockerMode: 'ssh' | 'socket'; defaultMetricsMode: string }>(environmentId, 'operations', trx),
@@ -42,7 +42,7 @@ export default function serverRoutes(s: Services) {
     return { sshUser: general.sshUser, dockerMode: operations.defaultDockerMode, metricsMode: operations.defaultMetricsMode };
   };
 
-  const insertServer = async (environmentId: string, body: ServerBody, source: Record<string, unknown>, trx?: Knex.Transaction) => {
+  const insertServer = async (environmentId: string, body: ServerBody, source: Record<string, unknown>, trx?: Trx) => {
     const d = await defaultsFor(environmentId, trx);
     return s.servers.insert({
       environmentId,
@@ -58,10 +58,6 @@ export default function serverRoutes(s: Services) {
     }, trx);
   };
 
-  const servicesOn = (serverId: string) => s.db('deployments').join('services', 'services.id', 'deployments.serviceId')
-    .where('deployments.serverId', serverId).orderBy('services.name')
-    .select('deployments.id as deploymentId', 'services.id as serviceId', 'services.name as serviceName',
-      'deployments.containerName', 'deployments.status', 'deployments.imageTag');
 
   return [
     // ---- environment SSH key ------------------------------------------------------------
@@ -70,7 +66,7 @@ export default function serverRoutes(s: Services) {
       access: 'admin', load: env, summary: 'Whether the environment has an SSH key, its public key and SHA256 fingerprint (never the private key)',
       response: sshKeyRead,
       async handler(_ctx, { resource }) {
-        const row = await s.db('environments').where({ id: resource.id }).first('sshPrivateKeySealed', 'sshPublicKey', 'sshKeyFingerprint', 'sshKeyUpdatedAt');
+        const row = await s.environments.sshKeyOf(resource.id);
         return { configured: !!row.sshPrivateKeySealed, publicKey: row.sshPublicKey ?? null, fingerprint: row.sshKeyFingerprint ?? null, updatedAt: row.sshKeyUpdatedAt ?? null };
       },
     }),
@@ -81,13 +77,12 @@ export default function serverRoutes(s: Services) {
       body: object({ privateKey: nonEmpty(16384, { writeOnly: true }) }, ['privateKey']), response: sshKeyRead,
       async handler(ctx, { resource, body }) {
         const key = parsePrivateKey(body.privateKey);
-        const [row] = await s.db('environments').where({ id: resource.id }).update({
-          sshPrivateKeySealed: s.secretBox.seal(body.privateKey), sshPublicKey: key.publicKey,
-          sshKeyFingerprint: key.fingerprint, sshKeyUpdatedAt: s.db.fn.now(),
-        }).returning(['sshKeyUpdatedAt']);
+        const updatedAt = await s.environments.setSshKey(resource.id, {
+          sshPrivateKeySealed: s.secretBox.seal(body.privateKey), sshPublicKey: key.publicKey, sshKeyFingerprint: key.fingerprint,
+        });
         s.hosts.invalidateEnvironment(resource.id);
         ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: { fields: ['privateKey'], fingerprint: key.fingerprint } };
-        return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt: row.sshKeyUpdatedAt };
+        return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt };
       },
     }),
 
@@ -95,8 +90,7 @@ export default function serverRoutes(s: Services) {
       method: 'DELETE', path: '/api/environments/{envId}/ssh-key', operationId: 'deleteEnvironmentSshKey', tag: 'servers',
       access: 'admin', load: env, summary: 'Remove the environment SSH key', status: 204,
       async handler(ctx, { resource }) {
-        await s.db('environments').where({ id: resource.id })
-          .update({ sshPrivateKeySealed: null, sshPublicKey: null, sshKeyFingerprint: null, sshKeyUpdatedAt: s.db.fn.now() });
+        await s.environments.clearSshKey(resource.id);
         s.hosts.invalidateEnvironment(resource.id);
         ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: {} };
         return undefined;
@@ -108,7 +102,7 @@ export default function serverRoutes(s: Services) {
       access: 'admin', load: env, summary: 'Try the SSH key against every server of the environment (10 s each, 8 at a time)',
       response: object({ items: arrayOf(checkItem) }), errors: [409],
       async handler(ctx, { resource }) {
-        const row = await s.db('environments').where({ id: resource.id }).first('sshPrivateKeySealed');
+        const row = await s.environments.sshKeyOf(resource.id);
         if (!row.sshPrivateKeySealed) throw conflict('The environment has no SSH key', 'PUT /api/environments/{envId}/ssh-key first');
         const servers = await s.servers.listByEnvironment(resource.id);
         const items = await mapLimit(servers, 8, async (srv) => {
@@ -182,12 +176,12 @@ export default function serverRoutes(s: Services) {
         }
         const hosts = hostsFromTerraformOutput(doc, body.outputName);
         const source = { kind: 'terraform-import', ...(body.outputName ? { output: body.outputName } : {}) };
-        const out = await s.db.transaction(async (trx) => {
+        const out = await s.transaction(async (trx) => {
           const created: ServerRow[] = [];
           const updated: ServerRow[] = [];
           const unchanged: ServerRow[] = [];
           for (const h of hosts) {
-            const existing = await trx('servers').where({ environmentId: resource.id, name: h.name }).forUpdate().first() as ServerRow | undefined;
+            const existing = await s.servers.findByNameForUpdate(resource.id, h.name, trx);
             if (!existing) {
               created.push(await insertServer(resource.id, { ...h }, source, trx));
               continue;
@@ -222,7 +216,7 @@ export default function serverRoutes(s: Services) {
       response: serverSchemas.read,
       async handler(_ctx, { resource, query }) {
         if (!query.includeServices) return toServer(resource);
-        return { ...toServer(resource), services: await servicesOn(resource.id) };
+        return { ...toServer(resource), services: await s.deploymentViews.servicesOn(resource.id) };
       },
     }),
 
@@ -272,10 +266,7 @@ export default function serverRoutes(s: Services) {
       response: object({ servers: arrayOf({ type: 'object' }), services: arrayOf({ type: 'object' }), databases: arrayOf({ type: 'object' }) }),
       async handler(_ctx, { resource }) {
         const servers = await s.servers.listByEnvironment(resource.id);
-        const deployments = await s.db('deployments').join('services', 'services.id', 'deployments.serviceId')
-          .where('deployments.environmentId', resource.id).orderBy(['services.name', 'deployments.containerName'])
-          .select('services.id as serviceId', 'services.name as serviceName', 'deployments.id as deploymentId',
-            'deployments.serverId', 'deployments.containerName', 'deployments.status');
+        const deployments = await s.deploymentViews.ofEnvironment(resource.id);
         const services = new Map<string, { serviceId: string; name: string; deployments: Array<Record<string, unknown>> }>();
         for (const d of deployments) {
           const entry = services.get(d.serviceId) ?? { serviceId: d.serviceId as string, name: d.serviceName as string, deployments: [] as Array<Record<string, unknown>> };

@@ -80,7 +80,7 @@ export default function serviceRoutes(s: Services) {
       method: 'DELETE', path: '/api/services/{id}', operationId: 'deleteService', tag: 'services', access: 'operator',
       summary: 'Delete a service template, its deployments and its dependency edges', load, status: 204,
       async handler(ctx, { resource }) {
-        const deployments = await s.db.transaction(async (trx) => {
+        const deployments = await s.transaction(async (trx) => {
           const deps = await s.deployments.listByService(resource.id, trx);
           await s.services.delete(resource.id, trx);
           for (const d of deps) {

@@ -26,8 +26,7 @@ async function loadUser(s: Services, id: string): Promise<UserRow> {
 
 async function assertNotLastAdmin(s: Services, user: UserRow): Promise<void> {
   if (user.role !== 'admin') return;
-  const [{ count }] = await s.db('users').where('role', 'admin').count({ count: '*' });
-  if (Number(count) <= 1) throw conflict('This is the last admin', 'Make another user admin first');
+  if ((await s.users.adminCount()) <= 1) throw conflict('This is the last admin', 'Make another user admin first');
 }
 
 const isSelf = (ctx: Ctx, id: string) => ctx.state.actor?.type === 'user' && ctx.state.actor.id === id;
@@ -73,7 +72,7 @@ export default function userRoutes(s: Services) {
         const user = await loadUser(s, params.id);
         const roleChanged = body.role !== undefined && body.role !== user.role;
         if (roleChanged && body.role !== 'admin') await assertNotLastAdmin(s, user);
-        const updated = await s.db.transaction(async (trx) => {
+        const updated = await s.transaction(async (trx) => {
           const row = await s.users.update(user.id, body, trx);
           if (roleChanged) await s.users.bumpTokenVersion(user.id, trx);
           return row!;
@@ -101,12 +100,7 @@ export default function userRoutes(s: Services) {
           if (!body.currentPassword) throw validationError('currentPassword is required', 'currentPassword');
           if (!(await verifyPassword(body.currentPassword, user.passwordHash))) throw unauthorized('The current password is wrong');
         }
-        await s.db('users').where('id', user.id).update({
-          passwordHash: await hashPassword(body.newPassword),
-          tokenVersion: user.tokenVersion + 1,
-          failedLoginCount: 0,
-          updatedAt: s.db.fn.now(),
-        });
+        await s.users.setPassword(user, await hashPassword(body.newPassword));
         clearAuthCache();
         ctx.state.audit = { details: { fields: ['password'] } };
         return undefined;

@@ -50,7 +50,7 @@ function signed(secretOf: () => string | null, header: string, prefix: '' | 'sha
 }
 
 export default function incomingWebhookRoutes(s: Services) {
-  const replays = new ReplayGuard(s.db);
+  const replays = s.webhookReplays;
 
   /** Runs a deploying handler once per (endpoint, signature, body) within five minutes. */
   async function once(ctx: Ctx, sig: Signed, run: () => Promise<RouteResult & { __result: true }>) {
@@ -94,8 +94,8 @@ export default function incomingWebhookRoutes(s: Services) {
       async handler(ctx, { resource: sig }) {
         const body = validateBody<{ service: string; environment: string; imageTag?: string; generateArtifacts: boolean }>(deployBody, ctx.request.body ?? {});
         const env = await environmentNamed(body.environment);
-        const service = (isUuid(body.service) ? await s.db('services').where({ id: body.service, environmentId: env.id }).first() : undefined)
-          ?? await s.db('services').where({ name: body.service, environmentId: env.id }).first();
+        const service = (isUuid(body.service) ? await s.services.findOne({ id: body.service, environmentId: env.id }) : undefined)
+          ?? await s.services.findOne({ name: body.service, environmentId: env.id });
         if (!service) throw webhookNotFound('Service not found');
         try {
           return await once(ctx, sig, async () => {
@@ -127,13 +127,13 @@ export default function incomingWebhookRoutes(s: Services) {
       async handler(ctx, { resource: sig }) {
         const body = validateBody<{ imageName: string; environment: string; imageTag: string }>(deployImageBody, ctx.request.body ?? {});
         const env = await environmentNamed(body.environment);
-        const image = await s.db('container_images').where({ environmentId: env.id, imageName: body.imageName }).first();
+        const image = await s.containerImages.findOne({ environmentId: env.id, imageName: body.imageName });
         if (!image) throw webhookNotFound('Container image not found');
         if (!image.autoUpdate) {
           throw validationError('Auto-update is disabled for this image', 'imageName',
             `Enable it with PATCH /api/container-images/${image.id} {"autoUpdate": true}`);
         }
-        const services = await s.db('services').where('containerImageId', image.id).orderBy('name').select('id', 'name');
+        const services = await s.serviceImages.usersOf(image.id);
         if (services.length === 0) {
           throw validationError('No service uses this image', 'imageName', 'Link a service to the image (set its containerImageId)');
         }
@@ -169,11 +169,7 @@ export default function incomingWebhookRoutes(s: Services) {
         if (typeof imageTag !== 'string' || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(imageTag)) {
           throw validationError('The package version carries no usable image tag', 'package.package_version');
         }
-        const rows = await s.db('services as s').join('container_images as i', 'i.id', 's.containerImageId')
-          .join('environments as e', 'e.id', 's.environmentId')
-          .whereRaw('strpos(i.image_name, ?) > 0', [name])
-          .orderBy([{ column: 'e.name' }, { column: 's.name' }])
-          .select('s.id', 's.name', 's.environmentId', 'e.name as environmentName');
+        const rows = await s.serviceImages.usingPackage(name);
         if (rows.length === 0) return { success: true, ignored: true, reason: 'no service uses this package', serviceCount: 0, plans: [] };
         return once(ctx, sig, async () => {
           const byEnv = new Map<string, typeof rows>();

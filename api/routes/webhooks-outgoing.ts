@@ -1,4 +1,5 @@
 import type { Services } from '../../controller/services.js';
+import type { DeliveryTargetsRepository } from '../../controller/store/repositories/delivery-targets.js';
 import { AppError, notFound } from '../../controller/errors/app-error.js';
 import {
   webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl,
@@ -55,23 +56,15 @@ const auditFields = (ctx: Ctx, body: Row, extra: Row = {}) => {
 };
 
 /** A page of one receiver's outbox rows, newest first. */
-async function deliveriesOf(s: Services, kind: 'webhook' | 'subscription', targetId: string, query: { limit: number; offset: number; status?: string }) {
-  const base = () => {
-    const q = s.db('delivery_outbox').where({ kind, targetId });
-    if (query.status) q.where('status', query.status);
-    return q;
-  };
-  const [rows, [{ count }]] = await Promise.all([
-    base().orderBy('id', 'desc').limit(query.limit).offset(query.offset),
-    base().count({ count: '*' }),
-  ]);
+async function deliveriesOf(targets: DeliveryTargetsRepository, targetId: string, query: { limit: number; offset: number; status?: string }) {
+  const page = await targets.deliveries(targetId, query.status, query);
   return {
-    items: rows.map((d: Row) => ({
+    ...page,
+    items: page.items.map((d: Row) => ({
       id: d.id, event: d.eventType, status: d.status, attempts: d.attempts, lastStatus: d.lastStatus, lastError: d.lastError,
       durationMs: d.durationMs, createdAt: d.createdAt, nextAttemptAt: ['pending', 'delivering'].includes(d.status) ? d.nextAttemptAt : null,
       completedAt: d.completedAt,
     })),
-    total: Number(count), limit: query.limit, offset: query.offset,
   };
 }
 
@@ -90,12 +83,12 @@ export async function testSend(s: Services, target: Row): Promise<{ delivered: t
 
 export default function outgoingWebhookRoutes(s: Services) {
   const loadWebhook = async (_ctx: Ctx, p: Record<string, string>) => {
-    const w = /^[0-9a-f-]{36}$/i.test(p.id) ? await s.db('outgoing_webhooks').where('id', p.id).first() : undefined;
+    const w = await s.outgoingWebhooks.findById(p.id);
     if (!w) throw notFound('Webhook');
     return w as Row;
   };
   const loadSubscription = async (_ctx: Ctx, p: Record<string, string>) => {
-    const w = /^[0-9a-f-]{36}$/i.test(p.id) ? await s.db('webhook_subscriptions').where('id', p.id).first() : undefined;
+    const w = await s.webhookSubscriptions.findById(p.id);
     if (!w) throw notFound('Webhook subscription');
     return w as Row;
   };
@@ -113,11 +106,8 @@ export default function outgoingWebhookRoutes(s: Services) {
       method: 'GET', path: '/api/admin/webhooks', operationId: 'listOutgoingWebhooks', tag: 'webhooks', access: 'admin',
       summary: 'Outgoing webhooks', query: paginationQuery, response: listOf(outgoingWebhookSchemas.read),
       async handler(_ctx, { query }) {
-        const [rows, [{ count }]] = await Promise.all([
-          s.db('outgoing_webhooks').orderBy([{ column: 'name' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
-          s.db('outgoing_webhooks').count({ count: '*' }),
-        ]);
-        return { items: rows.map(toOutgoingWebhook), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.outgoingWebhooks.page({}, query);
+        return { ...page, items: page.items.map(toOutgoingWebhook) };
       },
     }),
 
@@ -126,7 +116,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Create an outgoing webhook (secret is write-only; reads show hasSecret)', body: outgoingWebhookSchemas.create,
       readOnly: outgoingWebhookSchemas.readOnly, status: 201, response: outgoingWebhookSchemas.read,
       async handler(ctx, { body }) {
-        const [row] = await s.db('outgoing_webhooks').insert(columns(s, body)).returning('*');
+        const row = await s.outgoingWebhooks.insert(columns(s, body));
         ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
         auditFields(ctx, body);
         return toOutgoingWebhook(row);
@@ -144,7 +134,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Change an outgoing webhook; secret null removes it', load: loadWebhook, body: outgoingWebhookSchemas.update,
       readOnly: outgoingWebhookSchemas.readOnly, response: outgoingWebhookSchemas.read,
       async handler(ctx, { resource, body }) {
-        const [row] = await s.db('outgoing_webhooks').where('id', resource.id).update({ ...columns(s, body), updatedAt: s.db.fn.now() }).returning('*');
+        const row = await s.outgoingWebhooks.update(resource.id, columns(s, body));
         ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
         auditFields(ctx, body);
         return toOutgoingWebhook(row);
@@ -155,10 +145,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       method: 'DELETE', path: '/api/admin/webhooks/{id}', operationId: 'deleteOutgoingWebhook', tag: 'webhooks', access: 'admin',
       summary: 'Delete an outgoing webhook and its pending deliveries', load: loadWebhook, status: 204,
       async handler(ctx, { resource }) {
-        await s.db.transaction(async (trx) => {
-          await trx('delivery_outbox').where({ kind: 'webhook', targetId: resource.id }).delete();
-          await trx('outgoing_webhooks').where('id', resource.id).delete();
-        });
+        await s.outgoingWebhooks.delete(resource.id);
         ctx.state.audit = { resourceType: 'webhook', resourceId: resource.id, details: { name: resource.name } };
         return undefined;
       },
@@ -180,12 +167,8 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'viewer', summary: 'Webhook subscriptions of an environment', load: env, query: paginationQuery,
       response: listOf(subscriptionSchemas.read),
       async handler(_ctx, { query, params }) {
-        const base = () => s.db('webhook_subscriptions').where('environmentId', params.envId);
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy([{ column: 'name' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return { items: rows.map(toSubscription), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.webhookSubscriptions.page({ environmentId: params.envId }, query);
+        return { ...page, items: page.items.map(toSubscription) };
       },
     }),
 
@@ -194,7 +177,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Subscribe a URL to this environment\'s events', load: env, body: subscriptionSchemas.create,
       readOnly: subscriptionSchemas.readOnly, status: 201, response: subscriptionSchemas.read,
       async handler(ctx, { body, params }) {
-        const [row] = await s.db('webhook_subscriptions').insert({ ...columns(s, body), environmentId: params.envId }).returning('*');
+        const row = await s.webhookSubscriptions.insert({ ...columns(s, body), environmentId: params.envId });
         ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: params.envId };
         auditFields(ctx, body);
         return toSubscription(row);
@@ -212,7 +195,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Change a subscription; secret null removes it', load: loadSubscriptionFor,
       body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
       async handler(ctx, { resource, body }) {
-        const [row] = await s.db('webhook_subscriptions').where('id', resource.id).update({ ...columns(s, body), updatedAt: s.db.fn.now() }).returning('*');
+        const row = await s.webhookSubscriptions.update(resource.id, columns(s, body));
         ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: row.environmentId };
         auditFields(ctx, body);
         return toSubscription(row);
@@ -233,10 +216,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       method: 'DELETE', path: '/api/webhook-subscriptions/{id}', operationId: 'deleteWebhookSubscription', tag: 'webhooks',
       access: 'operator', summary: 'Delete a subscription with its delivery history', load: loadSubscriptionFor, status: 204,
       async handler(ctx, { resource }) {
-        await s.db.transaction(async (trx) => {
-          await trx('delivery_outbox').where({ kind: 'subscription', targetId: resource.id }).delete();
-          await trx('webhook_subscriptions').where('id', resource.id).delete();
-        });
+        await s.webhookSubscriptions.delete(resource.id);
         ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
         return undefined;
       },
@@ -247,7 +227,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'admin', summary: 'Delivery history of an outgoing webhook, newest first', load: loadWebhook,
       query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
       response: listOf(deliveryRead),
-      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'webhook', resource.id, query),
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s.outgoingWebhooks, resource.id, query),
     }),
 
     route<unknown, { limit: number; offset: number; status?: string }, Row>({
@@ -255,7 +235,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'viewer', summary: 'Delivery history of a subscription, newest first', load: loadSubscriptionFor,
       query: { ...paginationQuery, status: enumOf('pending', 'delivering', 'succeeded', 'failed', 'cancelled') },
       response: listOf(deliveryRead),
-      handler: async (_ctx, { resource, query }) => deliveriesOf(s, 'subscription', resource.id, query),
+      handler: async (_ctx, { resource, query }) => deliveriesOf(s.webhookSubscriptions, resource.id, query),
     }),
   ];
 }

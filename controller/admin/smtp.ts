@@ -1,8 +1,8 @@
-import type { Knex } from 'knex';
 import nodemailer, { type Transporter } from 'nodemailer';
 import { AppError } from '../errors/app-error.js';
 import { redactSecrets } from '../crypto/redact.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { SmtpConfigRepository } from '../store/repositories/smtp-config.js';
 
 export interface SmtpRow {
   id: number;
@@ -48,21 +48,19 @@ const scrub = (text: string, secret: string | null) =>
 export class SmtpService {
   private transport: { stamp: string; t: Transporter; password: string | null } | null = null;
 
-  constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
+  constructor(private readonly config: SmtpConfigRepository<SmtpRow>, private readonly secretBox: SecretBox) {}
 
   async find(): Promise<SmtpRow | undefined> {
-    return (await this.db('smtp_config').where('id', 1).first()) as SmtpRow | undefined;
+    return this.config.find();
   }
 
   async save(input: SmtpInput): Promise<SmtpRow> {
     const values: Record<string, unknown> = {
       host: input.host, port: input.port, secure: input.secure ?? false, username: input.username ?? null,
       fromAddress: input.fromAddress, fromName: input.fromName ?? null, enabled: input.enabled ?? true,
-      updatedAt: this.db.fn.now(),
     };
     if (input.password !== undefined) values.passwordEnc = this.secretBox.sealOrNull(input.password);
-    const [row] = await this.db('smtp_config').insert({ id: 1, ...values }).onConflict('id').merge().returning('*');
-    return row as SmtpRow;
+    return this.config.save(values);
   }
 
   /**

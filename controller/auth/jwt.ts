@@ -1,5 +1,5 @@
 import jwt from 'jsonwebtoken';
-import type { Role } from '../../api/http/types.js';
+import type { Role } from './actor.js';
 
 export interface JwtClaims {
   sub: string;

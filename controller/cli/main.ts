@@ -1,4 +1,5 @@
 import { ConfigError } from '../config/parse-env.js';
+import type { HttpApp } from '../serve.js';
 import { serveCommand } from './serve-command.js';
 import { applyCommand, diffCommand, UsageError, validateCommand } from './manifest-commands.js';
 
@@ -12,16 +13,17 @@ Commands:
   apply DIR    apply DIR [--prune] [--dry-run] (same exit codes as diff)
 `;
 
-const commands: Record<string, (args: string[]) => Promise<number | void>> = {
-  serve: () => serveCommand(),
+const commands = (createApp: HttpApp): Record<string, (args: string[]) => Promise<number | void>> => ({
+  serve: () => serveCommand(createApp),
   validate: validateCommand,
   diff: diffCommand,
   apply: applyCommand,
-};
+});
 
-export async function main(argv: string[]): Promise<void> {
+/** `createApp` is the API (api/app.ts), handed in by bin/ so that controller/ never imports api/. */
+export async function main(argv: string[], createApp: HttpApp): Promise<void> {
   const [name, ...args] = argv;
-  const command = name ? commands[name] : undefined;
+  const command = name ? commands(createApp)[name] : undefined;
   if (!command) {
     process.stderr.write(USAGE);
     process.exit(name ? 64 : 0);

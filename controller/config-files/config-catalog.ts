@@ -1,4 +1,5 @@
-import type { Knex } from 'knex';
+import type { ConfigReads } from '../store/repositories/config-reads.js';
+import type { Trx } from '../store/transaction.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { AppError } from '../errors/app-error.js';
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
@@ -14,16 +15,11 @@ export interface KeyUsage { configFiles: NamedRef[]; services: NamedRef[] }
  * wrappers, decrypted only when asked to), fragments; and who uses which key or fragment.
  */
 export class ConfigCatalog {
-  constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
+  constructor(private readonly reads: ConfigReads, private readonly secretBox: SecretBox) {}
 
   /** `reveal` false: secrets are present but hold no value (enough for redacted previews). */
-  async renderContext(environmentId: string, reveal: boolean, trx?: Knex.Transaction): Promise<RenderContext> {
-    const q = trx ?? this.db;
-    const [vars, secrets, fragments] = await Promise.all([
-      q('vars').where({ environmentId }).select('key', 'value'),
-      q('secrets').where({ environmentId }).select('key', 'valueSealed'),
-      q('config_fragments').where({ environmentId }).select('name', 'content'),
-    ]);
+  async renderContext(environmentId: string, reveal: boolean, trx?: Trx): Promise<RenderContext> {
+    const { vars, secrets, fragments } = await this.reads.renderInputs(environmentId, trx);
     return {
       vars: new Map(vars.map((v: { key: string; value: string }) => [v.key, v.value])),
       secrets: new Map(secrets.map((s: { key: string; valueSealed: string }) =>
@@ -34,10 +30,8 @@ export class ConfigCatalog {
 
   /** Every secret value the environment has or had: a file on disk may still hold an old one. */
   async secretValuesForRedaction(environmentId: string): Promise<string[]> {
-    const current = await this.db('secrets').where({ environmentId }).select('valueSealed');
-    const old = await this.db('secret_value_history').where({ environmentId }).select('valueSealed');
     const values = new Set<string>();
-    for (const r of [...current, ...old]) values.add(this.secretBox.open((r as { valueSealed: string }).valueSealed));
+    for (const sealed of await this.reads.sealedSecretValues(environmentId)) values.add(this.secretBox.open(sealed));
     return [...values].filter((v) => v.length > 0).sort((a, b) => b.length - a.length);
   }
 
@@ -54,12 +48,7 @@ export class ConfigCatalog {
 
   /** Usage of every key and fragment of the environment (reads of secrets, vars, fragments). */
   async usage(environmentId: string): Promise<{ keys: Map<string, KeyUsage>; fragments: Map<string, NamedRef[]> }> {
-    const [files, fragments, services, attachments] = await Promise.all([
-      this.db('config_files').where({ environmentId, kind: 'template' }).select('id', 'name', 'content'),
-      this.db('config_fragments').where({ environmentId }).select('name', 'content'),
-      this.db('services').where({ environmentId }).select('id', 'name', 'env'),
-      this.db('config_attachments').where({ environmentId }).select('configFileId', 'serviceId'),
-    ]);
+    const { files, fragments, services, attachments } = await this.reads.usageInputs(environmentId);
     const fragmentKeys = new Map<string, string[]>(fragments.map((f: { name: string; content: string }) => [f.name, referencesOf(f.content).keys]));
     const serviceName = new Map<string, string>(services.map((s: { id: string; name: string }) => [s.id, s.name]));
     const keys = new Map<string, KeyUsage>();

@@ -8,6 +8,7 @@ import { ConfigFragmentsRepository } from '../store/repositories/config-fragment
 import { SecretsRepository } from '../store/repositories/secrets.js';
 import { VarsRepository } from '../store/repositories/vars.js';
 import { ConfigCatalog } from './config-catalog.js';
+import { ConfigReads } from '../store/repositories/config-reads.js';
 import { ConfigSync, type HostFiles } from './config-sync.js';
 
 /** Secrets, vars, fragments, config files and their attachments, rendering and sync: one entry of Services. */
@@ -24,7 +25,7 @@ export interface ConfigStore {
 export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
   const hashKey = createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
   const attachments = new ConfigAttachmentsRepository(db);
-  const catalog = new ConfigCatalog(db, secretBox);
+  const catalog = new ConfigCatalog(new ConfigReads(db), secretBox);
   return {
     secrets: new SecretsRepository(db),
     vars: new VarsRepository(db),

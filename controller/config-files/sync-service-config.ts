@@ -1,6 +1,4 @@
 import type { Services } from '../services.js';
-import type { ConfigAttachmentRow } from '../store/repositories/config-attachments.js';
-import type { ConfigFileRow } from '../store/repositories/config-files.js';
 import type { TargetResult } from './config-sync.js';
 import { targetsOf } from './sync-targets.js';
 
@@ -10,10 +8,10 @@ import { targetsOf } from './sync-targets.js';
  * the drift check calls it with dryRun to find files changed on disk.
  */
 export async function syncServiceConfigOnServer(s: Services, serviceId: string, serverId: string, dryRun: boolean): Promise<TargetResult[]> {
-  const attachments = (await s.db('config_attachments').where({ serviceId })) as ConfigAttachmentRow[];
+  const attachments = await s.configStore.attachments.forService(serviceId);
   if (attachments.length === 0) return [];
   const fileIds = [...new Set(attachments.map((a) => a.configFileId))];
-  const files = (await s.db('config_files').whereIn('id', fileIds)) as ConfigFileRow[];
+  const files = await s.configStore.files.findByIds(fileIds);
   const targets = await targetsOf(s.db, files, attachments, serverId);
   return s.configStore.sync.syncEach(files, targets, dryRun);
 }

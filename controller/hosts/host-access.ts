@@ -9,12 +9,10 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import Docker from 'dockerode';
-import type { Knex } from 'knex';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { notFound } from '../errors/app-error.js';
 import type { Logger } from '../logger.js';
-import { isUuid } from '../store/repositories/base-repository.js';
-import type { ServerRow } from '../store/repositories/servers.js';
+import type { ServerRow, ServersRepository } from '../store/repositories/servers.js';
 import type { ComposeFlavor } from './commands/compose.js';
 import { ComposeDetector } from './compose-detect.js';
 import { DockerClients } from './docker-client.js';
@@ -72,7 +70,7 @@ export class HostAccess {
   private readonly commandTimeoutMs: number;
   private readonly protectedPaths: string[];
 
-  constructor(private readonly db: Knex, private readonly secretBox: SecretBox, private readonly logger: Logger,
+  constructor(private readonly servers: ServersRepository, private readonly secretBox: SecretBox, private readonly logger: Logger,
     opts: HostAccessOptions = {}) {
     this.commandTimeoutMs = opts.commandTimeoutMs ?? 30_000;
     this.protectedPaths = opts.protectedPaths ?? [];
@@ -191,13 +189,9 @@ export class HostAccess {
   }
 
   private async load(serverId: string): Promise<TargetRow> {
-    if (!isUuid(serverId)) throw notFound('Server');
-    const row = await this.db('servers')
-      .join('environments', 'environments.id', 'servers.environmentId')
-      .where('servers.id', serverId)
-      .first('servers.*', 'environments.sshPrivateKeySealed');
+    const row = await this.servers.withEnvironmentKey(serverId);
     if (!row) throw notFound('Server');
-    return row as TargetRow;
+    return row;
   }
 
   // Trust on first use: only a server with no pinned key takes one; a concurrent pin by another
@@ -206,12 +200,10 @@ export class HostAccess {
     // first, so a concurrent ensure() that reads the new column does not see a change and reconnect
     const known = this.known.get(serverId);
     if (known) known.fingerprint = fingerprint;
-    const updated = await this.db('servers').where({ id: serverId }).whereNull('hostKeyFingerprint')
-      .update({ hostKeyFingerprint: fingerprint });
-    if (!updated) {
-      const row = await this.db('servers').where({ id: serverId }).first('hostKeyFingerprint');
-      if (row?.hostKeyFingerprint !== fingerprint) {
-        if (known) known.fingerprint = row?.hostKeyFingerprint ?? null;
+    if (!(await this.servers.pinHostKeyIfUnset(serverId, fingerprint))) {
+      const pinned = await this.servers.hostKeyOf(serverId);
+      if (pinned !== fingerprint) {
+        if (known) known.fingerprint = pinned ?? null;
         throw new Error('another host key was pinned meanwhile');
       }
     }

@@ -22,8 +22,8 @@ export interface DiscoveredContainer {
 export async function discoverContainers(s: Services, server: ServerRow): Promise<{ serverId: string; discoveredAt: string; items: DiscoveredContainer[] }> {
   const docker = await s.hosts.docker(server.id);
   const running = await docker.listContainers({ all: false });
-  const deployments = await s.db('deployments').where({ serverId: server.id }).select('id', 'serviceId', 'containerName');
-  const byName = new Map(deployments.map((d) => [d.containerName as string, d as { id: string; serviceId: string }]));
+  const deployments = await s.deploymentViews.onServer(server.id);
+  const byName = new Map(deployments.map((d) => [d.containerName, d]));
   const discoveredAt = new Date();
   const rows = running.map((c) => {
     const name = (c.Names?.[0] ?? c.Id.slice(0, 12)).replace(/^\//, '');
@@ -34,17 +34,12 @@ export async function discoverContainers(s: Services, server: ServerRow): Promis
       discoveredAt,
     };
   });
-  await s.db.transaction(async (trx) => {
-    await trx('server_containers').where({ serverId: server.id }).delete();
-    if (rows.length) await trx('server_containers').insert(rows);
-  });
+  await s.serverContainers.replace(server.id, rows);
   return { serverId: server.id, discoveredAt: discoveredAt.toISOString(), items: await listServerContainers(s, server.id) };
 }
 
 export async function listServerContainers(s: Services, serverId: string): Promise<DiscoveredContainer[]> {
-  const rows = await s.db('server_containers').leftJoin('deployments', 'deployments.id', 'server_containers.deploymentId')
-    .where('server_containers.serverId', serverId).orderBy('server_containers.name')
-    .select('server_containers.*', 'deployments.serviceId as serviceId');
+  const rows = await s.serverContainers.listWithService(serverId);
   return rows.map((r) => ({
     containerId: r.containerId, name: r.name, image: r.image, state: r.state, status: r.status, labels: r.labels, ports: r.ports,
     createdAt: r.containerCreatedAt ? new Date(r.containerCreatedAt).toISOString() : null, deploymentId: r.deploymentId,

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { SystemSettingsRepository } from '../store/repositories/system-settings.js';
 import { arrayOf, int, nullable, str, type Schema } from '../kinds/schema.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 
@@ -54,13 +54,10 @@ const CACHE_MS = 5_000;
 export class SystemSettings {
   private cached: { at: number; values: SystemSettingsValues } | null = null;
 
-  constructor(private readonly db: Knex, private readonly secretBox: SecretBox) {}
+  constructor(private readonly store: SystemSettingsRepository<SystemSettingsValues>, private readonly secretBox: SecretBox) {}
 
-  private async row() {
-    const row = await this.db('system_settings').where('id', 1).first();
-    if (row) return row as { values: Partial<SystemSettingsValues>; registryAccessTokenEnc: string | null; updatedAt: Date };
-    await this.db('system_settings').insert({ id: 1 }).onConflict('id').ignore();
-    return { values: {}, registryAccessTokenEnc: null, updatedAt: new Date() };
+  private row() {
+    return this.store.row();
   }
 
   /** The current settings with defaults filled in. */
@@ -92,14 +89,10 @@ export class SystemSettings {
 
   async patch(changes: Partial<SystemSettingsValues> & { registryAccessToken?: string | null }) {
     const { registryAccessToken, ...values } = changes;
-    await this.db.transaction(async (trx) => {
-      const row = await trx('system_settings').where('id', 1).forUpdate().first();
-      const current = pickKnown((row?.values ?? {}) as Partial<SystemSettingsValues>);
-      const update: Record<string, unknown> = { values: JSON.stringify({ ...current, ...values }), updatedAt: trx.fn.now() };
-      if (registryAccessToken !== undefined) update.registryAccessTokenEnc = this.secretBox.sealOrNull(registryAccessToken);
-      if (row) await trx('system_settings').where('id', 1).update(update);
-      else await trx('system_settings').insert({ id: 1, ...update });
-    });
+    await this.store.update((stored) => ({
+      values: { ...pickKnown(stored), ...values },
+      ...(registryAccessToken !== undefined && { registryAccessTokenEnc: this.secretBox.sealOrNull(registryAccessToken) }),
+    }));
     this.cached = null;
     return this.read();
   }

@@ -34,3 +34,13 @@ export function createKnex(connectionString: string, poolMax = 10): Knex {
 }
 
 function quiet(): void {}
+
+/** Whether the database answers a trivial query, for /health. */
+export async function databaseAnswers(db: Db): Promise<boolean> {
+  try {
+    await db.raw('select 1');
+    return true;
+  } catch {
+    return false;
+  }
+}

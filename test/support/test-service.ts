@@ -4,6 +4,7 @@ import path from 'node:path';
 import { loadConfig } from '../../controller/config/config.js';
 import { createLogger } from '../../controller/logger.js';
 import { startService, type RunningService } from '../../controller/serve.js';
+import { createApp } from '../../api/app.js';
 import { createTestDatabase } from './test-database.js';
 import { HttpClient } from './http-client.js';
 
@@ -36,7 +37,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     logs.push(line);
     if (process.env.TEST_LOGS) process.stderr.write(line);
   });
-  const running = await startService(config, logger);
+  const running = await startService(createApp, config, logger);
   const stop = running.stop;
   return {
     ...running,

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
-import type { Role } from '../../../api/http/types.js';
+import type { Role } from '../../auth/actor.js';
 
 export interface ApiTokenRow {
   id: string;
@@ -42,6 +42,11 @@ export class ApiTokensRepository extends BaseRepository<ApiTokenRow> {
         this.db.raw('coalesce(s.disabled, false) as owner_disabled'),
       );
     return row as TokenWithOwner | undefined;
+  }
+
+  async revoke(id: string): Promise<ApiTokenRow> {
+    const [row] = await this.q().where('id', id).update({ revokedAt: this.db.fn.now() } as never).returning('*');
+    return row as ApiTokenRow;
   }
 
   async touch(id: string): Promise<void> {

@@ -45,6 +45,16 @@ export class ConfigAttachmentsRepository extends BaseRepository<ConfigAttachment
   async forgetSync(attachmentId: string, serverId: string) {
     await this.db('config_sync_states').where({ attachmentId, serverId }).delete();
   }
+
+  forService(serviceId: string): Promise<ConfigAttachmentRow[]> {
+    return this.db('config_attachments').where({ serviceId }).orderBy(['createdAt', 'id']);
+  }
+
+  /** The attachments of every service deployed on the server. */
+  forServer(serverId: string): Promise<ConfigAttachmentRow[]> {
+    const serviceIds = this.db('deployments').where({ serverId }).select('serviceId');
+    return this.db('config_attachments').whereIn('serviceId', serviceIds).orderBy(['createdAt', 'id']);
+  }
 }
 
 export const toAttachment = (r: ConfigAttachmentRow, states: SyncStateRow[] = []) => ({

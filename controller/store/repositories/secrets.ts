@@ -25,6 +25,11 @@ export class SecretsRepository extends BaseRepository<SecretRow> {
     const rows = await this.db('secret_value_history').where({ environmentId }).select('valueSealed');
     return rows.map((r: { valueSealed: string }) => r.valueSealed);
   }
+
+  /** The keys defined in one environment. */
+  keysOf(environmentId: string): Promise<string[]> {
+    return this.q().where({ environmentId } as never).pluck('key');
+  }
 }
 
 /** What reads of a secret show: never the value. */

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BaseRepository } from './base-repository.js';
+import { BaseRepository, isUuid } from './base-repository.js';
 
 export type DockerMode = 'ssh' | 'socket';
 export type MetricsMode = 'disabled' | 'ssh' | 'agent';
@@ -38,6 +38,27 @@ export class ServersRepository extends BaseRepository<ServerRow> {
 
   listAll(trx?: Knex.Transaction): Promise<ServerRow[]> {
     return this.q(trx).orderBy(['environmentId', 'name']) as unknown as Promise<ServerRow[]>;
+  }
+
+  /** The server with its environment's sealed SSH key: what reaching it takes. */
+  async withEnvironmentKey(id: string): Promise<(ServerRow & { sshPrivateKeySealed: string | null }) | undefined> {
+    if (!isUuid(id)) return undefined;
+    return this.db('servers').join('environments', 'environments.id', 'servers.environmentId')
+      .where('servers.id', id).first('servers.*', 'environments.sshPrivateKeySealed');
+  }
+
+  /** Pins a host key only where none is pinned yet; false when another was pinned first. */
+  async pinHostKeyIfUnset(id: string, fingerprint: string): Promise<boolean> {
+    return (await this.q().where({ id }).whereNull('hostKeyFingerprint').update({ hostKeyFingerprint: fingerprint } as never)) > 0;
+  }
+
+  async hostKeyOf(id: string): Promise<string | null | undefined> {
+    return (await this.q().where({ id }).first('hostKeyFingerprint'))?.hostKeyFingerprint;
+  }
+
+  /** The environment's server of this name, locked until the transaction ends. */
+  findByNameForUpdate(environmentId: string, name: string, trx: Knex.Transaction): Promise<ServerRow | undefined> {
+    return this.q(trx).where({ environmentId, name }).forUpdate().first() as Promise<ServerRow | undefined>;
   }
 }
 

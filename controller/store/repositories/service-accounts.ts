@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
-import type { Role } from '../../../api/http/types.js';
+import type { Role } from '../../auth/actor.js';
 
 export interface ServiceAccountRow {
   id: string;

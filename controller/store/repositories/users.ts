@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
-import type { Role } from '../../../api/http/types.js';
+import type { Role } from '../../auth/actor.js';
 
 export interface UserRow {
   id: string;
@@ -33,6 +33,30 @@ export class UsersRepository extends BaseRepository<UserRow> {
   /** Makes every JWT issued so far stop working (password or role change). */
   async bumpTokenVersion(id: string, trx?: Knex.Transaction): Promise<void> {
     await this.q(trx).where('id', id).increment('tokenVersion', 1);
+  }
+
+  /** Holds every other writer of users off until `trx` ends: the first-admin check must not race. */
+  async lockTable(trx: Knex.Transaction): Promise<void> {
+    await trx.raw('LOCK TABLE users IN EXCLUSIVE MODE');
+  }
+
+  async adminCount(): Promise<number> {
+    const [{ count }] = await this.q().where('role', 'admin').count({ count: '*' });
+    return Number(count);
+  }
+
+  async recordFailedLogin(id: string, failedLoginCount: number): Promise<void> {
+    await this.q().where('id', id).update({ failedLoginCount, lastFailedLoginAt: this.db.fn.now() } as never);
+  }
+
+  async recordLogin(id: string): Promise<void> {
+    await this.q().where('id', id).update({ failedLoginCount: 0, lastLoginAt: this.db.fn.now() } as never);
+  }
+
+  /** A new password also ends every session (tokenVersion) and the failed-login count. */
+  async setPassword(user: UserRow, passwordHash: string): Promise<void> {
+    await this.q().where('id', user.id)
+      .update({ passwordHash, tokenVersion: user.tokenVersion + 1, failedLoginCount: 0, updatedAt: this.db.fn.now() } as never);
   }
 }
 

@@ -1,4 +1,4 @@
-import type { Role, Scope } from './types.js';
+import type { Role, Scope } from './actor.js';
 
 /** Scopes by role (DECISIONS.md, Authentication). */
 export function scopesFor(role: Role): Scope[] {

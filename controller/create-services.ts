@@ -1,0 +1,92 @@
+import { databaseAnswers, type Db } from './store/knex.js';
+import type { Config } from './config/config.js';
+import type { Logger } from './logger.js';
+import { SecretBox } from './crypto/secret-box.js';
+import { AuditLog } from './audit/audit-log.js';
+import { UsersRepository } from './store/repositories/users.js';
+import { ApiTokensRepository } from './store/repositories/api-tokens.js';
+import { EnvironmentsRepository } from './store/repositories/environments.js';
+import { SettingsStore } from './settings/settings-store.js';
+import { EventBus } from './events/event-bus.js';
+import { WorkQueue } from './queue/work-queue.js';
+import { Scheduler } from './queue/scheduler.js';
+import { RegistriesRepository } from './store/repositories/registries.js';
+import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
+import { SystemSettings } from './settings/system-settings.js';
+import { SmtpService } from './admin/smtp.js';
+import { Deliveries } from './delivery/index.js';
+import { HostAccess } from './hosts/host-access.js';
+import { ServersRepository } from './store/repositories/servers.js';
+import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
+import { PlanEngine } from './deploy/plans/plan-engine.js';
+import { ServicesRepository } from './store/repositories/services.js';
+import { DeploymentsRepository } from './store/repositories/deployments.js';
+import { ContainerImagesRepository } from './store/repositories/container-images.js';
+import { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
+import { CommandTypesRepository } from './store/repositories/command-types.js';
+import { ChatChannelsRepository } from './store/repositories/chat-channels.js';
+import { NotificationRoutingsRepository } from './store/repositories/notification-routings.js';
+import { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
+import { NotificationsRepository } from './store/repositories/notifications.js';
+import { DeploymentViews } from './store/repositories/deployment-views.js';
+import { ServiceImages } from './store/repositories/service-images.js';
+import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
+import { ServerContainersRepository } from './store/repositories/server-containers.js';
+import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
+import { SystemSettingsRepository } from './store/repositories/system-settings.js';
+import { transactionRunner } from './store/transaction.js';
+import type { Services } from './services.js';
+
+/**
+ * Builds the Services locator once at start-up (the composition root). Kept apart from the
+ * interface so the modules that receive a Services import only types, never this file.
+ */
+export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string): Services {
+  const secretBox = new SecretBox(config.secretsKey);
+  const servers = new ServersRepository(db);
+  const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
+  const events = new EventBus(db, databaseUrl, logger);
+  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
+  const services = {
+    config,
+    db,
+    transaction: transactionRunner(db),
+    logger,
+    secretBox,
+    audit: new AuditLog(db),
+    users: new UsersRepository(db),
+    apiTokens: new ApiTokensRepository(db),
+    environments: new EnvironmentsRepository(db),
+    settings: new SettingsStore(db),
+    services: new ServicesRepository(db),
+    deployments: new DeploymentsRepository(db),
+    deploymentViews: new DeploymentViews(db),
+    containerImages: new ContainerImagesRepository(db),
+    serviceImages: new ServiceImages(db),
+    serviceDependencies: new ServiceDependenciesRepository(db),
+    serviceTypes: new CommandTypesRepository(db, 'service_types'),
+    databaseTypes: new CommandTypesRepository(db, 'database_types'),
+    events,
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
+    queue: new WorkQueue({ logger }),
+    scheduler: new Scheduler(db, logger),
+    registries: new RegistriesRepository(db),
+    serviceAccounts: new ServiceAccountsRepository(db),
+    systemSettings,
+    smtp,
+    servers,
+    serverContainers: new ServerContainersRepository(db),
+    webhookReplays: new ReplayGuard(db),
+    chatChannels: new ChatChannelsRepository(db),
+    notificationRoutings: new NotificationRoutingsRepository(db),
+    outgoingWebhooks: new DeliveryTargetsRepository(db, 'outgoing_webhooks', 'webhook'),
+    webhookSubscriptions: new DeliveryTargetsRepository(db, 'webhook_subscriptions', 'subscription'),
+    notifications: new NotificationsRepository(db),
+    hosts,
+    configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
+    databaseOk: () => databaseAnswers(db),
+  } as Services;
+  services.plans = new PlanEngine(services);
+  return services;
+}

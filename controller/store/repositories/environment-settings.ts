@@ -1,0 +1,45 @@
+import type { Knex } from 'knex';
+import { isUuid } from './base-repository.js';
+import { defaultSettingsRows, NOTIFICATIONS_MODULE, SETTINGS_MODULES } from '../../settings/environment-settings.js';
+
+const moduleOf = (name: string) => (name === 'notifications' ? NOTIFICATIONS_MODULE : SETTINGS_MODULES[name]);
+
+/** environment_settings: one environment's settings modules; missing keys read as their defaults. */
+export class SettingsStore {
+  constructor(private readonly db: Knex) {}
+
+  /** Every module at its defaults, for a new environment. */
+  async insertDefaults(environmentId: string, trx?: Knex.Transaction): Promise<void> {
+    await (trx ?? this.db)('environment_settings').insert(defaultSettingsRows(environmentId));
+  }
+
+  async get<T = Record<string, unknown>>(environmentId: string, module: string, trx?: Knex.Transaction): Promise<T> {
+    const row = await (trx ?? this.db)('environment_settings').where({ environmentId, module }).first('values');
+    return { ...moduleOf(module).defaults, ...(row?.values ?? {}) } as T;
+  }
+
+  /** The stored values of a module, {} when none are stored, undefined when the environment does not exist. */
+  async getIfEnvironmentExists(environmentId: string, module: string): Promise<Record<string, unknown> | undefined> {
+    if (!isUuid(environmentId)) return undefined;
+    const row = await this.db('environments as e')
+      .leftJoin('environment_settings as s', (j) => j.on('s.environment_id', 'e.id').andOn('s.module', this.db.raw('?', [module])))
+      .where('e.id', environmentId).first('s.values');
+    return row ? (row.values ?? {}) : undefined;
+  }
+
+  async patch(environmentId: string, module: string, changes: Record<string, unknown>, trx?: Knex.Transaction) {
+    const next = { ...(await this.get(environmentId, module, trx)), ...changes };
+    await (trx ?? this.db)('environment_settings')
+      .insert({ environmentId, module, values: JSON.stringify(next), updatedAt: this.db.fn.now() })
+      .onConflict(['environmentId', 'module']).merge();
+    return next;
+  }
+
+  async reset(environmentId: string, module: string, trx?: Knex.Transaction) {
+    const defaults = moduleOf(module).defaults;
+    await (trx ?? this.db)('environment_settings')
+      .insert({ environmentId, module, values: JSON.stringify(defaults), updatedAt: this.db.fn.now() })
+      .onConflict(['environmentId', 'module']).merge();
+    return { ...defaults };
+  }
+}

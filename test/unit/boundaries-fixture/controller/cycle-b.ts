@@ -1,0 +1,3 @@
+import { a } from './cycle-a.js';
+
+export const b = () => a;
