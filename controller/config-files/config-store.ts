@@ -19,6 +19,8 @@ export interface ConfigStore {
   attachments: ConfigAttachmentsRepository;
   catalog: ConfigCatalog;
   sync: ConfigSync;
+  /** Key of every content hash that may cover secret bytes (sync states, container spec hashes). */
+  hashKey: Buffer;
 }
 
 export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
@@ -33,5 +35,6 @@ export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFil
     attachments,
     catalog,
     sync: new ConfigSync(db, hosts, catalog, attachments, logger, hashKey),
+    hashKey,
   };
 }
