@@ -37,7 +37,7 @@ export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: P
     const ref = `${image.imageName}:${st.imageTag}`;
     const actions = plan.pullImage ? [`pull ${ref}`] : [];
     if (decision.mode === 'direct') {
-      actions.push(`create ${d.containerName} through the Docker API from the desired spec with ${ref} (left alone when it already runs that spec)`);
+      actions.push(`recreate container ${d.containerName} through the Docker API from the desired spec with ${ref} (left alone when it already runs that spec)`);
     } else if (decision.mode === 'compose-generated') {
       // generating validates the template (rule 5) without writing anything
       const loaded = await loadDesired(s, d, { imageTag: st.imageTag! });
