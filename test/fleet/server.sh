@@ -14,7 +14,11 @@ dir=$FLEET_ROOT/$name; [ -d "$dir" ] || die "no such server: $name (fleet $FLEET
 # the namespaces are pinned by the longest-lived process we started there
 anchor() {
   local p
-  for p in $(cat "$dir/sshd.pid" 2>/dev/null) $(cat "$dir/dockerd.pid" 2>/dev/null) $(pids_in_mntns "$(cat "$dir/mntns")"); do
+  for p in $(cat "$dir/sshd.pid" 2>/dev/null) $(cat "$dir/dockerd.pid" 2>/dev/null); do
+    pid_alive "$p" && { echo "$p"; return; }
+  done
+  # scanning every process is slow on a busy machine: only when both daemons are gone
+  for p in $(pids_in_mntns "$(cat "$dir/mntns")"); do
     pid_alive "$p" && { echo "$p"; return; }
   done
   die "$name has no live process left to enter"
