@@ -3,9 +3,10 @@
 import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { toArtifact } from '../../controller/store/repositories/deployment-artifacts.js';
-import { buildArtifacts } from '../../controller/deploy/artifacts.js';
+import { composeFilesOf } from '../../controller/deploy/compose/generate-compose.js';
+import { managedComposePath } from '../../controller/deploy/compose/compose-path-rules.js';
+import { loadDesired } from '../../reconcilers/deployment/load-desired.js';
 import { decisionFor } from '../../controller/deploy/deploy-deployment.js';
-import { loadEnvSources } from '../../controller/deploy/env-sources.js';
 import { assertDefinesContainer, parseCompose } from '../../controller/deploy/compose/validate-compose.js';
 import { result, route } from '../http/route.js';
 import { listOf, nonEmpty, object, paginationQuery, str } from '../http/schema.js';
@@ -56,15 +57,15 @@ export default function composeRoutes(s: Services) {
         const image = resource.containerImageId ? await s.containerImages.findById(resource.containerImageId) : undefined;
         if (!image) throw validationError('the service has no container image', 'containerImageId');
         const tag = query.imageTag ?? resource.imageTag ?? image.currentTag ?? 'latest';
-        const sources = await loadEnvSources(s.configStore.catalog, resource.environmentId);
         const deployments = await s.deployments.list({ serviceId: resource.id }, { limit: 200, offset: 0 }, 'containerName');
         const items = await Promise.all(deployments.items.map(async (d) => {
           const decision = await decisionFor(s, d);
-          const a = buildArtifacts(resource, d, `${image.imageName}:${tag}`, tag, sources, decision.mode === 'direct' ? null : decision.path);
+          const { desired } = (await loadDesired(s, d, { imageTag: tag }))!;
+          const a = composeFilesOf(desired, decision.mode === 'direct' ? managedComposePath(d.containerName) : decision.path, resource.composeTemplate);
           return {
             deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, mode: decision.mode, imageTag: tag,
             compose: { path: a.compose.path, content: a.compose.content, sha256: a.compose.sha256 },
-            env: { path: a.env.path, content: a.env.redacted, secretKeys: a.rendered.secretKeys, unresolved: a.rendered.unresolved },
+            env: { path: a.env.path, content: a.env.redacted, secretKeys: desired.secretKeys, unresolved: desired.unresolved },
           };
         }));
         return { serviceId: resource.id, items };

@@ -20,6 +20,8 @@ export interface ConfigStore {
   attachments: ConfigAttachmentsRepository;
   catalog: ConfigCatalog;
   sync: ConfigSync;
+  /** Key of every content hash that may cover secret bytes (sync states, container spec hashes). */
+  hashKey: Buffer;
 }
 
 export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
@@ -34,5 +36,6 @@ export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFil
     attachments,
     catalog,
     sync: new ConfigSync(db, hosts, catalog, attachments, logger, hashKey),
+    hashKey,
   };
 }

@@ -81,7 +81,7 @@ export class ConfigSync {
       const file = files.find((f) => f.id === t.configFileId)!;
       const contentHash = this.sha256(content);
       try {
-        const current = await this.hosts.readFile(t.serverId, t.targetPath);
+        const current = await this.hosts.readFile(t.serverId, t.hostPath);
         if (dryRun) {
           if (current && current.equals(content)) return { ...t, status: 'unchanged', diff: '', contentHash };
           const diff = file.kind === 'asset'
@@ -93,11 +93,11 @@ export class ConfigSync {
           await this.recordSync(t, contentHash);
           return { ...t, status: 'unchanged', contentHash };
         }
-        await this.hosts.writeFile(t.serverId, t.targetPath, content, { mode: t.mode });
+        await this.hosts.writeFile(t.serverId, t.hostPath, content, { mode: t.mode });
         await this.recordSync(t, contentHash);
         return { ...t, status: 'written', contentHash };
       } catch (e) {
-        this.logger.warn('config sync failed', { attachmentId: t.attachmentId, serverId: t.serverId, path: t.targetPath, error: describe(e) });
+        this.logger.warn('config sync failed', { attachmentId: t.attachmentId, serverId: t.serverId, path: t.hostPath, error: describe(e) });
         return { ...t, status: 'failed', error: describe(e) };
       }
     }));
@@ -124,21 +124,21 @@ export class ConfigSync {
       const content = rendered.get(t.configFileId)!;
       let step: SyncStep = 'read';
       try {
-        const previous = await this.hosts.readFile(t.serverId, t.targetPath);
-        const previousMode = previous ? await this.modeOf(t.serverId, t.targetPath) : null;
+        const previous = await this.hosts.readFile(t.serverId, t.hostPath);
+        const previousMode = previous ? await this.modeOf(t.serverId, t.hostPath) : null;
         if (previous && previous.equals(content)) {
           results[i] = { ...t, status: 'unchanged', contentHash: this.sha256(content) };
           await this.recordSync(t, this.sha256(content));
           continue;
         }
         step = 'write';
-        await this.hosts.writeFile(t.serverId, t.targetPath, content, { mode: t.mode });
+        await this.hosts.writeFile(t.serverId, t.hostPath, content, { mode: t.mode });
         written.push({ index: i, previous, previousMode });
         results[i] = { ...t, status: 'written', contentHash: this.sha256(content) };
       } catch (e) {
         results[i] = { ...t, status: 'failed', error: describe(e) };
         failure ??= { step, configFileId: t.configFileId, attachmentId: t.attachmentId, serverId: t.serverId, targetPath: t.targetPath, message: describe(e) };
-        this.logger.warn('config batch step failed', { step, attachmentId: t.attachmentId, serverId: t.serverId, path: t.targetPath, error: describe(e) });
+        this.logger.warn('config batch step failed', { step, attachmentId: t.attachmentId, serverId: t.serverId, path: t.hostPath, error: describe(e) });
         if (rollbackOnFailure) break;
       }
     }
@@ -148,8 +148,8 @@ export class ConfigSync {
         const t = targets[w.index];
         const action = w.previous ? 'restored' : 'removed';
         try {
-          if (w.previous) await this.hosts.writeFile(t.serverId, t.targetPath, w.previous, { mode: w.previousMode ?? t.mode });
-          else await this.hosts.exec(t.serverId, ['rm', '-f', '--', t.targetPath]);
+          if (w.previous) await this.hosts.writeFile(t.serverId, t.hostPath, w.previous, { mode: w.previousMode ?? t.mode });
+          else await this.hosts.exec(t.serverId, ['rm', '-f', '--', t.hostPath]);
           results[w.index] = { ...t, status: action };
           restored.push({ attachmentId: t.attachmentId, serverId: t.serverId, targetPath: t.targetPath, action, ok: true });
         } catch (e) {
@@ -166,6 +166,11 @@ export class ConfigSync {
     const r = await this.hosts.exec(serverId, ['stat', '-c', '%a', '--', path], { check: false });
     const mode = parseInt(r.stdout.trim(), 8);
     return r.code === 0 && Number.isFinite(mode) ? mode : null;
+  }
+
+  /** Keyed hash of bytes, as sync states and the container spec record them. */
+  contentHash(b: Buffer): string {
+    return this.sha256(b);
   }
 
   private recordSync(t: SyncTarget, contentHash: string) {

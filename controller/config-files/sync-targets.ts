@@ -3,8 +3,13 @@ import type { ConfigAttachmentRow } from '../store/repositories/config-attachmen
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
 import { referencesOf } from './placeholders.js';
 import { fileModeFor } from './target-path.js';
+import { configFileHostPath } from '../deploy/compose/compose-path-rules.js';
 
-/** One file at one path on one server: the unit every sync works in. */
+/**
+ * One file for one deployment: the unit every sync works in. The file is written under the
+ * deployment's own directory on its server (hostPath) and bind-mounted read-only at targetPath
+ * inside the container, so two deployments on one server never share (or overwrite) a file.
+ */
 export interface SyncTarget {
   attachmentId: string;
   configFileId: string;
@@ -12,23 +17,29 @@ export interface SyncTarget {
   serviceId: string;
   serverId: string;
   serverName: string;
+  deploymentId: string;
+  containerName: string;
+  /** Inside the container. */
   targetPath: string;
+  /** On the server. */
+  hostPath: string;
   mode: number;
 }
 
 /**
- * Expands attachments to targets: every server the attachment's service has a deployment on
- * (optionally only `serverId`), in the order of `files`, then attachment, then server name.
+ * Expands attachments to targets: every deployment of the attachment's service (optionally only
+ * those on `serverId`), in the order of `files`, then attachment, then server and container name.
  */
 export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: ConfigAttachmentRow[], serverId?: string): Promise<SyncTarget[]> {
   if (attachments.length === 0) return [];
   const serviceIds = [...new Set(attachments.map((a) => a.serviceId))];
   const q = db('deployments').join('servers', 'servers.id', 'deployments.serverId')
     .whereIn('deployments.serviceId', serviceIds)
-    .distinct('deployments.serviceId as serviceId', 'servers.id as serverId', 'servers.name as serverName');
+    .select('deployments.id as deploymentId', 'deployments.containerName as containerName', 'deployments.serviceId as serviceId',
+      'servers.id as serverId', 'servers.name as serverName');
   if (serverId) q.where('servers.id', serverId);
-  const placements = (await q) as Array<{ serviceId: string; serverId: string; serverName: string }>;
-  placements.sort((a, b) => a.serverName.localeCompare(b.serverName));
+  const placements = (await q) as Array<{ deploymentId: string; containerName: string; serviceId: string; serverId: string; serverName: string }>;
+  placements.sort((a, b) => a.serverName.localeCompare(b.serverName) || a.containerName.localeCompare(b.containerName));
   const sensitive = await sensitiveFiles(db, files);
   const fileOrder = new Map(files.map((f, i) => [f.id, i]));
   const ordered = [...attachments].sort((a, b) => (fileOrder.get(a.configFileId) ?? 0) - (fileOrder.get(b.configFileId) ?? 0));
@@ -39,7 +50,9 @@ export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: C
     for (const p of placements.filter((x) => x.serviceId === a.serviceId)) {
       targets.push({
         attachmentId: a.id, configFileId: a.configFileId, configFileName: file.name, serviceId: a.serviceId,
-        serverId: p.serverId, serverName: p.serverName, targetPath: a.targetPath, mode: fileModeFor(a.targetPath, a.mode, sensitive.has(file.id)),
+        serverId: p.serverId, serverName: p.serverName, deploymentId: p.deploymentId, containerName: p.containerName,
+        targetPath: a.targetPath, hostPath: configFileHostPath(p.containerName, a.targetPath),
+        mode: fileModeFor(a.targetPath, a.mode, sensitive.has(file.id)),
       });
     }
   }
@@ -50,7 +63,7 @@ export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: C
  * Files whose written bytes hold (or may hold) a secret value: templates that reference a secret
  * key directly or through a fragment, and binary assets (certificates, key stores).
  */
-async function sensitiveFiles(db: Knex, files: ConfigFileRow[]): Promise<Set<string>> {
+export async function sensitiveFiles(db: Knex, files: ConfigFileRow[]): Promise<Set<string>> {
   const out = new Set(files.filter((f) => f.kind === 'asset').map((f) => f.id));
   const templates = files.filter((f) => f.kind === 'template');
   if (templates.length === 0) return out;

@@ -1,26 +1,33 @@
 // One deployment to one tag, on its server: the effect behind every deploy step and every
-// rollback. Names are validated before anything runs; every remote command is an argv.
+// rollback. The whole container is rendered from the store (reconcilers/deployment/desired.ts),
+// compared with what Docker reports, and only a difference changes anything: a container that
+// already runs the desired spec is left alone. A container with the deployment's name that the
+// deployment does not own is never touched. Names are validated before anything runs; every
+// remote command is an argv.
 import { posix } from 'node:path';
+import type Docker from 'dockerode';
 import type { Services } from '../services.js';
 import type { DeploymentRow } from '../store/repositories/deployments.js';
 import type { ServiceRow } from '../store/repositories/services.js';
-import { validationError } from '../errors/app-error.js';
+import { conflict, validationError } from '../errors/app-error.js';
 import { rm } from '../hosts/commands/docker.js';
 import { composeUp as composeUpArgv } from '../hosts/commands/compose.js';
 import { mkdirP } from '../hosts/commands/files.js';
-import { buildArtifacts, sha256 } from './artifacts.js';
-import { decideCompose, MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
+import { MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
 import { assertDefinesContainer, parseCompose } from './compose/validate-compose.js';
-import { ownershipLabels } from './compose/generate-compose.js';
-import { freshCreateOptions, recreateDirect } from './direct-recreate.js';
-import { loadEnvSources } from './env-sources.js';
-import { syncServiceConfigOnServer } from '../config-files/sync-service-config.js';
+import { composeFilesOf, projectNameOf, type ComposeFiles } from './compose/generate-compose.js';
+import { recreateDirect } from './direct-recreate.js';
 import { registryAuthFor } from './registry-auth.js';
 import { pullImage } from './pull-image.js';
-import type { EnvSources } from './compose/render-env.js';
 import { redactSecrets } from '../crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
+import { loadDesired, type LoadedDesired } from '../../reconcilers/deployment/load-desired.js';
+import { observeDeployment } from '../../reconcilers/deployment/observe.js';
+import { ownershipConflict, plan } from '../../reconcilers/deployment/plan.js';
+import type { DesiredContainer } from '../../reconcilers/deployment/desired.js';
+
+export { decisionFor } from './deploy-mode.js';
 
 export interface DeployRequest {
   service: ServiceRow;
@@ -28,7 +35,7 @@ export interface DeployRequest {
   imageName: string;
   imageTag: string;
   pull: boolean;
-  /** false: keep the env file already on the server (the compose file still names the new image). */
+  /** false: keep the environment file already on the server (compose mode). */
   generate?: boolean;
   planId: string | null;
   /** Called once, just before the first change on the server (a rollback of a step that never got
@@ -40,6 +47,9 @@ export interface DeployRequest {
 export interface DeployOutcome extends Healthy {
   mode: ComposeDecision['mode'];
   composePath: string | null;
+  specHash: string;
+  /** False: the container already ran the desired spec and was left alone. */
+  changed: boolean;
 }
 
 /** Everything that can be checked without touching the server. */
@@ -50,87 +60,102 @@ export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName
   if (r.deployment.composePath !== null) assertSafePath(r.deployment.composePath);
 }
 
-export async function decisionFor(s: Services, d: DeploymentRow): Promise<ComposeDecision> {
-  const ops = await s.settings.get<{ autoManageCompose: boolean }>(d.environmentId, 'operations');
-  const [{ count }] = d.composePath === null ? [{ count: 1 }]
-    : await s.db('deployments').where({ serverId: d.serverId, composePath: d.composePath }).count({ count: '*' });
-  return decideCompose({ composePath: d.composePath, autoManageCompose: ops.autoManageCompose, containerName: d.containerName, deploymentsSharingPath: Number(count) });
-}
-
 export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
-  const sources = await loadEnvSources(s.configStore.catalog, r.deployment.environmentId);
+  const loaded = await loadDesired(s, r.deployment, { imageTag: r.imageTag, imageId: null });
+  if (!loaded) throw validationError(`service ${r.service.name} has no container image`, 'containerImageId');
+  if (loaded.desired.unresolved.length) {
+    throw validationError(`env placeholders without a var or secret: ${loaded.desired.unresolved.join(', ')}`, 'env');
+  }
   try {
-    return await deployWith(s, r, sources);
+    const out = await deployWith(s, r, loaded);
+    await s.deployments.recordObserved(r.deployment.id, { specHash: out.specHash });
+    return out;
   } catch (e) {
     // error text ends up in step records and events: a tool that echoed an env line must not leak it
-    if (e instanceof Error) e.message = redactSecrets(e.message, Object.values(sources.secrets), 4);
+    if (e instanceof Error) e.message = redactSecrets(e.message, loaded.secretValues, 4);
     throw e;
   }
 }
 
-async function deployWith(s: Services, r: DeployRequest, sources: EnvSources): Promise<DeployOutcome> {
-  const { deployment: d, service } = r;
-  const image = `${r.imageName}:${r.imageTag}`;
-  const decision = await decisionFor(s, d);
-  const artifacts = buildArtifacts(service, d, image, r.imageTag, sources, decision.mode === 'direct' ? null : decision.path);
-  if (artifacts.rendered.unresolved.length) {
-    throw validationError(`env placeholders without a var or secret: ${artifacts.rendered.unresolved.join(', ')}`, 'env');
-  }
+async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
+  const { deployment: d } = r;
+  const { decision } = loaded;
+  const composePath = decision.mode === 'direct' ? null : decision.path;
+  const files = decision.mode === 'compose-generated' ? composeFilesOf(loaded.desired, decision.path, loaded.service.composeTemplate) : null;
+  let desired: DesiredContainer = { ...loaded.desired, composeFileHash: files?.compose.sha256 ?? null };
   const docker = await s.hosts.docker(d.serverId);
-  await syncConfigFiles(s, r);
+  const observed = await observeDeployment(s, desired, files?.compose.path ?? null);
+  // before anything is written: a container that is not ours is never changed, nor inherited from
+  const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName) : null;
+  if (owner) throw conflict(`CONFLICT: ${owner}; it is never changed`, 'Rename or remove that container, or choose another containerName', 'containerName');
   if (r.pull) {
-    const imageRow = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+    const imageRow = r.service.containerImageId ? await s.containerImages.findById(r.service.containerImageId) : undefined;
     const auth = await registryAuthFor(s, d.environmentId, r.imageName, imageRow?.registryConnectionId ?? null);
-    await r.log(`pulling ${image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}`);
-    await pullImage(docker, image, auth);
+    await r.log(`pulling ${desired.image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}`);
+    await pullImage(docker, desired.image, auth);
+    desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
+  const verify = () => waitHealthy(docker, d.containerName, r.service.healthCheck, r.log);
+  const step = plan(desired, observed);
+  const done = (healthy: Healthy, changed: boolean): DeployOutcome => ({ ...healthy, mode: decision.mode, composePath, specHash: desired.specHash, changed });
+  if (step.action === 'none') {
+    await r.log(`${d.containerName} is already running the desired spec (${desired.imageTag}); nothing to change`);
+    return done(await verify(), false);
+  }
+  await r.log(`${d.containerName}: ${step.action} (${step.differences.map((x) => x.message).join('; ')})`);
+  await writeConfigFiles(s, desired, loaded, observed.files, r.log);
   if (decision.mode !== 'compose-external') await r.onTouch?.(decision.mode);
-  const verify = async () => waitHealthy(docker, d.containerName, service.healthCheck, r.log);
-  let healthy: Healthy;
-  let composePath: string | null = null;
-  if (decision.mode === 'direct') {
-    await r.log(`no compose file: recreating ${d.containerName} directly with ${image}`);
-    let result: Healthy | null = null;
-    await recreateDirect(docker, {
-      containerName: d.containerName, image, log: r.log,
-      labels: ownershipLabels({ service, deployment: d, imageTag: r.imageTag, envHash: artifacts.env.sha256 }),
-      fresh: freshCreateOptions({ ...service, env: artifacts.rendered.values }),
-      verify: async () => { result = await verify(); },
-    });
-    healthy = result!;
-  } else if (decision.mode === 'compose-generated') {
-    composePath = decision.path;
-    await s.hosts.exec(d.serverId, mkdirP(posix.dirname(decision.path), 0o700));
-    await Promise.all([
-      r.generate !== false && s.hosts.writeFile(d.serverId, artifacts.env.path, artifacts.env.content, { mode: 0o600 }),
-      s.hosts.writeFile(d.serverId, decision.path, artifacts.compose.content, { mode: 0o644 }),
-    ]);
-    await storeArtifacts(s, d.id, r.planId, r.imageTag, artifacts, r.generate !== false);
-    await r.log(`wrote ${decision.path} and its env file (0600)`);
-    if (decision.recordPath) await recordComposePath(s, d, decision.path);
-    await removeForeignContainer(s, d, docker, r.log);
-    healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)), {}, r.log, verify);
-  } else {
-    composePath = decision.path;
-    await validateComposeOnDisk(s, d, decision.path);
-    await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
-    await r.onTouch?.(decision.mode);
-    healthy = await composeUp(s, d, decision.path, posix.basename(posix.dirname(decision.path)).toLowerCase().replace(/[^a-z0-9_-]/g, ''),
-      { STEVEDORE_IMAGE: image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify);
+  if (step.action === 'start') {
+    await docker.getContainer(observed.id!).start();
+    await r.log(`started the stopped container ${d.containerName}`);
+    return done(await verify(), true);
   }
-  return { ...healthy, mode: decision.mode, composePath };
+  if (decision.mode === 'direct') {
+    let result: Healthy | null = null;
+    await recreateDirect(docker, { desired, log: r.log, verify: async () => { result = await verify(); } });
+    return done(result!, true);
+  }
+  if (decision.mode === 'compose-generated') {
+    await writeComposeFiles(s, r, d, files!);
+    if (decision.recordPath) await recordComposePath(s, d, decision.path);
+    await handDirectContainerToCompose(s, d, docker, projectNameOf(decision.path), r.log);
+    return done(await composeUp(s, d, [files!.compose.path, files!.env.path], projectNameOf(decision.path), {}, r.log, verify), true);
+  }
+  await validateComposeOnDisk(s, d, decision.path);
+  await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
+  await r.onTouch?.(decision.mode);
+  const project = projectNameOf(decision.path).toLowerCase().replace(/[^a-z0-9_-]/g, '');
+  return done(await composeUp(s, d, [decision.path], project, { STEVEDORE_IMAGE: desired.image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify), true);
 }
 
-/** Attached config files go to the server before the container (re)starts, so it never reads stale ones. */
-async function syncConfigFiles(s: Services, r: DeployRequest): Promise<void> {
-  const results = await syncServiceConfigOnServer(s, r.service.id, r.deployment.serverId, false);
-  const failed = results.filter((t) => t.status === 'failed');
-  if (failed.length) {
-    throw new Error(`config files could not be written: ${failed.map((t) => `${t.targetPath} (${t.error ?? 'failed'})`).join(', ')}`);
+/**
+ * Attached config files go to the deployment's own directory before the container is (re)created,
+ * so it never starts with stale ones. The write replaces the file (temp + rename): a bind mount
+ * of the old file keeps showing the old bytes, which is why a content change recreates.
+ */
+async function writeConfigFiles(s: Services, desired: DesiredContainer, loaded: LoadedDesired, onDisk: Record<string, string | null>,
+  log: (l: string) => Promise<void>): Promise<void> {
+  const stale = desired.files.filter((f) => onDisk[f.hostPath] !== f.contentHash);
+  for (const f of stale) {
+    await s.hosts.writeFile(desired.serverId, f.hostPath, loaded.fileContents.get(f.hostPath)!, { mode: f.mode });
+    await s.configStore.attachments.recordSync({ attachmentId: f.attachmentId, serverId: desired.serverId, contentHash: f.contentHash, targetPath: f.targetPath });
   }
-  const written = results.filter((t) => t.status === 'written');
-  if (results.length) await r.log(`config files: ${written.length} written, ${results.length - written.length} already up to date`);
+  if (desired.files.length) await log(`config files: ${stale.length} written, ${desired.files.length - stale.length} already up to date`);
+}
+
+async function writeComposeFiles(s: Services, r: DeployRequest, d: DeploymentRow, files: ComposeFiles): Promise<void> {
+  await s.hosts.exec(d.serverId, mkdirP(posix.dirname(files.compose.path), 0o700));
+  const withEnv = r.generate !== false;
+  await Promise.all([
+    withEnv && s.hosts.writeFile(d.serverId, files.env.path, files.env.content, { mode: 0o600 }),
+    s.hosts.writeFile(d.serverId, files.compose.path, files.compose.content, { mode: 0o644 }),
+  ]);
+  await s.plans.artifacts.record(d.id, r.planId, r.imageTag, {
+    compose: { path: files.compose.path, content: files.compose.content, sha256: files.compose.sha256 },
+    ...(withEnv && { env: { path: files.env.path, sealedContent: s.secretBox.seal(files.env.content), redactedContent: files.env.redacted, sha256: files.env.sha256 } }),
+  });
+  await r.log(`wrote ${files.compose.path} and its environment file ${posix.basename(files.env.path)} (0600)`);
 }
 
 /** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
@@ -141,41 +166,29 @@ export async function validateComposeOnDisk(s: Services, d: DeploymentRow, path:
   assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
 }
 
-async function composeUp(s: Services, d: DeploymentRow, file: string, project: string, env: Record<string, string>,
+async function composeUp(s: Services, d: DeploymentRow, files: string[], project: string, env: Record<string, string>,
   log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
   const cli = await s.hosts.compose(d.serverId);
   // variables for the file's ${...} interpolation go through env(1): still one argv, no shell
   const envPrefix = Object.keys(env).length ? ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
-  const argv = [...envPrefix, ...composeUpArgv(cli.flavor, { projectName: project || d.containerName, file }, { services: [d.containerName], noDeps: true })];
+  const argv = [...envPrefix, ...composeUpArgv(cli.flavor, { projectName: project || d.containerName, file: files }, { services: [d.containerName], noDeps: true })];
   await log(`${cli.argv.join(' ')} up ${d.containerName}`);
   await s.hosts.exec(d.serverId, argv, { timeoutMs: 300_000 });
   return verify();
 }
 
-// A container left by a direct deploy has the name compose wants; compose would refuse to start.
-// Only a container Stevedore made for this same deployment is removed.
-async function removeForeignContainer(s: Services, d: DeploymentRow, docker: Awaited<ReturnType<Services['hosts']['docker']>>, log: (l: string) => Promise<void>) {
+// A container the deployment made directly (or under another compose project) has the name
+// compose wants; compose would refuse to start. Ownership was checked by the caller.
+async function handDirectContainerToCompose(s: Services, d: DeploymentRow, docker: Docker, project: string, log: (l: string) => Promise<void>) {
   const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
-  if (!c || c.Config.Labels?.['com.docker.compose.project']) return;
-  if (c.Config.Labels?.['stevedore.deployment-id'] !== d.id) {
-    throw validationError(`a container named ${d.containerName} that Stevedore did not create already runs on the server`, 'containerName',
-      'Remove or rename it, or choose another containerName');
-  }
+  if (!c || c.Config.Labels?.['com.docker.compose.project'] === project) return;
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
   await log(`removed the directly managed container ${d.containerName} to hand it to compose`);
 }
 
-async function storeArtifacts(s: Services, deploymentId: string, planId: string | null, imageTag: string, a: ReturnType<typeof buildArtifacts>, withEnv: boolean) {
-  await s.db('deployment_artifacts').insert([
-    { deploymentId, planId, kind: 'compose', path: a.compose.path, content: a.compose.content, redactedContent: a.compose.content, sha256: a.compose.sha256, imageTag },
-    ...!withEnv ? [] : [{ deploymentId, planId, kind: 'env', path: a.env.path, sealedContent: s.secretBox.seal(a.env.content), redactedContent: a.env.redacted, sha256: a.env.sha256, imageTag }],
-  ]);
-}
-
 /** Rules 3 and 4: the generated path is recorded once, and the change is audited. */
 async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
-  const n = await s.db('deployments').where({ id: d.id }).whereNull('composePath').update({ composePath: path, updatedAt: s.db.fn.now() });
-  if (n) {
+  if (await s.deployments.recordGeneratedComposePath(d.id, path)) {
     await s.audit.record({
       actorType: 'system', action: 'updateDeploymentComposePath', resourceType: 'deployments', resourceId: d.id,
       environmentId: d.environmentId, details: { field: 'composePath', path, source: 'generator' },
@@ -183,16 +196,15 @@ async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
   }
 }
 
-/** Rolling back a first deploy: nothing ran before, so the container goes away. */
+/** Rolling back a first deploy: nothing ran before, so the container goes away (only if it is ours). */
 export async function removeDeploymentContainer(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
   assertContainerName(d.containerName);
+  const docker = await s.hosts.docker(d.serverId);
+  const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
+  if (!c) return;
+  const labels = c.Config.Labels ?? {};
+  const ours = labels['stevedore.deployment-id'] === d.id || (!labels['stevedore.managed'] && d.composePath !== null && !d.composePath.startsWith(`${MANAGED_ROOT}/`));
+  if (!ours) throw conflict(`CONFLICT: container ${d.containerName} is not this deployment's; it is never removed`);
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
   await log(`removed ${d.containerName} (it had no previous version)`);
 }
-
-export const composeFileHash = async (s: Services, d: DeploymentRow): Promise<string | null> => {
-  if (!d.composePath || !d.composePath.startsWith(`${MANAGED_ROOT}/`)) return null;
-  const b = await s.hosts.readFile(d.serverId, d.composePath);
-  return b ? sha256(b.toString('utf8')) : null;
-};
-

@@ -1,37 +1,125 @@
-// Reads desired and actual state of deployments for the pure plan(): the database for desired,
-// the server (Docker API, compose file on disk) for actual.
+// What a deployment's container really is, read from Docker (inspect) and from the server's disk
+// (mounted config files, the generated compose file), in a canonical form that plan() compares
+// with the desired container field by field.
+import { createHash } from 'node:crypto';
+import type Docker from 'dockerode';
 import type { Services } from '../../controller/services.js';
-import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { composeFileHash } from '../../controller/deploy/deploy-deployment.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
-import { MANAGED_ROOT } from '../../controller/deploy/compose/compose-path-rules.js';
-import { syncServiceConfigOnServer } from '../../controller/config-files/sync-service-config.js';
-import { MISSING, type ActualContainer, type DesiredDeployment } from './plan.js';
+import { fileContentHash, LABEL, type DesiredContainer } from './desired.js';
 
-export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredDeployment> {
-  const service = await s.services.findById(d.serviceId);
-  const image = service?.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
-  const managed = !!d.composePath?.startsWith(`${MANAGED_ROOT}/`);
-  const [env, compose] = managed
-    ? await Promise.all([s.plans.artifacts.latest(d.id, 'env'), s.plans.artifacts.latest(d.id, 'compose')])
-    : [undefined, undefined];
+export interface ContainerOwner {
+  /** Carries stevedore.managed: Stevedore created it. */
+  managed: boolean;
+  environmentId: string | null;
+  /** Name of the owning environment when it is another one (for messages). */
+  environmentName: string | null;
+  serviceId: string | null;
+  deploymentId: string | null;
+}
+
+export interface ObservedContainer {
+  exists: boolean;
+  id: string | null;
+  running: boolean;
+  /** Docker's state: running, exited, created, ... ("missing" when there is none). */
+  state: string;
+  /** Docker's health status; null without a healthcheck. */
+  health: string | null;
+  owner: ContainerOwner;
+  specHash: string | null;
+  /** The image reference the container was created from. */
+  image: string | null;
+  imageId: string | null;
+  env: Record<string, string>;
+  /** Normalised like desired ports ("ip:hostPort:containerPort/proto"), sorted. */
+  ports: string[];
+  /** Normalised mounts ("source:destination[:ro]", an anonymous volume as its destination), sorted. */
+  mounts: string[];
+  command: string[] | null;
+  restart: string | null;
+  healthcheckTest: string[] | null;
+  /** Keyed hash of each desired config file as it is on disk (null: missing), by hostPath. */
+  files: Record<string, string | null>;
+  /** sha256 of the generated compose file on disk; null when missing or not ours. */
+  composeFileHash: string | null;
+  composeProject: string | null;
+}
+
+const MISSING: ObservedContainer = {
+  exists: false, id: null, running: false, state: 'missing', health: null,
+  owner: { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null },
+  specHash: null, image: null, imageId: null, env: {}, ports: [], mounts: [], command: null, restart: null, healthcheckTest: null,
+  files: {}, composeFileHash: null, composeProject: null,
+};
+
+/** A fresh "no container" observation (callers fill in files and the compose file). */
+export const missing = (): ObservedContainer => ({ ...MISSING, owner: { ...MISSING.owner }, env: {}, files: {} });
+
+const ANONYMOUS = /^[0-9a-f]{64}$/;
+
+/** Canonical observed form of one inspect result (pure). */
+export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedContainer {
+  const labels = c.Config.Labels ?? {};
+  const env: Record<string, string> = {};
+  for (const e of c.Config.Env ?? []) {
+    const i = e.indexOf('=');
+    if (i > 0) env[e.slice(0, i)] = e.slice(i + 1);
+  }
+  const ports: string[] = [];
+  for (const [key, bindings] of Object.entries(c.HostConfig.PortBindings ?? {}) as Array<[string, Array<{ HostIp?: string; HostPort?: string }> | null]>) {
+    for (const b of bindings ?? []) {
+      const ip = !b.HostIp || b.HostIp === '0.0.0.0' || b.HostIp === '::' ? '' : b.HostIp;
+      ports.push(`${ip}:${b.HostPort ?? ''}:${key.includes('/') ? key : `${key}/tcp`}`);
+    }
+  }
+  const mounts = (c.Mounts ?? []).map((m) => {
+    const ro = m.RW === false ? ':ro' : '';
+    if (m.Type === 'volume') return m.Name && !ANONYMOUS.test(m.Name) ? `${m.Name}:${m.Destination}${ro}` : m.Destination;
+    return `${m.Source}:${m.Destination}${ro}`;
+  });
+  const health = (c.State as { Health?: { Status?: string } }).Health?.Status ?? null;
   return {
-    deploymentId: d.id, containerName: d.containerName,
-    image: image && d.imageTag ? `${image.imageName}:${d.imageTag}` : null,
-    imageId: d.imageDigest, envHash: env?.sha256 ?? null, composeHash: compose?.sha256 ?? null,
-    configFiles: (await s.db('config_attachments').where({ serviceId: d.serviceId }).pluck('target_path')) as string[], // pluck reads the raw row: snake_case
+    exists: true, id: c.Id, running: c.State.Running, state: c.State.Status, health,
+    owner: {
+      managed: labels[LABEL.managed] === 'true', environmentId: labels[LABEL.environment] ?? null, environmentName: null,
+      serviceId: labels[LABEL.service] ?? null, deploymentId: labels[LABEL.deployment] ?? null,
+    },
+    specHash: labels[LABEL.specHash] ?? null, image: c.Config.Image ?? null, imageId: c.Image ?? null, env,
+    ports: [...new Set(ports)].sort(), mounts: [...new Set(mounts)].sort(),
+    command: c.Config.Cmd ? [...c.Config.Cmd] : null, restart: c.HostConfig.RestartPolicy?.Name ?? null,
+    healthcheckTest: (c.Config as { Healthcheck?: { Test?: string[] } }).Healthcheck?.Test ?? null,
+    files: {}, composeFileHash: null, composeProject: labels['com.docker.compose.project'] ?? null,
   };
 }
 
-export async function actualOf(s: Services, d: DeploymentRow): Promise<ActualContainer> {
-  const docker = await s.hosts.docker(d.serverId);
-  const id = await findContainer(docker, d.containerName);
-  if (!id) return MISSING;
-  const c = await docker.getContainer(id).inspect();
-  return {
-    exists: true, running: c.State.Running, state: c.State.Status, image: c.Config.Image, imageId: c.Image,
-    labels: c.Config.Labels ?? {}, composeHash: await composeFileHash(s, d),
-    configFilesChanged: (await syncServiceConfigOnServer(s, d.serviceId, d.serverId, true))
-      .filter((t) => t.status !== 'unchanged').map((t) => t.targetPath),
-  };
+/** The container by name (or compose service label); MISSING when there is none. */
+export async function observeContainer(docker: Docker, containerName: string): Promise<ObservedContainer> {
+  const id = await findContainer(docker, containerName);
+  if (!id) return missing();
+  try {
+    return observedFromInspect(await docker.getContainer(id).inspect());
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return missing();
+    throw e;
+  }
+}
+
+/** Everything plan() needs about one deployment: container, owner's name, files and compose file on disk. */
+export async function observeDeployment(s: Services, desired: DesiredContainer, composeFilePath: string | null): Promise<ObservedContainer> {
+  const docker = await s.hosts.docker(desired.serverId);
+  const observed = await observeContainer(docker, desired.containerName);
+  const ownerEnv = observed.owner.environmentId;
+  if (ownerEnv && ownerEnv !== desired.environmentId) {
+    observed.owner.environmentName = (await s.environments.findById(ownerEnv))?.name ?? null;
+  }
+  const [files, compose] = await Promise.all([
+    Promise.all(desired.files.map(async (f) => {
+      const b = await s.hosts.readFile(desired.serverId, f.hostPath);
+      return [f.hostPath, b ? fileContentHash(s.configStore.hashKey, b) : null] as const;
+    })),
+    composeFilePath ? s.hosts.readFile(desired.serverId, composeFilePath) : Promise.resolve(null),
+  ]);
+  observed.files = Object.fromEntries(files);
+  observed.composeFileHash = compose ? createHash('sha256').update(compose).digest('hex') : null;
+  return observed;
 }

@@ -1,67 +1,111 @@
-// The deployment reconciler's whole decision, as a pure function. Its result is the drift report
-// (GET .../drift), and with driftPolicy 'heal' the steps of a plan that converges it. Dry runs and
-// drift reports call this same function: one code path, never two.
+// The deployment reconciler's whole decision, as a pure function of the desired container and the
+// observed one. Deploy steps, dry runs, drift reports and status conditions all call it: one code
+// path, never two. Messages name fields and keys, never values (env values may be secrets).
+import { REASONS } from '../conditions.js';
+import { normalizeVolume, type DesiredContainer } from './desired.js';
+import type { ContainerOwner, ObservedContainer } from './observe.js';
 
-export interface DesiredDeployment {
-  deploymentId: string;
-  containerName: string;
-  /** Full image reference with tag; null when the deployment was never deployed (nothing desired). */
-  image: string | null;
-  /** Image id (sha256:...) recorded at the last successful deploy, if known. */
-  imageId: string | null;
-  /** sha256 of the env artifact last deployed; null when none was generated. */
-  envHash: string | null;
-  /** sha256 of the compose file Stevedore wrote; null when it does not own one. */
-  composeHash: string | null;
-  /** Target paths of the config files attached to the service. */
-  configFiles: string[];
-}
+export type PlanAction = 'none' | 'create' | 'start' | 'recreate' | 'conflict';
 
-export interface ActualContainer {
-  exists: boolean;
-  running: boolean;
-  state: string;
-  image: string | null;
-  imageId: string | null;
-  labels: Record<string, string>;
-  /** sha256 of the compose file on disk; null when there is none or it is not ours. */
-  composeHash: string | null;
-  /** Config file target paths whose content on disk differs from what they render to (or are missing). */
-  configFilesChanged: string[];
-}
+export type DriftReason = typeof REASONS[
+  'ContainerMissing' | 'ContainerStopped' | 'ImageChanged' | 'ImageIdChanged' | 'EnvChanged' | 'SpecChanged'
+  | 'ComposeFileChanged' | 'ConfigFileChanged' | 'NameConflict'];
 
-export type DriftReason = 'ContainerMissing' | 'ContainerStopped' | 'ImageChanged' | 'ImageIdChanged' | 'EnvChanged' | 'ComposeFileChanged' | 'ConfigFileChanged';
-
-export interface Action {
-  type: 'redeploy';
-  deploymentId: string;
+export interface Difference {
+  /** image, imageId, env, ports, volumes, command, restart, healthcheck, files, composeFile, spec, state, owner */
+  field: string;
   reason: DriftReason;
   message: string;
 }
 
-export const MISSING: ActualContainer = { exists: false, running: false, state: 'missing', image: null, imageId: null, labels: {}, composeHash: null, configFilesChanged: [] };
+export interface ContainerPlan {
+  action: PlanAction;
+  differences: Difference[];
+  /** The tag the container runs (from its image reference), null when unknown or missing. */
+  runningTag: string | null;
+}
 
-export function plan(desired: DesiredDeployment, actual: ActualContainer): Action[] {
-  if (!desired.image) return [];
-  const act = (reason: DriftReason, message: string): Action => ({ type: 'redeploy', deploymentId: desired.deploymentId, reason, message });
-  if (!actual.exists) return [act('ContainerMissing', `container ${desired.containerName} does not exist`)];
-  const out: Action[] = [];
-  if (actual.image !== desired.image) {
-    out.push(act('ImageChanged', `container ${desired.containerName} runs ${actual.image ?? 'an unknown image'}, expected ${desired.image}`));
-  } else if (desired.imageId && actual.imageId && actual.imageId !== desired.imageId) {
-    out.push(act('ImageIdChanged', `image ${desired.image} of ${desired.containerName} now points to a different image than the one deployed`));
+const tagOf = (image: string | null) => (image && /:[^/:]+$/.test(image) ? image.slice(image.lastIndexOf(':') + 1) : null);
+const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none');
+
+/**
+ * Why the container with the deployment's name is not the deployment's own, or null when it is.
+ * A container of another environment or deployment, or one Stevedore did not create, is never
+ * changed. A hand-written compose file (compose-external) makes unlabelled containers: those are
+ * the deployment's.
+ */
+export function ownershipConflict(desired: Pick<DesiredContainer, 'deploymentId' | 'environmentId' | 'mode' | 'serverName'>,
+  owner: ContainerOwner, containerName: string): string | null {
+  const where = `container ${containerName} on server ${desired.serverName}`;
+  if (owner.deploymentId === desired.deploymentId && owner.environmentId === desired.environmentId) return null;
+  if (!owner.managed && !owner.deploymentId) {
+    return desired.mode === 'compose-external' ? null : `${where} was not created by Stevedore`;
   }
-  if (!actual.running) out.push(act('ContainerStopped', `container ${desired.containerName} is ${actual.state}`));
-  const labelHash = actual.labels['stevedore.env-hash'];
-  if (desired.envHash && labelHash && labelHash !== desired.envHash) {
-    out.push(act('EnvChanged', `container ${desired.containerName} was started with a different environment`));
+  if (owner.environmentId && owner.environmentId !== desired.environmentId) {
+    return `${where} belongs to environment ${owner.environmentName ? `"${owner.environmentName}"` : owner.environmentId}`;
   }
-  if (desired.composeHash && actual.composeHash !== desired.composeHash) {
-    out.push(act('ComposeFileChanged', actual.composeHash ? 'the compose file on disk was changed by hand' : 'the compose file is missing on disk'));
+  return `${where} belongs to another deployment (${owner.deploymentId ?? 'unknown'}) of this environment`;
+}
+
+function fieldDifferences(d: DesiredContainer, o: ObservedContainer): Difference[] {
+  const out: Difference[] = [];
+  const diff = (field: string, reason: DriftReason, message: string) => out.push({ field, reason, message });
+  const name = d.containerName;
+  if (o.image !== d.image) {
+    diff('image', REASONS.ImageChanged, `container ${name} runs ${tagOf(o.image) ?? o.image ?? 'an unknown image'}, desired ${d.imageTag} (${d.image})`);
+  } else if (d.imageId && o.imageId && o.imageId !== d.imageId) {
+    diff('imageId', REASONS.ImageIdChanged, `image ${d.image} of ${name} now points to a different image than the one running`);
   }
-  const changed = new Set(actual.configFilesChanged);
-  for (const target of desired.configFiles.filter((t) => changed.has(t))) {
-    out.push(act('ConfigFileChanged', `config file ${target} differs from what it should hold`));
+  if (d.env) {
+    const changed = Object.keys(d.env).filter((k) => o.env[k] !== d.env![k]);
+    if (changed.length) diff('env', REASONS.EnvChanged, `container ${name} has a different environment: ${changed.join(', ')}`);
+  }
+  if (d.ports) {
+    const want = [...d.ports].sort();
+    if (want.join('\n') !== o.ports.join('\n')) diff('ports', REASONS.SpecChanged, `ports of ${name}: running ${list(o.ports)}, desired ${list(want)}`);
+  }
+  const fileMounts = d.mountFiles ? d.files.map((f) => `${f.hostPath}:${f.targetPath}:ro`) : [];
+  if (d.volumes) {
+    const want = [...new Set([...d.volumes.map(normalizeVolume), ...fileMounts])].sort();
+    // anonymous volumes the image declares are not ours to compare
+    const have = o.mounts.filter((m) => m.includes(':') || want.includes(m));
+    if (want.join('\n') !== have.join('\n')) diff('volumes', REASONS.SpecChanged, `mounts of ${name}: running ${list(have)}, desired ${list(want)}`);
+  } else if (fileMounts.some((m) => !o.mounts.includes(m))) {
+    diff('volumes', REASONS.ConfigFileChanged, `config files are not mounted in ${name}`);
+  }
+  if (d.command && JSON.stringify(o.command) !== JSON.stringify(d.command)) diff('command', REASONS.SpecChanged, `command of ${name} differs`);
+  if (d.restart && o.restart !== d.restart) diff('restart', REASONS.SpecChanged, `restart policy of ${name} is ${o.restart ?? 'none'}, desired ${d.restart}`);
+  if (d.healthcheck && JSON.stringify(o.healthcheckTest) !== JSON.stringify(d.healthcheck.test)) {
+    diff('healthcheck', REASONS.SpecChanged, `healthcheck of ${name} differs`);
+  }
+  for (const f of d.files) {
+    const onDisk = o.files[f.hostPath];
+    if (onDisk === f.contentHash) continue;
+    diff('files', REASONS.ConfigFileChanged, onDisk === undefined || onDisk === null
+      ? `config file ${f.configFileName} (${f.targetPath}) is missing on server ${d.serverName}`
+      : `config file ${f.configFileName} (${f.targetPath}) differs from what it should hold`);
+  }
+  if (d.composeFileHash && o.composeFileHash !== d.composeFileHash) {
+    diff('composeFile', REASONS.ComposeFileChanged, o.composeFileHash ? 'the compose file on disk was changed by hand' : 'the compose file is missing on disk');
+  }
+  // a spec change no compared field shows (a removed env key, a healthcheck interval, a template)
+  if (!out.length && d.mode !== 'compose-external' && o.specHash !== d.specHash) {
+    diff('spec', REASONS.SpecChanged, `container ${name} was created from ${o.specHash ? 'another' : 'an unknown'} spec`);
   }
   return out;
+}
+
+export function plan(desired: DesiredContainer, observed: ObservedContainer): ContainerPlan {
+  const runningTag = tagOf(observed.image);
+  if (!observed.exists) {
+    return { action: 'create', runningTag, differences: [{ field: 'state', reason: REASONS.ContainerMissing, message: `container ${desired.containerName} does not exist on server ${desired.serverName}` }] };
+  }
+  const conflict = ownershipConflict(desired, observed.owner, desired.containerName);
+  if (conflict) return { action: 'conflict', runningTag, differences: [{ field: 'owner', reason: REASONS.NameConflict, message: conflict }] };
+  const differences = fieldDifferences(desired, observed);
+  if (!observed.running) {
+    differences.push({ field: 'state', reason: REASONS.ContainerStopped, message: `container ${desired.containerName} is ${observed.state}` });
+    return { action: differences.length === 1 ? 'start' : 'recreate', runningTag, differences };
+  }
+  return { action: differences.length ? 'recreate' : 'none', runningTag, differences };
 }

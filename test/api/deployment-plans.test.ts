@@ -160,7 +160,8 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     const res = await viewer.get(`/api/services/${api.id}/compose/preview`);
     const item = res.body.items[0];
     expect(item.compose.content).to.not.include('plain-value-42');
-    expect(item.env.content).to.equal('SECRET_ISH=plain-value-42\n');
+    // the environment is a second compose file: values are YAML strings, never parsed as an env file
+    expect(item.env.content).to.equal(`services:\n  ${item.containerName}:\n    environment:\n      SECRET_ISH: plain-value-42\n`);
     expect((await viewer.get(`/api/services/${api.id}/deployments/${item.deploymentId}/artifacts`)).body.total).to.equal(0);
   });
 

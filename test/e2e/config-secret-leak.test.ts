@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import { HttpClient, type HttpResponse, type RequestOptions } from '../support/http-client.js';
+import { serverExec } from '../fleet/fleet.js';
 import { useFleet } from '../support/config-fleet.js';
 
 /** Keeps every response body it sees (except the ones the test marks as allowed to hold the secret). */
@@ -88,6 +89,8 @@ describe('no secret value leaves through config routes, audit, events or logs', 
     ok(await admin.post('/api/sync/batch', { operations: [{ configFileId: file.id }] }));
     const broken = ok(await admin.post(`/api/environments/${env}/config-files`, { name: 'broken.conf', content: 'x=${CANARY}\n' }), 201);
     ok(await admin.post(`/api/config-files/${broken.id}/attachments`, { serviceId: web, targetPath: '/proc/stevedore/broken.conf' }), 201);
+    // files land under the deployment's directory: a regular file where a directory must go makes it unwritable
+    await serverExec('s1', ['sh', '-c', 'mkdir -p /opt/stevedore/deployments/web/files && touch /opt/stevedore/deployments/web/files/proc']);
     const failed = ok(await admin.post('/api/sync/batch', { operations: [{ configFileId: file.id }, { configFileId: broken.id }] }));
     expect(failed.status).to.equal('failed');
 
@@ -126,6 +129,7 @@ describe('no secret value leaves through config routes, audit, events or logs', 
     expect(logs.length).to.be.greaterThan(0);
     for (const c of [...canaries, FOUND]) expect(logs.includes(c), 'service logs hold a secret value').to.equal(false);
     // it really was written to the servers (the canary is real)
-    expect((await svc.services.hosts.readFile(fe.serverIds.s1, `${dir}/.env`))!.toString()).to.include(ROTATED);
+    expect((await svc.services.hosts.readFile(fe.serverIds.s1, `/opt/stevedore/deployments/web/files${dir}/.env`))!.toString()).to.include(ROTATED);
+    await serverExec('s1', ['rm', '-rf', '/opt/stevedore/deployments/web']);
   });
 });

@@ -23,7 +23,10 @@ describe('config files rendered and synced to the fleet', () => {
   });
   after(() => svc.stop());
 
-  const readBack = (server: string, path: string) => svc.services.hosts.readFile(fe.serverIds[server], path);
+  // each deployment gets its own copy, under its directory (the container name is the service name
+  // here: ${dir}/<service>/...), bind-mounted read-only at the target path inside the container
+  const onServer = (path: string) => `/opt/stevedore/deployments/${path.slice(dir.length + 1).split('/')[0]}/files${path}`;
+  const readBack = (server: string, path: string) => svc.services.hosts.readFile(fe.serverIds[server], onServer(path));
   const newFile = async (name: string, content: string) => {
     const res = await admin.post(`/api/environments/${envId}/config-files`, { name, content });
     expect(res.status, res.text).to.equal(201);
@@ -47,7 +50,7 @@ describe('config files rendered and synced to the fleet', () => {
     const expected = Buffer.from(`TOKEN=${SECRET}\nPORT=8080\nSHELL_VAR=\${HOME}\n`);
     for (const s of ['s1', 's2']) {
       expect(Buffer.compare((await readBack(s, `${dir}/web/.env`))!, expected), s).to.equal(0);
-      expect((await serverExec(s, ['stat', '-c', '%a', `${dir}/web/.env`])).trim()).to.equal('600');
+      expect((await serverExec(s, ['stat', '-c', '%a', onServer(`${dir}/web/.env`)])).trim()).to.equal('600');
     }
     expect(await readBack('s3', `${dir}/web/.env`)).to.equal(null);
     const again = await admin.post(`/api/config-files/${fileId}/sync-all`, {});
@@ -115,7 +118,8 @@ describe('config files rendered and synced to the fleet', () => {
   it('a batch whose third target is unwritable restores the first two exactly and says which step failed', async () => {
     const svcId = await fe.addService('batch', ['s1']);
     const existing = `${dir}/batch/existing.conf`;
-    await serverExec('s1', ['sh', '-c', `mkdir -p ${dir}/batch && printf 'old content\\n' > ${existing} && chmod 640 ${existing} && touch ${dir}/batch/blocker`]);
+    const [onDisk, blocker] = [onServer(existing), onServer(`${dir}/batch/blocker`)];
+    await serverExec('s1', ['sh', '-c', `mkdir -p ${onDisk.slice(0, onDisk.lastIndexOf('/'))} && printf 'old content\\n' > ${onDisk} && chmod 640 ${onDisk} && touch ${blocker}`]);
     const f1 = await newFile('b1.conf', 'one\n');
     const f2 = await newFile('b2.conf', 'two\n');
     const f3 = await newFile('b3.conf', 'three\n');
@@ -131,7 +135,7 @@ describe('config files rendered and synced to the fleet', () => {
       [`${dir}/batch/new.conf`, 'removed', true], [existing, 'restored', true],
     ]);
     expect((await readBack('s1', existing))!.toString()).to.equal('old content\n');
-    expect((await serverExec('s1', ['stat', '-c', '%a', existing])).trim()).to.equal('640');
+    expect((await serverExec('s1', ['stat', '-c', '%a', onDisk])).trim()).to.equal('640');
     expect(await readBack('s1', `${dir}/batch/new.conf`)).to.equal(null);
     const audit = await svc.services.db('audit_logs').where({ action: 'executeSyncBatch' }).first();
     expect(audit.details).to.include({ status: 'failed', failedStep: res.body.failure.step, restored: 2 });

@@ -17,7 +17,7 @@ anchor() {
   for p in $(cat "$dir/sshd.pid" 2>/dev/null) $(cat "$dir/dockerd.pid" 2>/dev/null); do
     pid_alive "$p" && { echo "$p"; return; }
   done
-  # only when both are down: scanning every process is slow on a busy machine
+  # scanning every process is slow on a busy machine: only when both daemons are gone
   for p in $(pids_in_mntns "$(cat "$dir/mntns")"); do
     pid_alive "$p" && { echo "$p"; return; }
   done

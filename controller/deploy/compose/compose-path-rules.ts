@@ -11,8 +11,10 @@ import { posix } from 'node:path';
 export const MANAGED_ROOT = '/opt/stevedore/deployments';
 
 export const managedComposePath = (containerName: string) => posix.join(MANAGED_ROOT, containerName, 'docker-compose.yml');
-export const envFilePathFor = (composePath: string) => posix.join(posix.dirname(composePath), `.stevedore.env`);
-export const directEnvFilePath = (containerName: string) => posix.join(MANAGED_ROOT, containerName, '.stevedore.env');
+/** Compose mode's environment: a second compose file (0600), so no value passes through an env file parser. */
+export const envComposePathFor = (composePath: string) => posix.join(posix.dirname(composePath), 'docker-compose.stevedore-env.yml');
+/** Where an attached config file is written on the server; it is bind-mounted read-only at targetPath. */
+export const configFileHostPath = (containerName: string, targetPath: string) => posix.join(MANAGED_ROOT, containerName, 'files', targetPath);
 
 export type ComposeDecision =
   | { mode: 'direct' }

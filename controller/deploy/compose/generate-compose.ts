@@ -1,95 +1,90 @@
-// Pure compose generator: service template + deployment + image -> compose YAML. The container's
-// environment goes to a separate env file (mode 0600) referenced by env_file, so no env value, and
-// therefore no secret, is ever written into the compose document.
+// Compose mode's files, rendered from the desired container (reconcilers/deployment/desired.ts):
+// the compose document, and a second compose file (0600) holding only `environment:`, passed with
+// another --file. No env value, so no secret, is ever written into the first document, and no
+// value goes through an env-file parser (docker-compose v1 strips quotes and ` #...` there); in a
+// compose file a value is a YAML string taken literally, except `$`, which compose interpolates
+// and which is therefore written as `$$`.
+import { createHash } from 'node:crypto';
+import { posix } from 'node:path';
 import { stringify } from 'yaml';
+import { REDACTED } from '../../crypto/redact.js';
+import { portSyntax, type DesiredContainer } from '../../../reconcilers/deployment/desired.js';
+import { envComposePathFor } from './compose-path-rules.js';
 import { assertDefinesContainer, parseCompose, type ComposeDocument } from './validate-compose.js';
 
-export interface ComposeService {
-  id: string;
-  environmentId: string;
-  name: string;
-  ports: string[];
-  volumes: string[];
-  command: string[] | null;
-  healthCheck: { test: string[]; intervalSec?: number; timeoutSec?: number; retries?: number; startPeriodSec?: number } | null;
-  composeTemplate: string | null;
+const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
+
+export interface ComposeFiles {
+  compose: { path: string; content: string; sha256: string };
+  /** The environment file: content holds secrets (seal it), redacted is for people. */
+  env: { path: string; content: string; redacted: string; sha256: string };
 }
 
-export interface ComposeInput {
-  service: ComposeService;
-  deployment: { id: string; containerName: string };
-  /** Full reference with tag: registry/name:tag. */
-  image: string;
-  imageTag: string;
-  /** env file name relative to the compose file's directory. */
-  envFile: string;
-  /** Hash of the env file content, recorded as a label so drift can see an env change. */
-  envHash: string;
-}
+const seconds = (n: number) => `${n}s`;
 
-/** Labels that mark a container as Stevedore's; user labels with this prefix are refused. */
-export function ownershipLabels(i: Pick<ComposeInput, 'service' | 'deployment' | 'imageTag' | 'envHash'>): Record<string, string> {
-  return {
-    'stevedore.managed': 'true',
-    'stevedore.environment-id': i.service.environmentId,
-    'stevedore.service-id': i.service.id,
-    'stevedore.deployment-id': i.deployment.id,
-    'stevedore.image-tag': i.imageTag,
-    'stevedore.env-hash': i.envHash,
-  };
-}
-
-const seconds = (n: number | undefined, dflt: number) => `${n ?? dflt}s`;
-
-function healthcheckOf(h: ComposeService['healthCheck']): Record<string, unknown> | undefined {
-  if (!h) return undefined;
-  return {
-    test: h.test, interval: seconds(h.intervalSec, 10), timeout: seconds(h.timeoutSec, 5),
-    retries: h.retries ?? 3, start_period: seconds(h.startPeriodSec, 0),
-  };
-}
-
-function generatedService(i: ComposeInput): Record<string, unknown> {
-  const s = i.service;
+function generatedService(d: DesiredContainer): Record<string, unknown> {
   const out: Record<string, unknown> = {
-    image: i.image,
-    container_name: i.deployment.containerName,
-    restart: 'unless-stopped',
-    env_file: [i.envFile],
-    labels: ownershipLabels(i),
+    image: d.image,
+    container_name: d.containerName,
+    restart: d.restart ?? 'unless-stopped',
+    labels: d.labels,
   };
-  if (s.command?.length) out.command = s.command;
-  if (s.ports.length) out.ports = s.ports;
-  if (s.volumes.length) out.volumes = s.volumes;
-  const hc = healthcheckOf(s.healthCheck);
-  if (hc) out.healthcheck = hc;
+  if (d.command) out.command = d.command;
+  if (d.ports?.length) out.ports = d.ports.map(portSyntax);
+  const volumes = [...d.volumes ?? [], ...fileMounts(d)];
+  if (volumes.length) out.volumes = volumes;
+  if (d.healthcheck) {
+    const h = d.healthcheck;
+    out.healthcheck = { test: h.test, interval: seconds(h.intervalSec), timeout: seconds(h.timeoutSec), retries: h.retries, start_period: seconds(h.startPeriodSec) };
+  }
   return out;
 }
 
+/** Config files, read-only at their target path. */
+export const fileMounts = (d: DesiredContainer) => (d.mountFiles ? d.files.map((f) => `${f.hostPath}:${f.targetPath}:ro`) : []);
+
 // Template tokens are plain text replacements done before parsing; values are validated names.
-function fillTemplate(template: string, i: ComposeInput): string {
-  const tokens: Record<string, string> = { containerName: i.deployment.containerName, image: i.image, imageTag: i.imageTag, envFile: i.envFile };
-  return template.replace(/\{\{\s*(containerName|image|imageTag|envFile)\s*\}\}/g, (_m, k: string) => tokens[k]);
+function fillTemplate(template: string, d: DesiredContainer): string {
+  const tokens: Record<string, string> = { containerName: d.containerName, image: d.image, imageTag: d.imageTag };
+  return template.replace(/\{\{\s*(containerName|image|imageTag)\s*\}\}/g, (_m, k: string) => tokens[k]);
 }
 
-/** The compose document of one deployment, validated (rule 5) before it is returned. */
-export function generateCompose(i: ComposeInput): string {
-  let doc: ComposeDocument;
-  if (i.service.composeTemplate) {
-    doc = parseCompose(fillTemplate(i.service.composeTemplate, i), `the compose template of service ${i.service.name}`);
-    assertDefinesContainer(doc, i.deployment.containerName, `the compose template of service ${i.service.name}`);
-    const svc = doc.services[i.deployment.containerName];
-    // the template decides everything but ownership, image and where the environment comes from
-    svc.image = i.image;
-    svc.container_name ??= i.deployment.containerName;
-    const envFiles = Array.isArray(svc.env_file) ? svc.env_file : svc.env_file ? [svc.env_file] : [];
-    svc.env_file = [...envFiles.filter((f) => f !== i.envFile), i.envFile];
-    delete svc.environment;
-    const labels = svc.labels && typeof svc.labels === 'object' && !Array.isArray(svc.labels) ? svc.labels as Record<string, string> : {};
-    svc.labels = { ...Object.fromEntries(Object.entries(labels).filter(([k]) => !k.startsWith('stevedore.'))), ...ownershipLabels(i) };
-  } else {
-    doc = { services: { [i.deployment.containerName]: generatedService(i) } };
-  }
-  assertDefinesContainer(doc, i.deployment.containerName, 'the generated compose document');
-  return stringify(doc, { lineWidth: 0 });
+function fromTemplate(template: string, d: DesiredContainer): ComposeDocument {
+  const where = `the compose template of service ${d.serviceName}`;
+  const doc = parseCompose(fillTemplate(template, d), where);
+  assertDefinesContainer(doc, d.containerName, where);
+  const svc = doc.services[d.containerName];
+  // the template decides everything but ownership, image, environment and config-file mounts
+  svc.image = d.image;
+  svc.container_name ??= d.containerName;
+  delete svc.environment;
+  const labels = svc.labels && typeof svc.labels === 'object' && !Array.isArray(svc.labels) ? svc.labels as Record<string, string> : {};
+  svc.labels = { ...Object.fromEntries(Object.entries(labels).filter(([k]) => !k.startsWith('stevedore.'))), ...d.labels };
+  const volumes = Array.isArray(svc.volumes) ? svc.volumes as unknown[] : [];
+  const mounts = fileMounts(d);
+  if (mounts.length) svc.volumes = [...volumes.filter((v) => !mounts.includes(v as string)), ...mounts];
+  return doc;
 }
+
+/** `$` is compose's interpolation character: `$$` is a literal one. */
+const escapeDollars = (v: string) => v.replace(/\$/g, '$$$$');
+
+function envDocument(d: DesiredContainer, redact: boolean): string {
+  const environment = Object.fromEntries(Object.entries(d.env ?? {}).map(([k, v]) =>
+    [k, redact && d.secretKeys.includes(k) ? REDACTED : escapeDollars(v)]));
+  return stringify({ services: { [d.containerName]: { environment } } }, { lineWidth: 0 });
+}
+
+/** Both files of one deployment, the document validated (rule 5) before it is returned. */
+export function composeFilesOf(d: DesiredContainer, composePath: string, template: string | null): ComposeFiles {
+  const doc = template ? fromTemplate(template, d) : { services: { [d.containerName]: generatedService(d) } };
+  assertDefinesContainer(doc, d.containerName, 'the generated compose document');
+  const compose = stringify(doc, { lineWidth: 0 });
+  const env = envDocument(d, false);
+  return {
+    compose: { path: composePath, content: compose, sha256: sha256(compose) },
+    env: { path: envComposePathFor(composePath), content: env, redacted: envDocument(d, true), sha256: sha256(env) },
+  };
+}
+
+export const projectNameOf = (composePath: string) => posix.basename(posix.dirname(composePath));

@@ -1,7 +1,5 @@
 // Renders a service's env map: ${KEY} placeholders are replaced from the environment's vars and
 // secrets. The result knows which keys carry secret material, so previews can redact them.
-import { REDACTED } from '../../crypto/redact.js';
-
 export interface EnvSources {
   vars: Record<string, string>;
   secrets: Record<string, string>;
@@ -33,13 +31,4 @@ export function renderEnv(env: Record<string, string>, sources: EnvSources): Ren
     });
   }
   return { values, secretKeys: [...secretKeys].sort(), unresolved: [...unresolved].sort() };
-}
-
-// Docker's env-file format has no quoting: one KEY=VALUE per line, the value taken literally.
-// A newline in a value cannot be written, so it is refused rather than silently split.
-export function envFileContent(rendered: RenderedEnv, redact = false): string {
-  return Object.entries(rendered.values).map(([k, v]) => {
-    if (/[\r\n]/.test(v)) throw new Error(`env value of ${k} contains a newline, which an env file cannot hold`);
-    return `${k}=${redact && rendered.secretKeys.includes(k) ? REDACTED : v}\n`;
-  }).join('');
 }

@@ -5,11 +5,11 @@ import type { Services } from '../../services.js';
 import { validationError } from '../../errors/app-error.js';
 import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
-import { buildArtifacts } from '../artifacts.js';
+import { composeFilesOf } from '../compose/generate-compose.js';
+import { loadDesired } from '../../../reconcilers/deployment/load-desired.js';
 import { decisionFor, validateComposeOnDisk, validateRequest } from '../deploy-deployment.js';
 import { HostError } from '../../hosts/errors.js';
 import { messageOf } from '../message-of.js';
-import { loadEnvSources } from '../env-sources.js';
 
 export interface StepPreview {
   stepId: string;
@@ -26,7 +26,6 @@ export interface StepPreview {
 
 export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<StepPreview[]> {
   const out: StepPreview[] = [];
-  const sources = await loadEnvSources(s.configStore.catalog, plan.environmentId);
   for (const st of steps) {
     const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
     if (!d) throw validationError(`step ${st.position} names a deployment that no longer exists`, 'items');
@@ -38,11 +37,12 @@ export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: P
     const ref = `${image.imageName}:${st.imageTag}`;
     const actions = plan.pullImage ? [`pull ${ref}`] : [];
     if (decision.mode === 'direct') {
-      actions.push(`recreate container ${d.containerName} through the Docker API with ${ref}, configuration kept`);
+      actions.push(`recreate container ${d.containerName} through the Docker API from the desired spec with ${ref} (left alone when it already runs that spec)`);
     } else if (decision.mode === 'compose-generated') {
       // generating validates the template (rule 5) without writing anything
-      buildArtifacts(service, d, ref, st.imageTag!, sources, decision.path);
-      actions.push(`write ${decision.path} and its env file (0600)`);
+      const loaded = await loadDesired(s, d, { imageTag: st.imageTag! });
+      if (loaded) composeFilesOf(loaded.desired, decision.path, service.composeTemplate);
+      actions.push(`write ${decision.path} and its environment file (0600)`);
       if (decision.recordPath) actions.push(`record composePath ${decision.path} (autoManageCompose)`);
       actions.push(`compose up ${d.containerName}`);
     } else {

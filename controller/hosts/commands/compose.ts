@@ -6,13 +6,13 @@ export type ComposeFlavor = 'plugin' | 'standalone';
 export interface ComposeProject {
   /** -p: the project name also labels every container compose makes. */
   projectName: string;
-  /** Absolute path of the compose file on the server. */
-  file: string;
+  /** Absolute path of the compose file on the server; several are merged in order. */
+  file: string | string[];
 }
 
 const base = (flavor: ComposeFlavor): string[] => (flavor === 'plugin' ? ['docker', 'compose'] : ['docker-compose']);
 const project = (flavor: ComposeFlavor, p: ComposeProject): string[] =>
-  [...base(flavor), '--project-name', p.projectName, '--file', p.file];
+  [...base(flavor), '--project-name', p.projectName, ...[p.file].flat().flatMap((f) => ['--file', f])];
 
 /** Exit 0 only when the v2 plugin exists. */
 export const composePluginVersion = (): string[] => ['docker', 'compose', 'version', '--short'];

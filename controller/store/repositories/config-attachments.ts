@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
+import type { Condition } from '../../../reconcilers/conditions.js';
 
 export interface ConfigAttachmentRow {
   id: string;
@@ -8,6 +9,9 @@ export interface ConfigAttachmentRow {
   environmentId: string;
   targetPath: string;
   mode: number | null;
+  generation: number;
+  observedGeneration: number | null;
+  conditions: Condition[];
   createdAt: Date;
   updatedAt: Date;
 }
@@ -26,6 +30,11 @@ export class ConfigAttachmentsRepository extends BaseRepository<ConfigAttachment
       config_attachments_service_path_unique: 'The service already has a config file at this target path',
       config_attachments_service_id_foreign: 'The service does not exist',
     });
+  }
+
+  forServices(serviceIds: string[]): Promise<ConfigAttachmentRow[]> {
+    if (!serviceIds.length) return Promise.resolve([]);
+    return this.db('config_attachments').whereIn('serviceId', serviceIds).orderBy(['createdAt', 'id']);
   }
 
   forFiles(configFileIds: string[]): Promise<ConfigAttachmentRow[]> {
@@ -62,5 +71,6 @@ export const toAttachment = (r: ConfigAttachmentRow, states: SyncStateRow[] = []
   targetPath: r.targetPath, mode: r.mode === null ? null : r.mode.toString(8).padStart(4, '0'),
   syncState: states.filter((s) => s.attachmentId === r.id)
     .map((s) => ({ serverId: s.serverId, contentHash: s.contentHash, targetPath: s.targetPath, syncedAt: s.syncedAt })),
+  generation: r.generation, observedGeneration: r.observedGeneration, conditions: r.conditions,
   createdAt: r.createdAt, updatedAt: r.updatedAt,
 });

@@ -26,6 +26,17 @@ export class DeploymentArtifactsRepository extends BaseRepository<DeploymentArti
     return this.list({ deploymentId }, { ...page }, 'createdAt');
   }
 
+  /** The files one deploy wrote: the compose document (plain) and, when written, the sealed environment file. */
+  async record(deploymentId: string, planId: string | null, imageTag: string, a: {
+    compose: { path: string; content: string; sha256: string };
+    env?: { path: string; sealedContent: string; redactedContent: string; sha256: string };
+  }): Promise<void> {
+    await this.q().insert([
+      { deploymentId, planId, kind: 'compose', path: a.compose.path, content: a.compose.content, redactedContent: a.compose.content, sha256: a.compose.sha256, imageTag },
+      ...a.env ? [{ deploymentId, planId, kind: 'env', ...a.env, imageTag }] : [],
+    ] as never);
+  }
+
   /** The newest artifact of each kind of a deployment. */
   async latest(deploymentId: string, kind: 'compose' | 'env'): Promise<DeploymentArtifactRow | undefined> {
     return (await this.q().where({ deploymentId, kind }).orderBy('createdAt', 'desc').orderBy('id').first()) as DeploymentArtifactRow | undefined;

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
+import type { Condition } from '../../../reconcilers/conditions.js';
 
 export type DeploymentStatus = 'pending' | 'running' | 'stopped' | 'failed' | 'unknown';
 
@@ -19,7 +20,13 @@ export interface DeploymentRow {
   exposedPorts: unknown[];
   lastDeployedAt: Date | null;
   generation: number;
-  conditions: unknown[];
+  /** The generation the last observation was computed against (null: never observed). */
+  observedGeneration: number | null;
+  /** The generation whose rollout last failed: heal does not retry it. */
+  failedGeneration: number | null;
+  /** Hash of the whole container spec last converged (reconcilers/deployment/desired.ts). */
+  specHash: string | null;
+  conditions: Condition[];
   source: Record<string, unknown>;
   createdAt: Date;
   updatedAt: Date;
@@ -31,7 +38,8 @@ export type DeploymentSpec = Partial<Pick<DeploymentRow, (typeof DEPLOYMENT_SPEC
 
 /** Observed fields the engine and reconcilers record (never through the API). */
 export type DeploymentObserved = Partial<Pick<DeploymentRow,
-  'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'>>;
+  'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'
+  | 'observedGeneration' | 'failedGeneration' | 'specHash'>>;
 
 export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
   constructor(db: Knex) {
@@ -79,6 +87,23 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     return this.q(trx).where({ environmentId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
   }
 
+  /** Deployments of other services (or environments) that use this container name on this server. */
+  findByContainerName(serverId: string, containerName: string, trx?: Knex.Transaction): Promise<DeploymentRow | undefined> {
+    return this.q(trx).where({ serverId, containerName }).first() as Promise<DeploymentRow | undefined>;
+  }
+
+  /** How many deployments on a server share one compose file. */
+  async countSharingComposePath(serverId: string, composePath: string, trx?: Knex.Transaction): Promise<number> {
+    const [{ count }] = await this.q(trx).where({ serverId, composePath }).count({ count: '*' });
+    return Number(count);
+  }
+
+  /** Records a compose path the generator chose, only if none is set yet; true when it was written. */
+  async recordGeneratedComposePath(id: string, composePath: string, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await this.q(trx).where({ id }).whereNull('composePath').update({ composePath, updatedAt: this.db.fn.now() } as never);
+    return n > 0;
+  }
+
   /** The environment of a server, or undefined when there is no such server. */
   async serverEnvironment(serverId: string, trx?: Knex.Transaction): Promise<string | undefined> {
     const row = await (trx ?? this.db)('servers').where('id', serverId).first('environmentId');
@@ -92,7 +117,8 @@ export function toDeployment(d: DeploymentRow) {
     id: d.id, serviceId: d.serviceId, environmentId: d.environmentId, serverId: d.serverId,
     containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
-    lastDeployedAt: d.lastDeployedAt, generation: d.generation, conditions: d.conditions, source: d.source,
+    lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration,
+    conditions: d.conditions, source: d.source,
     createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }

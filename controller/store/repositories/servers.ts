@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository, isUuid } from './base-repository.js';
+import type { Condition } from '../../../reconcilers/conditions.js';
 
 export type DockerMode = 'ssh' | 'socket';
 export type MetricsMode = 'disabled' | 'ssh' | 'agent';
@@ -21,6 +22,8 @@ export interface ServerRow {
   healthCheckedAt: Date | null;
   healthMessage: string | null;
   generation: number;
+  observedGeneration: number | null;
+  conditions: Condition[];
   status: Record<string, unknown>;
   source: Record<string, unknown>;
   createdAt: Date;
@@ -69,6 +72,6 @@ export function toServer(r: ServerRow) {
     sshUser: r.sshUser, dockerMode: r.dockerMode, dockerSocketPath: r.dockerSocketPath, metricsMode: r.metricsMode,
     tags: r.tags, hostKeyFingerprint: r.hostKeyFingerprint,
     health: { status: r.healthStatus, checkedAt: r.healthCheckedAt, message: r.healthMessage },
-    generation: r.generation, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
+    generation: r.generation, observedGeneration: r.observedGeneration, conditions: r.conditions, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
 }

@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 import { toDeployment, type DeploymentRow } from './deployments.js';
+import type { Condition } from '../../../reconcilers/conditions.js';
 
 export interface HealthCheck {
   test: string[];
@@ -25,6 +26,8 @@ export interface ServiceRow {
   healthCheck: HealthCheck | null;
   composeTemplate: string | null;
   generation: number;
+  observedGeneration: number | null;
+  conditions: Condition[];
   status: Record<string, unknown>;
   source: Record<string, unknown>;
   createdAt: Date;
@@ -121,6 +124,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
     healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, generation: s.generation,
+    observedGeneration: s.observedGeneration, conditions: s.conditions,
     status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
     ...(deployments && { deployments: deployments.map(toDeployment) }),
   };

@@ -35,11 +35,11 @@ describe('deploying services to the fleet (e2e)', function () {
     expect(audit.map((a) => a.details.source)).to.deep.equal(['generator', 'generator', 'generator', 'generator']);
   });
 
-  it('keeps the env file out of the compose file and gives it mode 0600', async () => {
+  it('keeps the environment out of the compose file, in a second compose file with mode 0600', async () => {
     const d = web.deployments[0];
     const { serverExec } = await import('../../fleet/fleet.js');
     const dir = `/opt/stevedore/deployments/${d.containerName}`;
-    expect((await serverExec('s1', ['stat', '-c', '%a', `${dir}/.stevedore.env`])).trim()).to.equal('600');
+    expect((await serverExec('s1', ['stat', '-c', '%a', `${dir}/docker-compose.stevedore-env.yml`])).trim()).to.equal('600');
     expect(await serverExec('s1', ['cat', `${dir}/docker-compose.yml`])).to.not.include('hello');
   });
 
@@ -55,7 +55,7 @@ describe('deploying services to the fleet (e2e)', function () {
     expect(arts.body.total).to.equal(4);
     const env = arts.body.items.find((a: { kind: string }) => a.kind === 'env');
     const dl = await w.admin.get(`/api/services/${web.service.id}/deployments/${web.deployments[0].id}/artifacts/${env.id}/download`);
-    expect(dl.text).to.equal('GREETING=hello\n');
+    expect(dl.text).to.equal(`services:\n  ${web.deployments[0].containerName}:\n    environment:\n      GREETING: hello\n`);
     expect(await containerImage('s2', web.deployments[1].containerName)).to.match(/web:v2 running$/);
   });
 

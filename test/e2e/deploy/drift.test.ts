@@ -40,11 +40,29 @@ describe('drift of deployments on the fleet (e2e)', function () {
     expect((await latestPlan()).trigger).to.not.equal('drift-heal');
   });
 
-  it('sees an image changed by hand over ssh', async () => {
-    const name = direct.deployments[0].containerName;
-    await serverExec('s2', ['sh', '-c', `docker rm -f ${name} && docker run -d --name ${name} ${w.fleet.images.webV2}`]);
+  it('sees an image changed by hand over ssh, with the desired and the running tag', async () => {
+    // recreated by hand with the owner labels kept (a container without them is not ours: see below)
+    const d = direct.deployments[0];
+    const labels = ['stevedore.managed=true', `stevedore.environment-id=${w.envId}`, `stevedore.service-id=${direct.service.id}`, `stevedore.deployment-id=${d.id}`]
+      .flatMap((l) => ['--label', l]);
+    await serverExec('s2', ['docker', 'rm', '-f', d.containerName]);
+    await serverExec('s2', ['docker', 'run', '-d', '--name', d.containerName, ...labels, '--env', 'GREETING=hello', '--restart', 'unless-stopped', w.fleet.images.webV2]);
     const res = await w.admin.get(`/api/servers/${w.servers.s2}/drift`);
     expect(res.body.items[0].actions.map((a: { reason: string }) => a.reason)).to.deep.equal(['ImageChanged']);
+    expect(res.body.items[0]).to.include({ desiredTag: 'v1', runningTag: 'v2', action: 'recreate' });
+  });
+
+  it('reports a same-named container Stevedore did not create as a conflict, never as its own', async () => {
+    const name = `stranger-${w.tag}-s3`;
+    const stranger = await w.s.deployments.create(direct.service.id, w.envId, { serverId: w.servers.s3, containerName: name });
+    await w.s.deployments.recordObserved(stranger.id, { imageTag: 'v1' });
+    await serverExec('s3', ['docker', 'run', '-d', '--name', name, w.fleet.images.webV1]);
+    const res = await w.admin.get(`/api/servers/${w.servers.s3}/drift`);
+    const item = res.body.items.find((i: { deploymentId: string }) => i.deploymentId === stranger.id);
+    expect(item.actions.map((a: { reason: string; message: string }) => [a.reason, a.message]))
+      .to.deep.equal([['NameConflict', `container ${name} on server s3 was not created by Stevedore`]]);
+    await serverExec('s3', ['docker', 'rm', '-f', name]);
+    await w.s.deployments.delete(stranger.id);
   });
 
   it('heals both with driftPolicy heal through a plan, and the containers serve the desired tag again', async () => {

@@ -1,6 +1,7 @@
 import { expect } from 'chai';
 import { demuxLogs } from '../../../controller/deploy/container-logs.js';
-import { freshCreateOptions } from '../../../controller/deploy/direct-recreate.js';
+import { createOptionsOf } from '../../../controller/deploy/container-options.js';
+import { desired } from '../reconcilers/deployment/desired-fixture.js';
 import { healthTimeoutMs } from '../../../controller/deploy/wait-healthy.js';
 
 const frame = (kind: number, text: string) => {
@@ -25,16 +26,16 @@ describe('container helpers', () => {
     expect(healthTimeoutMs({ test: ['CMD', 'true'], intervalSec: 300, retries: 10 })).to.equal(600_000);
   });
 
-  it('turns a service template into create options for a first direct deploy', () => {
-    const o = freshCreateOptions({
-      env: { A: '1' }, ports: ['127.0.0.1:8080:80', '9000:9000/udp'], volumes: ['/data:/data'], command: ['sh', '-c', 'x'],
-      healthCheck: { test: ['CMD', 'true'], intervalSec: 2 },
-    });
-    expect(o.Env).to.deep.equal(['A=1']);
+  it('creates a direct container from the desired spec only: env, ports, binds with config files, restart, healthcheck, labels', () => {
+    const d = desired({}, { command: ['sh', '-c', 'x'], env: { A: '1', MULTI: 'a "b" #c\nd' } });
+    const o = createOptionsOf(d);
+    expect(o.Env).to.deep.equal(['A=1', 'MULTI=a "b" #c\nd']);
     expect(o.Cmd).to.deep.equal(['sh', '-c', 'x']);
     expect(o.HostConfig!.PortBindings).to.deep.equal({ '80/tcp': [{ HostIp: '127.0.0.1', HostPort: '8080' }], '9000/udp': [{ HostPort: '9000' }] });
+    expect(o.HostConfig!.Binds).to.deep.equal(['/data:/data', '/opt/stevedore/deployments/web-1/files/etc/web/app.conf:/etc/web/app.conf:ro']);
     expect(o.HostConfig!.RestartPolicy).to.deep.equal({ Name: 'unless-stopped' });
     expect(o.Healthcheck).to.include({ Interval: 2e9, Retries: 3 });
+    expect(o.Labels).to.equal(d.labels);
   });
 });
 

@@ -1,69 +1,57 @@
 import { expect } from 'chai';
 import { parse } from 'yaml';
-import { generateCompose, type ComposeInput } from '../../../controller/deploy/compose/generate-compose.js';
-import { envFileContent, renderEnv } from '../../../controller/deploy/compose/render-env.js';
+import { composeFilesOf } from '../../../controller/deploy/compose/generate-compose.js';
+import { desired } from '../reconcilers/deployment/desired-fixture.js';
 
-const input = (over: Partial<ComposeInput['service']> = {}): ComposeInput => ({
-  service: {
-    id: 'svc-1', environmentId: 'env-1', name: 'web', ports: ['127.0.0.1:8080:80'], volumes: ['/data:/data'],
-    command: null, healthCheck: { test: ['CMD', 'true'], intervalSec: 2, timeoutSec: 1, retries: 2, startPeriodSec: 0 },
-    composeTemplate: null, ...over,
-  },
-  deployment: { id: 'dep-1', containerName: 'web-1' },
-  image: 'reg:5000/acme/web:v2', imageTag: 'v2', envFile: '.stevedore.env', envHash: 'abc',
-});
+const PATH = '/opt/stevedore/deployments/web-1/docker-compose.yml';
+const files = (over: Parameters<typeof desired>[1] = {}, template: string | null = null) =>
+  composeFilesOf(desired({ mode: 'compose-generated' }, { ...over, composeTemplate: template }), PATH, template);
 
-describe('compose generator', () => {
-  it('keys the service exactly by containerName with image, ports, volumes, restart and healthcheck', () => {
-    const doc = parse(generateCompose(input()));
+describe('compose files from the desired container', () => {
+  it('keys the service exactly by containerName with image, ports, volumes, file mounts, restart and healthcheck', () => {
+    const doc = parse(files().compose.content);
     expect(Object.keys(doc.services)).to.deep.equal(['web-1']);
     const s = doc.services['web-1'];
-    expect(s.image).to.equal('reg:5000/acme/web:v2');
+    expect(s.image).to.equal('reg:5000/acme/web:v1');
     expect(s.container_name).to.equal('web-1');
-    expect(s.ports).to.deep.equal(['127.0.0.1:8080:80']);
-    expect(s.volumes).to.deep.equal(['/data:/data']);
+    expect(s.ports).to.deep.equal(['127.0.0.1:8080:80/tcp', '9000:9000/udp']);
+    expect(s.volumes).to.deep.equal(['/data:/data', '/opt/stevedore/deployments/web-1/files/etc/web/app.conf:/etc/web/app.conf:ro']);
     expect(s.restart).to.equal('unless-stopped');
-    expect(s.healthcheck).to.deep.equal({ test: ['CMD', 'true'], interval: '2s', timeout: '1s', retries: 2, start_period: '0s' });
+    expect(s.healthcheck).to.deep.equal({ test: ['CMD', 'true'], interval: '2s', timeout: '5s', retries: 3, start_period: '0s' });
+    expect(s.labels).to.include({ 'stevedore.managed': 'true', 'stevedore.deployment-id': 'dep-1', 'stevedore.environment-id': 'env-1' });
+    expect(s.labels['stevedore.spec-hash']).to.match(/^[0-9a-f]{64}$/);
   });
 
-  it('labels the container as owned by the deployment and points at the env file', () => {
-    const s = parse(generateCompose(input())).services['web-1'];
-    expect(s.labels).to.include({ 'stevedore.managed': 'true', 'stevedore.deployment-id': 'dep-1', 'stevedore.service-id': 'svc-1', 'stevedore.env-hash': 'abc' });
-    expect(s.env_file).to.deep.equal(['.stevedore.env']);
-    expect(s.environment).to.equal(undefined);
+  it('keeps every env value out of the compose document and in a second compose file', () => {
+    const f = files();
+    expect(f.compose.content).to.not.include('s3cret');
+    expect(parse(f.compose.content).services['web-1'].environment).to.equal(undefined);
+    expect(f.env.path).to.equal('/opt/stevedore/deployments/web-1/docker-compose.stevedore-env.yml');
+    expect(parse(f.env.content)).to.deep.equal({ services: { 'web-1': { environment: { GREETING: 'hello world', TOKEN: 's3cret' } } } });
+    expect(parse(f.env.redacted).services['web-1'].environment.TOKEN).to.equal('[REDACTED]');
   });
 
-  it('never writes an env value into the compose document, even from a template that has one', () => {
-    const template = 'services:\n  "{{containerName}}":\n    image: x\n    environment:\n      PASSWORD: hunter2hunter2\n';
-    const out = generateCompose(input({ composeTemplate: template }));
+  it('writes values with quotes, " #", backslashes and newlines literally and escapes $ for compose', () => {
+    const tricky = `"quoted" #hash 'single' back\\slash $HOME \${X} line1\nline2`;
+    const f = files({ env: { TRICKY: tricky, NUM: '8080', BOOL: 'true' } });
+    const env = parse(f.env.content).services['web-1'].environment;
+    expect(env.TRICKY).to.equal(tricky.replace(/\$/g, '$$$$'));
+    expect(env.NUM).to.equal('8080');
+    expect(env.BOOL).to.equal('true');
+  });
+
+  it('from a template: keeps what it shapes, sets image, labels and file mounts, never its env values', () => {
+    const template = 'services:\n  "{{containerName}}":\n    image: x\n    ports: ["1:1"]\n    environment:\n      PASSWORD: hunter2hunter2\n    labels:\n      stevedore.deployment-id: forged\n      team: a\n';
+    const out = files({}, template).compose.content;
     expect(out).to.not.include('hunter2hunter2');
-    expect(parse(out).services['web-1'].image).to.equal('reg:5000/acme/web:v2');
+    const s = parse(out).services['web-1'];
+    expect(s.image).to.equal('reg:5000/acme/web:v1');
+    expect(s.ports).to.deep.equal(['1:1']);
+    expect(s.labels).to.include({ 'stevedore.deployment-id': 'dep-1', team: 'a' });
+    expect(s.volumes).to.deep.equal(['/opt/stevedore/deployments/web-1/files/etc/web/app.conf:/etc/web/app.conf:ro']);
   });
 
   it('refuses a template that does not define a service keyed by containerName', () => {
-    expect(() => generateCompose(input({ composeTemplate: 'services:\n  web:\n    image: x\n' })))
-      .to.throw(/does not define a service keyed "web-1" \(found: web\)/);
-  });
-
-  it('replaces stevedore labels a template tries to set', () => {
-    const template = 'services:\n  web-1:\n    labels:\n      stevedore.deployment-id: forged\n      team: a\n';
-    const s = parse(generateCompose(input({ composeTemplate: template }))).services['web-1'];
-    expect(s.labels['stevedore.deployment-id']).to.equal('dep-1');
-    expect(s.labels.team).to.equal('a');
-  });
-});
-
-describe('env rendering', () => {
-  it('resolves placeholders from vars and secrets and marks secret-bearing keys', () => {
-    const r = renderEnv({ DB_URL: 'postgres://app:${DB_PASS}@db/${DB_NAME}', MODE: 'prod', X: '${NOPE}' },
-      { vars: { DB_NAME: 'main' }, secrets: { DB_PASS: 's3cret-value' } });
-    expect(r.values.DB_URL).to.equal('postgres://app:s3cret-value@db/main');
-    expect(r.secretKeys).to.deep.equal(['DB_URL']);
-    expect(r.unresolved).to.deep.equal(['NOPE']);
-    expect(envFileContent(r, true)).to.equal('DB_URL=[REDACTED]\nMODE=prod\nX=${NOPE}\n');
-  });
-
-  it('refuses a value with a newline, which an env file cannot hold', () => {
-    expect(() => envFileContent(renderEnv({ A: 'x\ny' }, { vars: {}, secrets: {} }))).to.throw(/newline/);
+    expect(() => files({}, 'services:\n  web:\n    image: x\n')).to.throw(/does not define a service keyed "web-1" \(found: web\)/);
   });
 });

@@ -1,41 +1,71 @@
 import { expect } from 'chai';
-import { MISSING, plan, type ActualContainer, type DesiredDeployment } from '../../../../reconcilers/deployment/plan.js';
+import { plan } from '../../../../reconcilers/deployment/plan.js';
+import { missing } from '../../../../reconcilers/deployment/observe.js';
+import { desired, observedOf } from './desired-fixture.js';
 
-const desired: DesiredDeployment = { deploymentId: 'd1', containerName: 'web', image: 'reg/web:v1', imageId: 'sha256:aaa', envHash: 'e1', composeHash: 'c1', configFiles: ['/etc/web/app.conf'] };
-const actual: ActualContainer = { exists: true, running: true, state: 'running', image: 'reg/web:v1', imageId: 'sha256:aaa', labels: { 'stevedore.env-hash': 'e1' }, composeHash: 'c1', configFilesChanged: [] };
+const fields = (p: ReturnType<typeof plan>) => p.differences.map((x) => x.field);
 
-describe('deployment drift plan', () => {
-  it('reports an attached config file whose content on disk differs', () => {
-    const actions = plan(desired, { ...actual, configFilesChanged: ['/etc/web/app.conf'] });
-    expect(actions.map((a) => a.reason)).to.deep.equal(['ConfigFileChanged']);
-    expect(actions[0].message).to.contain('/etc/web/app.conf');
+describe('deployment plan (desired vs observed)', () => {
+  const d = desired();
+
+  it('does nothing when the container runs the desired spec (image defaults and image volumes aside)', () => {
+    expect(plan(d, observedOf(d))).to.deep.equal({ action: 'none', differences: [], runningTag: 'v1' });
   });
 
-  it('ignores a changed file that is not attached to this deployment\'s service', () => {
-    expect(plan(desired, { ...actual, configFilesChanged: ['/etc/other.conf'] })).to.deep.equal([]);
+  it('creates a missing container', () => {
+    expect(plan(d, missing()).action).to.equal('create');
   });
 
-  it('finds nothing to do when the container matches', () => {
-    expect(plan(desired, actual)).to.deep.equal([]);
+  it('recreates for each differing field and names it, never the values', () => {
+    const o = observedOf(d);
+    const p = plan(d, { ...o, env: { ...o.env, TOKEN: 'old-secret' }, ports: [':8080:80/tcp'], specHash: 'old' });
+    expect(p.action).to.equal('recreate');
+    expect(fields(p)).to.deep.equal(['env', 'ports']);
+    expect(p.differences[0]).to.include({ reason: 'EnvChanged', message: 'container web-1 has a different environment: TOKEN' });
+    expect(JSON.stringify(p)).to.not.include('secret');
   });
 
-  it('wants nothing for a deployment that was never deployed', () => {
-    expect(plan({ ...desired, image: null }, MISSING)).to.deep.equal([]);
+  it('shows the desired tag against the running tag', () => {
+    const p = plan(desired({ imageTag: 'v2' }), observedOf(d));
+    expect(p.runningTag).to.equal('v1');
+    expect(p.differences[0]).to.include({ field: 'image', reason: 'ImageChanged' });
+    expect(p.differences[0].message).to.match(/runs v1, desired v2/);
   });
 
-  it('redeploys a missing container', () => {
-    expect(plan(desired, MISSING).map((a) => a.reason)).to.deep.equal(['ContainerMissing']);
+  it('sees a config file edited on disk, or one that is not mounted', () => {
+    const o = observedOf(d);
+    const edited = plan(d, { ...o, files: { [d.files[0].hostPath]: 'other' } });
+    expect(edited.differences.map((x) => [x.field, x.reason])).to.deep.equal([['files', 'ConfigFileChanged']]);
+    expect(fields(plan(d, { ...o, mounts: ['/data:/data'] }))).to.deep.equal(['volumes']);
   });
 
-  it('reports a stopped container and an image changed by hand', () => {
-    expect(plan(desired, { ...actual, running: false, state: 'exited' }).map((a) => a.reason)).to.deep.equal(['ContainerStopped']);
-    expect(plan(desired, { ...actual, image: 'reg/web:v2' }).map((a) => a.reason)).to.deep.equal(['ImageChanged']);
-    expect(plan(desired, { ...actual, imageId: 'sha256:bbb' }).map((a) => a.reason)).to.deep.equal(['ImageIdChanged']);
+  it('starts a container that is only stopped, recreates one that is stopped and changed', () => {
+    const o = observedOf(d);
+    expect(plan(d, { ...o, running: false, state: 'exited' })).to.deep.include({ action: 'start' });
+    expect(plan(d, { ...o, running: false, state: 'exited', image: 'reg:5000/acme/web:v0' }).action).to.equal('recreate');
   });
 
-  it('reports a changed environment and a compose file edited or removed on disk', () => {
-    expect(plan(desired, { ...actual, labels: { 'stevedore.env-hash': 'e2' } }).map((a) => a.reason)).to.deep.equal(['EnvChanged']);
-    expect(plan(desired, { ...actual, composeHash: 'zz' })[0].message).to.match(/changed by hand/);
-    expect(plan(desired, { ...actual, composeHash: null })[0].message).to.match(/missing/);
+  it('notices a spec change no compared field shows, through the spec-hash label', () => {
+    const p = plan(d, { ...observedOf(d), specHash: 'other' });
+    expect(p.differences.map((x) => [x.field, x.reason])).to.deep.equal([['spec', 'SpecChanged']]);
+  });
+
+  it('refuses a container of another environment, naming it and the server', () => {
+    const o = observedOf(d);
+    const p = plan(d, { ...o, owner: { ...o.owner, environmentId: 'env-2', environmentName: 'production', deploymentId: 'dep-9' } });
+    expect(p.action).to.equal('conflict');
+    expect(p.differences[0]).to.include({ reason: 'NameConflict', message: 'container web-1 on server s1 belongs to environment "production"' });
+  });
+
+  it('refuses a container Stevedore did not create, except one a hand-written compose file makes', () => {
+    const stranger = { ...observedOf(d), owner: { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null } };
+    expect(plan(d, stranger).differences[0].message).to.equal('container web-1 on server s1 was not created by Stevedore');
+    const external = desired({ mode: 'compose-external' });
+    expect(plan(external, { ...stranger, image: external.image }).action).to.equal('none');
+  });
+
+  it('refuses another deployment of the same environment', () => {
+    const o = observedOf(d);
+    expect(plan(d, { ...o, owner: { ...o.owner, deploymentId: 'dep-2' } }).differences[0].message).to.match(/another deployment \(dep-2\)/);
   });
 });

@@ -1,0 +1,46 @@
+// Reads the store for one deployment and renders its desired container (desired.ts). Reads go
+// through repositories and the config module; nothing here touches a server.
+import type { Services } from '../../controller/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import type { ServiceRow } from '../../controller/store/repositories/services.js';
+import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import { decisionFor } from '../../controller/deploy/deploy-mode.js';
+import type { ComposeDecision } from '../../controller/deploy/compose/compose-path-rules.js';
+import { renderAttachedFiles } from '../../controller/config-files/attached-files.js';
+import { renderDesired, type DesiredContainer } from './desired.js';
+
+export interface LoadedDesired {
+  desired: DesiredContainer;
+  decision: ComposeDecision;
+  service: ServiceRow;
+  /** Rendered bytes of each config file, by hostPath (they may hold secrets: never log them). */
+  fileContents: Map<string, Buffer>;
+  /** Every secret value of the environment, for redacting error text. */
+  secretValues: string[];
+}
+
+export interface DesiredOptions {
+  /** The tag to render; default the tag the deployment last converged to. */
+  imageTag?: string | null;
+  imageId?: string | null;
+}
+
+/** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
+export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
+  const tag = o.imageTag === undefined ? d.imageTag : o.imageTag;
+  if (!tag) return null;
+  const service = await s.services.findById(d.serviceId);
+  const image = service?.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  if (!service || !image) return null;
+  const [server, decision, sources, files] = await Promise.all([
+    s.servers.findById(d.serverId), decisionFor(s, d), loadEnvSources(s.configStore.catalog, d.environmentId),
+    renderAttachedFiles(s, service.id, d.environmentId),
+  ]);
+  const desired = renderDesired({
+    service, deployment: d, serverName: server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,
+    imageId: o.imageId === undefined ? (tag === d.imageTag ? d.imageDigest : null) : o.imageId,
+    mode: decision.mode, sources, files, hashKey: s.configStore.hashKey,
+  });
+  const fileContents = new Map(files.map((f) => [desired.files.find((x) => x.attachmentId === f.attachmentId)!.hostPath, f.content]));
+  return { desired, decision, service, fileContents, secretValues: Object.values(sources.secrets) };
+}

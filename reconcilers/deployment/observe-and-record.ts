@@ -1,0 +1,73 @@
+// One deployment, looked at again: desired (store) vs observed (server), planned, and its
+// conditions written with the generation they were computed against. The per-deployment
+// reconcile key and the drift routes call it; it changes nothing on the server.
+import type { Services } from '../../controller/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { messageOf } from '../../controller/deploy/message-of.js';
+import { sameConditions, type Condition } from '../conditions.js';
+import { loadDesired } from './load-desired.js';
+import { observeDeployment } from './observe.js';
+import { plan, type ContainerPlan } from './plan.js';
+import { deploymentConditions, type Observation } from './status.js';
+import type { DesiredContainer } from './desired.js';
+import type { ComposeDecision } from '../../controller/deploy/compose/compose-path-rules.js';
+import { composeFilesOf } from '../../controller/deploy/compose/generate-compose.js';
+import type { ObservedContainer } from './observe.js';
+
+export interface DeploymentLook {
+  deployment: DeploymentRow;
+  observation: Observation;
+}
+
+/** Desired, observed and the plan between them for one deployment; never throws for a host error. */
+export async function lookAt(s: Services, d: DeploymentRow): Promise<DeploymentLook> {
+  let loaded;
+  try {
+    loaded = await loadDesired(s, d);
+  } catch (e) {
+    // the store cannot render the spec (an unresolved placeholder): nothing can be compared
+    return { deployment: d, observation: { kind: 'unreachable', message: messageOf(e), serverName: d.serverId } };
+  }
+  if (!loaded) return { deployment: d, observation: { kind: 'not-deployed' } };
+  const desired = withComposeFileHash(loaded.desired, loaded.decision, loaded.service.composeTemplate);
+  try {
+    const observed = await observeDeployment(s, desired, composeFileOf(loaded.decision));
+    return { deployment: d, observation: { kind: 'observed', desired, observed, plan: plan(desired, observed) } };
+  } catch (e) {
+    return { deployment: d, observation: { kind: 'unreachable', message: messageOf(e), serverName: desired.serverName } };
+  }
+}
+
+const composeFileOf = (decision: ComposeDecision) => (decision.mode === 'compose-generated' ? decision.path : null);
+
+/** In compose-generated mode the file on disk is part of what must match. */
+function withComposeFileHash(desired: DesiredContainer, decision: ComposeDecision, template: string | null): DesiredContainer {
+  if (decision.mode !== 'compose-generated') return desired;
+  return { ...desired, composeFileHash: composeFilesOf(desired, decision.path, template).compose.sha256 };
+}
+
+export interface Recorded extends DeploymentLook {
+  conditions: Condition[];
+  /** The conditions said something new (callers publish events only then). */
+  changed: boolean;
+}
+
+/** Observes one deployment and writes its conditions and observedGeneration. */
+export async function observeAndRecord(s: Services, deploymentId: string): Promise<Recorded | null> {
+  const d = await s.deployments.findById(deploymentId);
+  if (!d) return null;
+  return record(s, await lookAt(s, d));
+}
+
+export async function record(s: Services, look: DeploymentLook): Promise<Recorded> {
+  const d = look.deployment;
+  const previous = (d.conditions ?? []) as Condition[];
+  const conditions = deploymentConditions(previous, look.observation, { generation: d.generation, failedGeneration: d.failedGeneration });
+  const changed = !sameConditions(previous, conditions);
+  if (changed || d.observedGeneration !== d.generation) {
+    await s.deployments.recordObserved(d.id, { conditions, observedGeneration: d.generation });
+  }
+  return { ...look, conditions, changed };
+}
+
+export type { ContainerPlan, ObservedContainer };
