@@ -34,6 +34,7 @@ export const serviceSchemas = resourceSchemas({
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
+    observedGeneration: nullable(int(1)), conditions: arrayOf({ type: 'object' }),
     deployments: arrayOf({ type: 'object' }), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['name', 'containerImageId'],
@@ -49,6 +50,7 @@ export const deploymentSchemas = resourceSchemas({
     id: uuid, serviceId: uuid, environmentId: uuid, status: str(), imageTag: nullable(str()),
     previousImageTag: nullable(str()), imageDigest: nullable(str()), exposedPorts: arrayOf({}),
     lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf({ type: 'object' }),
+    observedGeneration: nullable(int(1)), failedGeneration: nullable(int(1)),
     source: { type: 'object' }, containerId: nullable(str()), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['serverId', 'containerName'],

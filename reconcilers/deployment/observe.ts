@@ -17,7 +17,9 @@ export async function desiredOf(s: Services, d: DeploymentRow): Promise<DesiredD
     : [undefined, undefined];
   return {
     deploymentId: d.id, containerName: d.containerName,
-    image: image && d.imageTag ? `${image.imageName}:${d.imageTag}` : null,
+    // the service holds the desired tag, a deployment the tag it runs; a deployment never rolled
+    // out (nor tried) has nothing desired of it yet
+    image: image && service?.imageTag && (d.imageTag || d.failedGeneration !== null) ? `${image.imageName}:${service.imageTag}` : null,
     imageId: d.imageDigest, envHash: env?.sha256 ?? null, composeHash: compose?.sha256 ?? null,
     configFiles: (await s.db('config_attachments').where({ serviceId: d.serviceId }).pluck('target_path')) as string[], // pluck reads the raw row: snake_case
   };

@@ -178,9 +178,10 @@ describe('deployment plan, deploy, compose and drift routes', function () {
 
   it('finds a plan a dead process left running and ends it: failed without autoRollback, rolled back with it', async () => {
     const { recoverStalePlans } = await import('../../controller/deploy/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
     const ends: string[] = [];
     for (const autoRollback of [false, true]) {
-      const plan = await s.plans.createPlan({ environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
+      const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
       await s.db('deployment_plans').where({ id: plan.id })
         .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'") });
       await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });

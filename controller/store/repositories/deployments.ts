@@ -19,6 +19,10 @@ export interface DeploymentRow {
   exposedPorts: unknown[];
   lastDeployedAt: Date | null;
   generation: number;
+  /** The generation the last successful rollout put in place. */
+  observedGeneration: number | null;
+  /** The generation whose rollout failed: never retried by a reconciler on its own. */
+  failedGeneration: number | null;
   conditions: unknown[];
   source: Record<string, unknown>;
   createdAt: Date;
@@ -31,7 +35,8 @@ export type DeploymentSpec = Partial<Pick<DeploymentRow, (typeof DEPLOYMENT_SPEC
 
 /** Observed fields the engine and reconcilers record (never through the API). */
 export type DeploymentObserved = Partial<Pick<DeploymentRow,
-  'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'>>;
+  'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'
+  | 'observedGeneration' | 'failedGeneration'>>;
 
 export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
   constructor(db: Knex) {
@@ -60,6 +65,11 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     if (observed.exposedPorts) values.exposedPorts = JSON.stringify(observed.exposedPorts);
     if (observed.conditions) values.conditions = JSON.stringify(observed.conditions);
     return this.update(id, values as Partial<DeploymentRow>, trx);
+  }
+
+  /** The desired state of the service changed: every placement of it has a new generation to reach. */
+  async bumpGenerationOfServices(serviceIds: string[], trx: Knex.Transaction): Promise<void> {
+    if (serviceIds.length) await this.q(trx).whereIn('serviceId', serviceIds).update({ generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never);
   }
 
   listByService(serviceId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
@@ -92,7 +102,8 @@ export function toDeployment(d: DeploymentRow) {
     id: d.id, serviceId: d.serviceId, environmentId: d.environmentId, serverId: d.serverId,
     containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
-    lastDeployedAt: d.lastDeployedAt, generation: d.generation, conditions: d.conditions, source: d.source,
+    lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration ?? null,
+    failedGeneration: d.failedGeneration ?? null, conditions: d.conditions, source: d.source,
     createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }
