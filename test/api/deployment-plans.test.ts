@@ -119,7 +119,17 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(plan.status).to.equal('rolled_back');
     expect(plan.steps[0].error).to.match(/unreachable/);
     expect(plan.steps[0].log).to.match(/nothing had changed on the server/);
-    expect((await s.services.findById(web.id))!.imageTag).to.equal('v1');
+    // the finished plan says what happened, by name
+    expect(plan.error).to.match(/^step web on nowhere failed: .*unreachable.*; rolled back$/);
+    // the service records what is desired; it says it is Degraded, and why, on the server by name
+    const service = (await admin.get(`/api/services/${web.id}`)).body;
+    expect(service.imageTag).to.equal('v2');
+    const degraded = service.conditions.find((c: { type: string }) => c.type === 'Degraded');
+    expect(degraded).to.include({ status: 'True', reason: 'DeployFailed' });
+    expect(degraded.message).to.match(/^deploy failed on nowhere \(service web\): .*unreachable/);
+    const dep = (await admin.get(`/api/services/${web.id}/deployments`)).body.items.find((d: { id: string }) => d.id === webDep.id);
+    expect(dep.failedGeneration).to.equal(dep.generation);
+    expect(dep.conditions.find((c: { type: string }) => c.type === 'Degraded')).to.include({ status: 'True', reason: 'DeployFailed' });
     const off = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v2' }], autoRollback: false, execute: true });
     expect((await wait(off.body.id)).status).to.equal('failed');
     const hist = await viewer.get(`/api/services/${web.id}/deployments-history`);
