@@ -45,10 +45,9 @@ async function recordCondition(s: Services, environmentId: string, d: Deployment
  * never retries a failed generation by itself (no flapping); a new request does.
  */
 async function heal(s: Services, environmentId: string, drifted: DriftItem[], deployments: DeploymentRow[]) {
-  const retryable = drifted.filter((i) => {
-    const d = deployments.find((x) => x.id === i.deploymentId);
-    return d && d.failedGeneration !== d.generation;
-  });
+  // a rollout stops at its first failed step: the service's generation failed, not only that deployment's
+  const failedServices = new Set(deployments.filter((d) => d.failedGeneration === d.generation).map((d) => d.serviceId));
+  const retryable = drifted.filter((i) => !failedServices.has(i.serviceId));
   if (!retryable.length) return;
   const byService = new Map<string, DriftItem[]>();
   for (const i of retryable) byService.set(i.serviceId, [...(byService.get(i.serviceId) ?? []), i]);
