@@ -73,7 +73,9 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
       await trx('plan_steps').whereIn('planId', pending.map((p) => p.id)).where('status', 'pending').update({ status: 'cancelled', updatedAt: this.db.fn.now() });
     }
     const running = await this.q(trx).whereIn('id', older).where('status', 'running')
-      .update({ cancelRequested: true, supersededBy: newer, updatedAt: this.db.fn.now() } as never).returning('*') as DeploymentPlanRow[];
+      // the first newer plan is the one that superseded it
+      .update({ cancelRequested: true, supersededBy: this.db.raw('coalesce(??, ?)', ['supersededBy', newer]), updatedAt: this.db.fn.now() } as never)
+      .returning('*') as DeploymentPlanRow[];
     return [...pending, ...running];
   }
 

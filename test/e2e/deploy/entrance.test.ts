@@ -30,7 +30,7 @@ async function retag(w: World, from: string, to: string) {
 const containerId = async (server: string, name: string) => (await serverExec(server, ['docker', 'inspect', '--format', '{{.Id}}', name])).trim();
 
 describe('the one entrance on the fleet (e2e)', function () {
-  this.timeout(300_000);
+  this.timeout(900_000);
   let w: World;
   before(async () => {
     w = await startWorld();
@@ -46,7 +46,7 @@ describe('the one entrance on the fleet (e2e)', function () {
 
     const answers = await Promise.all(tags.map((imageTag) => w.admin.post(`/api/services/${app.service.id}/deploy`, { imageTag })));
     for (const a of answers) expect(a.status, a.text).to.equal(202);
-    const plans = await Promise.all(answers.map((a) => waitPlan(w, a.body.id, 240_000)));
+    const plans = await Promise.all(answers.map((a) => waitPlan(w, a.body.id, 800_000)));
     // accepted order: the plans' creation under the service's lock
     const order = await w.s.db('deployment_plans').whereIn('id', plans.map((p) => p.id)).orderBy('createdAt').pluck('id');
     const last = plans.find((p) => p.id === order.at(-1))!;
