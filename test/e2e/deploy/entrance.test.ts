@@ -27,6 +27,9 @@ async function retag(w: World, from: string, to: string) {
   expect(put.status, `push ${to}`).to.equal(201);
 }
 
+// a check that costs nothing: the fleet's machine may be too loaded for the image's own HEALTHCHECK
+const QUICK_HEALTH = { test: ['CMD', 'true'], intervalSec: 2, timeoutSec: 30, retries: 3 };
+
 const containerId = async (server: string, name: string) => (await serverExec(server, ['docker', 'inspect', '--format', '{{.Id}}', name])).trim();
 
 describe('the one entrance on the fleet (e2e)', function () {
@@ -38,7 +41,7 @@ describe('the one entrance on the fleet (e2e)', function () {
   after(() => cleanup(w));
 
   it('ten concurrent deploys of one service end with the last accepted tag running everywhere; the others are superseded', async () => {
-    const app = await addService(w, 'many', { servers: ['s1', 's2', 's3'], healthCheck: { test: ['CMD', 'true'], intervalSec: 1, retries: 1 } });
+    const app = await addService(w, 'many', { servers: ['s1', 's2', 's3'], healthCheck: QUICK_HEALTH });
     const first = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v1', strategy: 'parallel' });
     expect(first.body.status, first.text).to.equal('succeeded');
     const tags = Array.from({ length: 10 }, (_, i) => `c${w.tag}-${i}`);
@@ -72,7 +75,7 @@ describe('the one entrance on the fleet (e2e)', function () {
   });
 
   it('a hand-off whose containers already run the desired state creates no plan and keeps every container', async () => {
-    const app = await addService(w, 'same', { servers: ['s1', 's2'] });
+    const app = await addService(w, 'same', { servers: ['s1', 's2'], healthCheck: QUICK_HEALTH });
     expect((await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v1' })).body.status).to.equal('succeeded');
     const ids = [await containerId('s1', app.deployments[0].containerName), await containerId('s2', app.deployments[1].containerName)];
     const count = async () => Number((await w.s.db('deployment_plans').where({ environmentId: w.envId }).count({ n: '*' }))[0].n);
@@ -91,7 +94,7 @@ describe('the one entrance on the fleet (e2e)', function () {
   });
 
   it('an unpullable tag leaves the service Degraded, with the cause in GET, drift, manifests status, /health and the CLI diff', async () => {
-    const app = await addService(w, 'bad', { servers: ['s1', 's2'] });
+    const app = await addService(w, 'bad', { servers: ['s1', 's2'], healthCheck: QUICK_HEALTH });
     expect((await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v1' })).body.status).to.equal('succeeded');
     const res = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v77' });
     expect(res.body.status, res.text).to.equal('rolled_back');
