@@ -5,6 +5,9 @@ import { toPlan } from '../../controller/store/repositories/deployment-plans.js'
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import type { CreatePlanInput } from '../../controller/deploy/plans/plan-builder.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
+import { previewPlan } from '../../controller/deploy/plans/plan-preview.js';
+import { conflict } from '../../controller/errors/app-error.js';
+import { executePendingPlan, proposePlan, requestDeploy } from '../../reconcilers/entrance.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, uuid, type Schema } from '../http/schema.js';
 import { lastEventIdOf, openSse } from '../http/sse.js';
@@ -38,8 +41,7 @@ export default function deploymentPlanRoutes(s: Services) {
           ctx.state.audit = { skip: true };
           return result(200, { dryRun: true, ...(await previewPlanWithoutSaving(s, input)) });
         }
-        const plan = await s.plans.createPlan(input);
-        if (body.execute) await s.plans.executeOrDiscard(plan.id);
+        const plan = body.execute ? await requestDeploy(s, { ...input, trigger: 'api' }) : await proposePlan(s, input);
         return result(201, await withSteps(plan.id));
       },
     }),
@@ -75,11 +77,12 @@ export default function deploymentPlanRoutes(s: Services) {
       body: object({ dryRun: bool }), query: { dryRun: bool }, status: 202, response: planRead, errors: [409],
       async handler(ctx, { resource, body, query }) {
         const dryRun = body.dryRun ?? query.dryRun ?? false;
-        const { preview } = await s.plans.execute(resource.id, { dryRun });
         if (dryRun) {
+          if (resource.status !== 'pending') throw conflict(`the plan is ${resource.status}; only a pending plan can be executed`);
           ctx.state.audit = { skip: true };
-          return result(200, { dryRun: true, plan: toPlan(resource), steps: preview });
+          return result(200, { dryRun: true, plan: toPlan(resource), steps: await previewPlan(s, resource, await s.plans.steps.ofPlan(resource.id)) });
         }
+        await executePendingPlan(s, resource.id);
         return result(202, await withSteps(resource.id));
       },
     }),

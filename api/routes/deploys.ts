@@ -4,6 +4,7 @@ import type { Services } from '../../controller/services.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
+import { requestDeploy } from '../../reconcilers/entrance.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
@@ -21,10 +22,11 @@ export default function deployRoutes(s: Services) {
     route<{ imageTag?: string; pullImage?: boolean; generateArtifacts?: boolean; strategy?: 'rolling' | 'parallel' }, { wait?: boolean }>({
       method: 'POST', path: '/api/services/{id}/deploy', operationId: 'deployService', tag: 'services', access: 'operator',
       summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
-      load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead,
+      load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead, errors: [409],
       async handler(ctx, { resource, body, query }) {
         if (body.imageTag !== undefined) assertImageTag(body.imageTag);
-        const plan = await s.plans.deployServices(resource.environmentId, [{ serviceId: resource.id, imageTag: body.imageTag }], {
+        const plan = await requestDeploy(s, {
+          environmentId: resource.environmentId, items: [{ serviceId: resource.id, imageTag: body.imageTag }],
           strategy: body.strategy, pullImage: body.pullImage, generateArtifacts: body.generateArtifacts, trigger: 'deploy',
           createdBy: ctx.state.actor!.name, wait: query.wait,
         });
@@ -36,7 +38,7 @@ export default function deployRoutes(s: Services) {
     route<{ imageTag?: string; pullImage?: boolean; dryRun?: boolean }, { wait?: boolean; dryRun?: boolean }>({
       method: 'POST', path: '/api/services/{id}/deployments/{depId}/deploy', operationId: 'deployServiceDeployment', tag: 'services',
       access: 'operator', summary: 'Deploy one deployment (dryRun previews and changes nothing)', load: serviceDeploymentOf(s),
-      body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead,
+      body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead, errors: [409],
       async handler(ctx, { resource, body, query }) {
         if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const input = {
@@ -47,7 +49,7 @@ export default function deployRoutes(s: Services) {
           ctx.state.audit = { skip: true };
           return result(200, { dryRun: true, ...(await previewPlanWithoutSaving(s, input)) });
         }
-        const plan = await s.plans.deployServices(input.environmentId, input.items, { ...input, wait: query.wait });
+        const plan = await requestDeploy(s, { ...input, wait: query.wait });
         ctx.state.audit = { resourceType: 'deployments', resourceId: resource.deployment.id, environmentId: resource.service.environmentId, details: { planId: plan.id } };
         return result(query.wait ? 200 : 202, await withSteps(plan.id));
       },

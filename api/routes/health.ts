@@ -16,21 +16,37 @@ export default function healthRoutes(s: Services) {
       lastAttemptErrors: st.lastAttempted?.errors.length ?? 0,
     };
   };
+  const degradedCounts = async () => {
+    const rows = await s.services.listDegraded();
+    const reasons: Record<string, number> = {};
+    for (const r of rows) {
+      const reason = (r.conditions ?? []).find((c) => c.type === 'Degraded')?.reason ?? 'Unknown';
+      reasons[reason] = (reasons[reason] ?? 0) + 1;
+    }
+    return { count: rows.length, reasons };
+  };
   return [
     route({
       method: 'GET', path: '/health', operationId: 'getHealth', tag: 'system', access: 'public',
       summary: 'Application, agent and CLI versions and database reachability; needs no token',
-      response: object({ status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable'), manifests: { type: 'object', nullable: true } }),
+      response: object({
+        status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable'),
+        manifests: { type: 'object', nullable: true }, degraded: { type: 'object', nullable: true },
+      }),
       errors: [503],
       async handler() {
         const dbOk = await s.databaseOk();
+        // public: how many objects are Degraded and why, never their names
+        const degraded = dbOk ? await degradedCounts().catch(() => null) : null;
         const body = {
-          status: dbOk ? 'ok' : 'degraded',
+          // a Degraded object makes the application degraded too; only a lost database is a 503
+          status: dbOk && !degraded?.count ? 'ok' : 'degraded',
           version: s.config.version,
           agentVersion: AGENT_VERSION,
           cliVersion: CLI_VERSION,
           database: dbOk ? 'ok' : 'unreachable',
           manifests: manifestsHealth(),
+          degraded,
         };
         return result(dbOk ? 200 : 503, body);
       },

@@ -1,7 +1,7 @@
 import type { Services } from '../../controller/services.js';
 import { AppError, validationError } from '../../controller/errors/app-error.js';
 import { runApply } from '../../controller/manifests/run-apply.js';
-import { manifestsStatusOf } from '../../controller/manifests/status.js';
+import { degradedObjects, manifestsStatusOf } from '../../controller/manifests/status.js';
 import { formatError, type ManifestFile } from '../../controller/manifests/types.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, object, str } from '../http/schema.js';
@@ -34,10 +34,13 @@ export default function manifestRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/manifests/status', operationId: 'getManifestsStatus', tag: 'manifests', access: 'viewer',
-      summary: 'The manifests folder, whether it is watched, and the last attempted and applied revisions with their results',
+      summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, and the objects that are Degraded',
       async handler() {
         const st = manifestsStatusOf(s);
-        return { dir: s.config.manifestsDir, prune: s.config.manifestsPrune, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied };
+        return {
+          dir: s.config.manifestsDir, prune: s.config.manifestsPrune, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied,
+          degraded: await degradedObjects(s),
+        };
       },
     }),
 
@@ -46,7 +49,8 @@ export default function manifestRoutes(s: Services) {
       summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody,
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
-        return { ok: r.ok, revision: r.revision, errors: r.errors, changes: r.changes, counts: r.counts };
+        // what the store says is not what runs: the CLI prints it instead of "No changes"
+        return { ok: r.ok, revision: r.revision, errors: r.errors, changes: r.changes, counts: r.counts, degraded: await degradedObjects(s) };
       },
     }),
 

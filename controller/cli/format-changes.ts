@@ -19,9 +19,21 @@ function fieldLine(f: FieldChange, action: Change['action'], p: Palette): string
   return `    ${f.field}: ${p.red(value(f.from))} -> ${p.green(value(f.to))}`;
 }
 
+/** What `GET /api/manifests/status` and the diff route report of an object that is Degraded. */
+export interface DegradedLine { kind: string; environment: string; name: string; reason: string; message: string; desiredImageTag: string | null; runningImageTags: string[] }
+
+/** "! Service prod/web: Degraded (PullFailed): desired v77, running v2" and the cause below it. */
+export function formatDegraded(items: DegradedLine[], p: Palette): string {
+  const lines = items.flatMap((d) => {
+    const running = d.runningImageTags.length ? d.runningImageTags.join(', ') : 'nothing';
+    return [p.red(`! ${d.kind} ${d.environment}/${d.name}: Degraded (${d.reason}): desired ${d.desiredImageTag ?? '(none)'}, running ${running}`), `    ${d.message}`];
+  });
+  return lines.length ? `${lines.join('\n')}\n${items.length} object(s) do not run what the store desires.\n` : '';
+}
+
 /** A readable diff: one line per object (+ create, ~ update, - delete, ? orphan) and its fields. */
-export function formatChanges(changes: Change[], p: Palette): string {
-  if (!changes.length) return 'No changes: the store matches the manifests.\n';
+export function formatChanges(changes: Change[], p: Palette, degraded: DegradedLine[] = []): string {
+  if (!changes.length) return degraded.length ? `The store matches the manifests, but:\n${formatDegraded(degraded, p)}` : 'No changes: the store matches the manifests.\n';
   const lines: string[] = [];
   for (const c of changes) {
     const colour = c.action === 'create' ? p.green : c.action === 'update' ? p.yellow : p.red;
@@ -32,7 +44,7 @@ export function formatChanges(changes: Change[], p: Palette): string {
   }
   const n = (a: Change['action']) => changes.filter((c) => c.action === a).length;
   lines.push('', `${n('create')} to create, ${n('update')} to update, ${n('delete')} to delete, ${n('orphan')} orphaned.`);
-  return `${lines.join('\n')}\n`;
+  return `${lines.join('\n')}\n${formatDegraded(degraded, p)}`;
 }
 
 export function formatErrors(errors: ManifestError[], p: Palette): string {

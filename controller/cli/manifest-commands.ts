@@ -7,7 +7,7 @@ import { formatChanges, formatErrors, paletteFor } from './format-changes.js';
  * `stevedore validate DIR` (offline), `stevedore diff DIR` and `stevedore apply DIR [--prune]
  * [--dry-run]` against a running service (--url/--token, or STEVEDORE_URL/STEVEDORE_TOKEN).
  * Exit codes, for CI: 0 nothing would change (or changed), 2 something would change (or
- * changed), 1 an error (invalid manifests, unreachable service, refused request).
+ * changed, or a service does not run what is desired: Degraded), 1 an error (invalid manifests, unreachable service, refused request).
  */
 const EXIT_SAME = 0;
 const EXIT_CHANGES = 2;
@@ -56,11 +56,13 @@ async function callService(route: 'diff' | 'apply', args: string[]): Promise<num
     process.stderr.write(`stevedore ${route}: ${res.status} ${out.code ?? ''} ${out.message ?? ''}${out.hint ? ` (${out.hint})` : ''}\n`);
     return EXIT_ERROR;
   }
-  process.stdout.write(formatChanges(out.changes, out2));
+  const degraded = Array.isArray(out.degraded) ? out.degraded : [];
+  process.stdout.write(formatChanges(out.changes, out2, degraded));
   if (route === 'apply' && !out.dryRun && out.changes.length) {
     process.stdout.write(`Applied revision ${out.revision.contentHash}${out.plans?.length ? `; started ${out.plans.length} deploy plan(s): ${out.plans.join(', ')}` : ''}.\n`);
   }
-  return out.changes.some((c: { action: string }) => c.action !== 'orphan') ? EXIT_CHANGES : EXIT_SAME;
+  // a Degraded object differs from what the store desires: never "nothing would change"
+  return out.changes.some((c: { action: string }) => c.action !== 'orphan') || degraded.length ? EXIT_CHANGES : EXIT_SAME;
 }
 
 export const diffCommand = (args: string[]) => callService('diff', args);

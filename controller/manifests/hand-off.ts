@@ -3,11 +3,13 @@ import { removeDeploymentContainer } from '../deploy/deploy-deployment.js';
 import { withServerLock } from '../deploy/server-lock.js';
 import type { DeploymentRow } from '../store/repositories/deployments.js';
 import type { ApplyResult } from './apply.js';
+import { requestConvergence } from '../../reconcilers/entrance.js';
 
 /**
- * Hands services whose template or placements a manifest changed to the deploy engine: one
- * plan per environment, in dependency order, started at once. Services without deployments
- * are skipped (nothing to run). Returns the plan ids.
+ * Hands services whose template or placements a manifest changed to the entrance: per
+ * environment, one plan (in dependency order, started at once) over the deployments whose
+ * container differs from the desired one. A re-apply that changes nothing running creates no
+ * plan. Services without deployments are skipped (nothing to run). Returns the plan ids.
  */
 export async function startPlans(s: Services, changed: ApplyResult['changedServices'], revision: string): Promise<string[]> {
   const placed = new Set((await s.db('deployments').whereIn('serviceId', changed.map((c) => c.id)).distinct('serviceId')).map((r: any) => r.serviceId));
@@ -15,12 +17,11 @@ export async function startPlans(s: Services, changed: ApplyResult['changedServi
   for (const c of changed.filter((x) => placed.has(x.id))) byEnv.set(c.environmentId, [...(byEnv.get(c.environmentId) ?? []), c]);
   const plans: string[] = [];
   for (const [environmentId, items] of byEnv) {
-    const plan = await s.plans.createPlan({
+    const plan = await requestConvergence(s, {
       environmentId, name: `manifests ${revision.replace(/^sha256:/, '').slice(0, 12)}`, trigger: 'manifest',
       items: items.map((i) => ({ serviceId: i.id, imageTag: i.imageTag })),
     });
-    await s.plans.execute(plan.id);
-    plans.push(plan.id);
+    if (plan) plans.push(plan.id);
   }
   return plans;
 }

@@ -1,3 +1,4 @@
+import type { Services } from '../services.js';
 import type { ApplyResult } from './apply.js';
 
 export interface ApplyRecord {
@@ -34,4 +35,28 @@ export function manifestsStatusOf(services: object): ManifestsStatus {
   let st = statuses.get(services);
   if (!st) statuses.set(services, (st = new ManifestsStatus()));
   return st;
+}
+
+/** An object whose desired state could not be reached: what `GET /api/manifests/status` and `stevedore diff` show. */
+export interface DegradedObject {
+  kind: 'Service';
+  environment: string;
+  name: string;
+  reason: string;
+  message: string;
+  desiredImageTag: string | null;
+  /** Tags the deployments run (recorded by the last rollout that reached them). */
+  runningImageTags: string[];
+}
+
+export async function degradedObjects(s: Services): Promise<DegradedObject[]> {
+  const rows = await s.services.listDegraded();
+  return Promise.all(rows.map(async (svc) => {
+    const c = (svc.conditions ?? []).find((x) => x.type === 'Degraded')!;
+    const running = (await s.deployments.listByService(svc.id)).map((d) => d.imageTag).filter((t): t is string => !!t);
+    return {
+      kind: 'Service' as const, environment: svc.environmentName, name: svc.name, reason: c.reason, message: c.message,
+      desiredImageTag: svc.imageTag, runningImageTags: [...new Set(running)],
+    };
+  }));
 }

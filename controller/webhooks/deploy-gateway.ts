@@ -1,10 +1,11 @@
 import type { Services } from '../services.js';
+import { requestDeploy } from '../../reconcilers/entrance.js';
 
 export interface WebhookDeployResult { success: boolean; deploymentId: string; status: string; error: string | null }
 export interface WebhookPlanResult { planId: string; status: string }
 
 /**
- * The one place incoming webhooks start deploys (through the deployment plan engine); everything
+ * The one place incoming webhooks start deploys (through the entrance, reconcilers/entrance.ts); everything
  * before it (signature, lookups, preconditions, replay protection) is in
  * api/routes/webhooks-incoming.ts.
  *
@@ -15,8 +16,8 @@ export interface WebhookPlanResult { planId: string; status: string }
 export async function deployServiceForWebhook(s: Services, opts: {
   environmentId: string; serviceId: string; serviceName: string; imageTag?: string; generateArtifacts: boolean;
 }): Promise<WebhookDeployResult> {
-  const plan = await s.plans.deployServices(opts.environmentId, [{ serviceId: opts.serviceId, imageTag: opts.imageTag }], {
-    name: `webhook deploy: ${opts.serviceName}${opts.imageTag ? `:${opts.imageTag}` : ''}`, autoRollback: true,
+  const plan = await requestDeploy(s, {
+    environmentId: opts.environmentId, items: [{ serviceId: opts.serviceId, imageTag: opts.imageTag }], name: `webhook deploy: ${opts.serviceName}${opts.imageTag ? `:${opts.imageTag}` : ''}`, autoRollback: true,
     generateArtifacts: opts.generateArtifacts, trigger: 'webhook', createdBy: 'webhook', wait: true,
   });
   return { success: plan.status === 'succeeded', deploymentId: plan.id, status: plan.status, error: plan.error };
@@ -29,8 +30,8 @@ export async function deployServiceForWebhook(s: Services, opts: {
 export async function createAutoRollbackPlanForWebhook(s: Services, opts: {
   environmentId: string; serviceIds: string[]; imageTag: string; name: string;
 }): Promise<WebhookPlanResult> {
-  const plan = await s.plans.deployServices(opts.environmentId, opts.serviceIds.map((serviceId) => ({ serviceId, imageTag: opts.imageTag })), {
-    name: opts.name, autoRollback: true, trigger: 'webhook', createdBy: 'webhook',
+  const plan = await requestDeploy(s, {
+    environmentId: opts.environmentId, items: opts.serviceIds.map((serviceId) => ({ serviceId, imageTag: opts.imageTag })), name: opts.name, autoRollback: true, trigger: 'webhook', createdBy: 'webhook',
   });
   return { planId: plan.id, status: plan.status };
 }

@@ -3,6 +3,7 @@
 // drift always say the same thing.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { getCondition } from '../conditions.js';
 import { lookAt, record } from './observe-and-record.js';
 import type { DriftReason, PlanAction } from './plan.js';
 
@@ -19,11 +20,13 @@ export interface DriftItem {
   serviceId: string;
   serverId: string;
   containerName: string;
-  /** The tag the deployment should run. */
+  /** The tag the deployment last converged to. */
   imageTag: string | null;
-  desiredTag: string | null;
-  /** The tag the container runs, as Docker reports it. */
-  runningTag: string | null;
+  /** The tag the service desires, and the tag the container runs as Docker reports it (null: none, or unknown). */
+  desiredImageTag: string | null;
+  runningImageTag: string | null;
+  /** The deployment's Degraded condition when True: a rollout did not reach the desired state. */
+  degraded: { reason: string; message: string } | null;
   /** null: the server could not be asked. */
   drifted: boolean | null;
   action: PlanAction | null;
@@ -34,13 +37,18 @@ export interface DriftItem {
 export async function driftOf(s: Services, deployments: DeploymentRow[], o: { record?: boolean } = {}): Promise<DriftItem[]> {
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
     const look = await lookAt(s, d);
-    if (o.record !== false) await record(s, look);
-    const base = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag };
+    const conditions = o.record !== false ? (await record(s, look)).conditions : d.conditions;
+    const bad = getCondition(conditions, 'Degraded');
+    const base = {
+      deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag,
+      degraded: bad?.status === 'True' ? { reason: bad.reason, message: bad.message } : null,
+    };
+    const tags = (desired: string | null, running: string | null) => ({ desiredImageTag: desired, runningImageTag: running });
     const ob = look.observation;
-    if (ob.kind === 'not-deployed') return { ...base, desiredTag: null, runningTag: null, drifted: false, action: null, actions: [] };
-    if (ob.kind === 'unreachable') return { ...base, desiredTag: d.imageTag, runningTag: null, drifted: null, action: null, actions: [], error: ob.message };
+    if (ob.kind === 'not-deployed') return { ...base, ...tags(null, null), drifted: false, action: null, actions: [] };
+    if (ob.kind === 'unreachable') return { ...base, ...tags(d.imageTag, null), drifted: null, action: null, actions: [], error: ob.message };
     return {
-      ...base, desiredTag: ob.desired.imageTag, runningTag: ob.plan.runningTag, drifted: ob.plan.action !== 'none', action: ob.plan.action,
+      ...base, ...tags(ob.desired.imageTag, ob.plan.runningTag), drifted: ob.plan.action !== 'none', action: ob.plan.action,
       actions: ob.plan.differences.map((x) => ({ type: 'redeploy' as const, deploymentId: d.id, ...x })),
     };
   }));
@@ -51,6 +59,7 @@ export function driftReport(items: DriftItem[]) {
     checkedAt: new Date().toISOString(),
     drifted: items.filter((i) => i.drifted).length,
     unreachable: items.filter((i) => i.drifted === null).length,
+    degraded: items.filter((i) => i.degraded).length,
     items,
   };
 }

@@ -20,18 +20,19 @@ export interface LoadedDesired {
 }
 
 export interface DesiredOptions {
-  /** The tag to render; default the tag the deployment last converged to. */
+  /** The tag to render; default the service's desired tag, once the deployment was rolled out (or tried). */
   imageTag?: string | null;
   imageId?: string | null;
 }
 
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
 export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
-  const tag = o.imageTag === undefined ? d.imageTag : o.imageTag;
-  if (!tag) return null;
   const service = await s.services.findById(d.serviceId);
-  const image = service?.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
-  if (!service || !image) return null;
+  if (!service) return null;
+  const tag = o.imageTag === undefined ? desiredTagOf(d, service) : o.imageTag;
+  if (!tag) return null;
+  const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  if (!image) return null;
   const [server, decision, sources, files] = await Promise.all([
     s.servers.findById(d.serverId), decisionFor(s, d), loadEnvSources(s.configStore.catalog, d.environmentId),
     renderAttachedFiles(s, service.id, d.environmentId),
@@ -43,4 +44,13 @@ export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptio
   });
   const fileContents = new Map(files.map((f) => [desired.files.find((x) => x.attachmentId === f.attachmentId)!.hostPath, f.content]));
   return { desired, decision, service, fileContents, secretValues: Object.values(sources.secrets) };
+}
+
+/**
+ * The service holds the desired tag, a deployment the tag it runs; a deployment never rolled out
+ * (nor tried) has nothing desired of it yet.
+ */
+export function desiredTagOf(d: Pick<DeploymentRow, 'imageTag' | 'failedGeneration'>, service: Pick<ServiceRow, 'imageTag'>): string | null {
+  if (!d.imageTag && d.failedGeneration === null) return null;
+  return service.imageTag ?? d.imageTag;
 }

@@ -5,7 +5,7 @@ import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
 import { sameConditions, type Condition } from '../conditions.js';
-import { loadDesired } from './load-desired.js';
+import { loadDesired, type DesiredOptions } from './load-desired.js';
 import { observeDeployment } from './observe.js';
 import { plan, type ContainerPlan } from './plan.js';
 import { deploymentConditions, type Observation } from './status.js';
@@ -20,10 +20,10 @@ export interface DeploymentLook {
 }
 
 /** Desired, observed and the plan between them for one deployment; never throws for a host error. */
-export async function lookAt(s: Services, d: DeploymentRow): Promise<DeploymentLook> {
+export async function lookAt(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<DeploymentLook> {
   let loaded;
   try {
-    loaded = await loadDesired(s, d);
+    loaded = await loadDesired(s, d, o);
   } catch (e) {
     // the store cannot render the spec (an unresolved placeholder): nothing can be compared
     return { deployment: d, observation: { kind: 'unreachable', message: messageOf(e), serverName: d.serverId } };

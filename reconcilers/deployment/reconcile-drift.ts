@@ -4,6 +4,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { driftOf, type DriftItem } from './drift.js';
+import { requestConvergence } from '../entrance.js';
 
 interface Condition { type: string; status: string; reason: string; message: string; lastTransitionTime: string }
 
@@ -16,7 +17,7 @@ export async function reconcileDrift(s: Services, environmentId: string): Promis
     .whereIn('p.status', ['pending', 'running', 'rolling_back']).where('p.environment_id', environmentId).pluck('st.deployment_id')) as string[]);
   const items = await driftOf(s, deployments.filter((d) => !busy.has(d.id)));
   for (const item of items) await recordCondition(s, environmentId, deployments.find((d) => d.id === item.deploymentId)!, item);
-  if (ops.driftPolicy === 'heal') await heal(s, environmentId, items.filter((i) => i.drifted));
+  if (ops.driftPolicy === 'heal') await heal(s, environmentId, items.filter((i) => i.drifted), deployments);
 }
 
 async function recordCondition(s: Services, environmentId: string, d: DeploymentRow, item: DriftItem) {
@@ -38,14 +39,21 @@ async function recordCondition(s: Services, environmentId: string, d: Deployment
   if (item.drifted) await s.events.publish('drift.detected', environmentId, data);
 }
 
-async function heal(s: Services, environmentId: string, drifted: DriftItem[]) {
-  if (!drifted.length) return;
+/**
+ * Heal goes through the entrance like every request: one plan over the drifted deployments, at
+ * the desired tag. A deployment whose current generation failed to roll out is left alone: heal
+ * never retries a failed generation by itself (no flapping); a new request does.
+ */
+async function heal(s: Services, environmentId: string, drifted: DriftItem[], deployments: DeploymentRow[]) {
+  // a rollout stops at its first failed step: the service's generation failed, not only that deployment's
+  const failedServices = new Set(deployments.filter((d) => d.failedGeneration === d.generation).map((d) => d.serviceId));
+  const retryable = drifted.filter((i) => !failedServices.has(i.serviceId));
+  if (!retryable.length) return;
   const byService = new Map<string, DriftItem[]>();
-  for (const i of drifted) byService.set(i.serviceId, [...(byService.get(i.serviceId) ?? []), i]);
-  const items = [...byService].map(([serviceId, list]) => ({ serviceId, imageTag: list[0].imageTag, deploymentIds: list.map((i) => i.deploymentId) }));
-  const plan = await s.plans.createPlan({ environmentId, name: `heal drift of ${drifted.map((i) => i.containerName).join(', ')}`, items, trigger: 'drift-heal' });
-  await s.plans.execute(plan.id);
-  s.logger.info('drift heal plan started', { planId: plan.id, deployments: drifted.length });
+  for (const i of retryable) byService.set(i.serviceId, [...(byService.get(i.serviceId) ?? []), i]);
+  const items = [...byService].map(([serviceId, list]) => ({ serviceId, deploymentIds: list.map((i) => i.deploymentId) }));
+  const plan = await requestConvergence(s, { environmentId, name: `heal drift of ${retryable.map((i) => i.containerName).join(', ')}`, items, trigger: 'drift-heal' });
+  if (plan) s.logger.info('drift heal plan started', { planId: plan.id, deployments: retryable.length });
 }
 
 /** Worker: registers the reconciler and enqueues every environment each driftCheckSec. */

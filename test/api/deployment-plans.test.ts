@@ -119,7 +119,17 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(plan.status).to.equal('rolled_back');
     expect(plan.steps[0].error).to.match(/unreachable/);
     expect(plan.steps[0].log).to.match(/nothing had changed on the server/);
-    expect((await s.services.findById(web.id))!.imageTag).to.equal('v1');
+    // the finished plan says what happened, by name
+    expect(plan.error).to.match(/^step web on nowhere failed: .*unreachable.*; rolled back$/);
+    // the service records what is desired; it says it is Degraded, and why, on the server by name
+    const service = (await admin.get(`/api/services/${web.id}`)).body;
+    expect(service.imageTag).to.equal('v2');
+    const degraded = service.conditions.find((c: { type: string }) => c.type === 'Degraded');
+    expect(degraded).to.include({ status: 'True', reason: 'DeployFailed' });
+    expect(degraded.message).to.match(/^deploy failed on nowhere \(service web\): .*unreachable/);
+    const dep = (await admin.get(`/api/services/${web.id}/deployments`)).body.items.find((d: { id: string }) => d.id === webDep.id);
+    expect(dep.failedGeneration).to.equal(dep.generation);
+    expect(dep.conditions.find((c: { type: string }) => c.type === 'Degraded')).to.include({ status: 'True', reason: 'DeployFailed' });
     const off = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v2' }], autoRollback: false, execute: true });
     expect((await wait(off.body.id)).status).to.equal('failed');
     const hist = await viewer.get(`/api/services/${web.id}/deployments-history`);
@@ -179,9 +189,10 @@ describe('deployment plan, deploy, compose and drift routes', function () {
 
   it('finds a plan a dead process left running and ends it: failed without autoRollback, rolled back with it', async () => {
     const { recoverStalePlans } = await import('../../controller/deploy/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
     const ends: string[] = [];
     for (const autoRollback of [false, true]) {
-      const plan = await s.plans.createPlan({ environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
+      const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
       await s.db('deployment_plans').where({ id: plan.id })
         .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'") });
       await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });
@@ -194,5 +205,39 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     }
     expect(ends).to.deep.equal(['failed', 'rolled_back']);
   });
-});
 
+  it('refuses with 409 a deploy that would change an imageTag a manifest owns, naming the file, and writes nothing', async () => {
+    const before = await s.services.findById(web.id);
+    const plans = await s.db('deployment_plans').count({ n: '*' });
+    await s.db('services').where({ id: web.id }).update({ source: JSON.stringify({ kind: 'manifest', path: 'services.yaml', fields: ['imageTag'] }) });
+    try {
+      for (const path of [`/api/services/${web.id}/deploy`, `/api/services/${web.id}/deployments/${webDep.id}/deploy`]) {
+        const res = await admin.post(path, { imageTag: 'v9' });
+        expect(res.status, res.text).to.equal(409);
+        expect(res.body).to.include({ code: 'CONFLICT', field: 'imageTag' });
+        expect(res.body.hint).to.include('services.yaml');
+      }
+      const plan = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: web.id, imageTag: 'v9' }], execute: true });
+      expect(plan.status, plan.text).to.equal(409);
+    } finally {
+      await s.db('services').where({ id: web.id }).update({ source: JSON.stringify({ kind: 'api' }) });
+    }
+    const after = await s.services.findById(web.id);
+    expect([after!.imageTag, after!.generation]).to.deep.equal([before!.imageTag, before!.generation]);
+    expect(await s.db('deployment_plans').count({ n: '*' })).to.deep.equal(plans);
+  });
+
+  it('a newer request supersedes a pending plan of the same service: it ends cancelled naming the newer plan and cannot run', async () => {
+    const pending = await admin.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId: api.id, imageTag: 'v3' }] });
+    expect(pending.status, pending.text).to.equal(201);
+    expect((await s.services.findById(api.id))!.imageTag, 'a proposal changes nothing desired').to.equal('v1');
+    const newer = await admin.post(`/api/services/${api.id}/deploy`, { imageTag: 'v4' });
+    expect(newer.status, newer.text).to.equal(202);
+    const old = (await admin.get(`/api/deployment-plans/${pending.body.id}`)).body;
+    expect(old).to.include({ status: 'cancelled', error: `superseded by plan ${newer.body.id}`, supersededBy: newer.body.id });
+    expect(old.steps.map((x: { status: string }) => x.status)).to.deep.equal(['cancelled']);
+    expect((await admin.post(`/api/deployment-plans/${pending.body.id}/execute`)).status).to.equal(409);
+    expect((await s.services.findById(api.id))!.imageTag).to.equal('v4');
+    await wait(newer.body.id);
+  });
+});

@@ -1,3 +1,4 @@
+// Only reconcilers/entrance.ts (and the dry run) build plans.
 // Turns {items: [{serviceId, imageTag?}]} into ordered steps: services expanded to their
 // deployments, stages in dependency order (a cycle is a VALIDATION_ERROR naming it).
 import type { Knex } from 'knex';
@@ -47,6 +48,9 @@ export async function buildPlan(s: Services, input: CreatePlanInput, trx: Knex.T
     environmentId: input.environmentId, name, autoRollback: input.autoRollback ?? true, strategy: input.strategy ?? 'rolling',
     pullImage: input.pullImage ?? true, generateArtifacts: input.generateArtifacts ?? true, trigger: input.trigger ?? 'api',
     items: JSON.stringify(input.items), createdBy: input.createdBy ?? null,
+    // the moment the request was accepted (the entrance holds the services' locks): plans list in
+    // the order they were accepted, not the order their transactions began
+    createdAt: trx.raw('clock_timestamp()'),
   }).returning('*');
   await trx('plan_steps').insert(rows.map((r, position) => ({ ...r, planId: plan.id, position })));
   return plan as DeploymentPlanRow;

@@ -9,10 +9,10 @@ import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../store/r
 import { PlanStepsRepository, type PlanStepRow } from '../../store/repositories/plan-steps.js';
 import { rollBackStep, runDeployStep } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../store/repositories/deployment-artifacts.js';
-import { buildPlan, type CreatePlanInput } from './plan-builder.js';
+import { failureSummary } from './plan-failure.js';
+import { restoreDesiredTags } from '../../../reconcilers/service/desired-tag.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from './plan-states.js';
 import { outcomeEvent, planEvent } from './plan-events.js';
-import { previewPlan, type StepPreview } from './plan-preview.js';
 
 const PARALLELISM = 4;
 export const HEARTBEAT_MS = 2000;
@@ -44,48 +44,21 @@ export class PlanEngine {
     await Promise.race([Promise.allSettled([...this.active.values()]), new Promise((r) => setTimeout(r, 30_000).unref())]);
   }
 
-  async createPlan(input: CreatePlanInput): Promise<DeploymentPlanRow> {
-    const plan = await this.s.db.transaction((trx) => buildPlan(this.s, input, trx));
-    await planEvent(this.s, plan);
-    return plan;
-  }
-
-  /**
-   * Creates and executes a plan deploying services (with their dependency order) to all their
-   * deployments: what the deploy route and incoming webhooks call. Resolves once it has started;
-   * `wait` resolves when it has finished.
-   */
-  async deployServices(environmentId: string, items: CreatePlanInput['items'], opts: Omit<CreatePlanInput, 'environmentId' | 'items'> & { wait?: boolean } = {}): Promise<DeploymentPlanRow> {
-    const plan = await this.createPlan({ ...opts, environmentId, items });
-    await this.executeOrDiscard(plan.id);
-    return opts.wait ? this.waitFor(plan.id) : (await this.repo.findById(plan.id))!;
-  }
-
-  /** Executes a plan just created; if its checks refuse it, the plan never existed. */
-  async executeOrDiscard(planId: string): Promise<void> {
-    try {
-      await this.execute(planId);
-    } catch (e) {
-      await this.s.db('deployment_plans').where({ id: planId, status: 'pending' }).delete();
-      throw e;
-    }
-  }
-
   async withSteps(plan: DeploymentPlanRow) {
     return { plan, steps: await this.steps.ofPlan(plan.id) };
   }
 
-  /** dryRun: what would happen, with every check that needs no server; nothing changes. */
-  async execute(planId: string, opts: { dryRun?: boolean } = {}): Promise<{ plan: DeploymentPlanRow; preview?: StepPreview[] }> {
-    const plan = (await this.repo.findById(planId))!;
-    if (plan.status !== 'pending') throw conflict(`the plan is ${plan.status}; only a pending plan can be executed`);
-    const preview = await previewPlan(this.s, plan, await this.steps.ofPlan(plan.id));
-    if (opts.dryRun) return { plan, preview };
-    const started = await this.repo.transition(plan.id, ['pending'], { status: 'running', startedAt: new Date(), owner: this.owner, heartbeatAt: new Date() });
-    if (!started) throw conflict('the plan is no longer pending');
+  /**
+   * Starts a pending plan in the background. Only the entrance (reconcilers/entrance.ts) calls
+   * this, after it wrote the desired state the plan converges to. Returns the plan as it is now
+   * (a plan superseded before it started is already cancelled).
+   */
+  async startPlan(planId: string): Promise<DeploymentPlanRow> {
+    const started = await this.repo.transition(planId, ['pending'], { status: 'running', startedAt: new Date(), owner: this.owner, heartbeatAt: new Date() });
+    if (!started) return (await this.repo.findById(planId))!;
     await planEvent(this.s, started);
     this.launch(started.id, () => this.run(started));
-    return { plan: started };
+    return started;
   }
 
   async cancel(planId: string): Promise<DeploymentPlanRow> {
@@ -114,7 +87,7 @@ export class PlanEngine {
     const rolling = await this.repo.transition(plan.id, [plan.status], { status: 'rolling_back', owner: this.owner, heartbeatAt: new Date() });
     if (!rolling) throw conflict('the plan changed state; try again');
     await planEvent(this.s, rolling);
-    this.launch(plan.id, () => this.rollBackSteps(rolling));
+    this.launch(plan.id, () => this.rollBackSteps(rolling, true));
     return rolling;
   }
 
@@ -145,48 +118,60 @@ export class PlanEngine {
     const steps = await this.steps.ofPlan(plan.id);
     const stages = [...new Set(steps.map((x) => x.stage))].sort((a, b) => a - b);
     let failed = false;
-    let cancelled = false;
+    let stopped = false;
+    const stillWanted = async () => !(await this.repo.findById(plan.id))!.cancelRequested;
     for (const stage of stages) {
       const queue = steps.filter((x) => x.stage === stage && x.status === 'pending');
       const width = plan.strategy === 'parallel' ? PARALLELISM : 1;
       const worker = async () => {
         for (let st = queue.shift(); st; st = queue.shift()) {
           // rolling stops at the first failure; parallel lets started steps finish but starts no more
-          if (failed) return;
-          if ((await this.repo.findById(plan.id))!.cancelRequested) { cancelled = true; return; }
-          if (!(await runDeployStep(this.s, this.steps, plan, st))) failed = true;
+          if (failed || stopped) return;
+          if (!(await stillWanted())) { stopped = true; return; }
+          const result = await runDeployStep(this.s, this.steps, plan, st, stillWanted);
+          if (result === 'failed') failed = true;
+          if (result === 'cancelled') stopped = true;
         }
       };
       await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
-      if (failed || cancelled) break;
+      if (failed || stopped) break;
     }
     const fresh = (await this.repo.findById(plan.id))!;
     await this.s.db('plan_steps').where({ planId: plan.id, status: 'pending' })
-      .update({ status: fresh.cancelRequested && !failed ? 'cancelled' : 'skipped', updatedAt: this.s.db.fn.now() });
-    if (failed && plan.autoRollback) {
-      const rolling = await this.repo.transition(plan.id, ['running'], { status: 'rolling_back', error: 'a step failed; rolling back' });
+      .update({ status: fresh.cancelRequested ? 'cancelled' : 'skipped', updatedAt: this.s.db.fn.now() });
+    let all = await this.steps.ofPlan(plan.id);
+    // a superseded plan never rolls back: a newer plan owns these services now
+    if (failed && plan.autoRollback && !fresh.supersededBy) {
+      const rolling = await this.repo.transition(plan.id, ['running'], { status: 'rolling_back', error: `${await failureSummary(this.s, all)}; rolling back` });
       if (rolling) {
         await planEvent(this.s, rolling);
         return this.rollBackSteps(rolling);
       }
     }
-    const all = await this.steps.ofPlan(plan.id);
-    await this.finish(plan.id, 'running', outcomeOf(all, fresh.cancelRequested), failed ? 'a step failed' : null);
-    await this.recordServiceTags(all);
+    const outcome = outcomeOf(all, fresh.cancelRequested);
+    const error = outcome === 'cancelled' && fresh.supersededBy ? `superseded by plan ${fresh.supersededBy}`
+      : outcome === 'cancelled' ? 'cancelled' : failed ? await failureSummary(this.s, all) : null;
+    all = await this.steps.ofPlan(plan.id);
+    await this.finish(plan.id, 'running', outcome, error);
+    if (outcome === 'succeeded') await this.recordImageTags(all);
   }
 
   /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */
-  async rollBackSteps(plan: DeploymentPlanRow): Promise<void> {
+  async rollBackSteps(plan: DeploymentPlanRow, manual = false): Promise<void> {
     // newest stage first (dependents before what they depend on); within a stage, in parallel
     const todo = stepsToRollBack(await this.steps.ofPlan(plan.id));
     const results: boolean[] = [];
     for (const stage of [...new Set(todo.map((x) => x.stage))]) {
       const queue = todo.filter((x) => x.stage === stage);
-      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await rollBackStep(this.s, this.steps, plan, st)); };
+      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await rollBackStep(this.s, this.steps, plan, st, manual)); };
       await Promise.all(Array.from({ length: Math.min(PARALLELISM, queue.length) }, worker));
     }
     const outcome = rollbackOutcome(results);
-    await this.finish(plan.id, 'rolling_back', outcome, outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : plan.error);
+    const cause = (plan.error ?? '').replace(/; rolling back$/, '');
+    const error = manual ? (outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : null)
+      : `${cause || 'rolled back'}${outcome === 'rolled_back' ? '; rolled back' : '; some deployments could not be rolled back'}`;
+    await this.finish(plan.id, 'rolling_back', outcome, error);
+    if (manual && outcome === 'rolled_back') await restoreDesiredTags(this.s, await this.steps.ofPlan(plan.id));
   }
 
   private async finish(planId: string, from: PlanStatus, to: PlanStatus, error: string | null): Promise<void> {
@@ -196,15 +181,12 @@ export class PlanEngine {
     await outcomeEvent(this.s, done, await this.steps.ofPlan(planId));
   }
 
-  /** A service's recorded tag changes only when every one of its steps in the plan succeeded. */
-  private async recordServiceTags(steps: PlanStepRow[]): Promise<void> {
-    const byService = new Map<string, PlanStepRow[]>();
-    for (const st of steps) if (st.serviceId) byService.set(st.serviceId, [...(byService.get(st.serviceId) ?? []), st]);
-    for (const [serviceId, list] of byService) {
-      if (!list.every((x) => x.status === 'succeeded')) continue;
-      await this.s.services.recordDeployedTag(serviceId, list[0].imageTag!);
+  /** The image's current tag follows a plan that succeeded (the desired tag was written before). */
+  private async recordImageTags(steps: PlanStepRow[]): Promise<void> {
+    for (const serviceId of new Set(steps.map((x) => x.serviceId).filter((x): x is string => !!x))) {
+      const tag = steps.find((x) => x.serviceId === serviceId)!.imageTag!;
       const svc = await this.s.services.findById(serviceId);
-      if (svc?.containerImageId) await this.s.containerImages.setCurrentTag(svc.containerImageId, list[0].imageTag!);
+      if (svc?.containerImageId) await this.s.containerImages.setCurrentTag(svc.containerImageId, tag);
     }
   }
 }

@@ -7,55 +7,91 @@ import { deployDeployment, removeDeploymentContainer } from '../deploy-deploymen
 import { messageOf } from '../message-of.js';
 import { withServerLock } from '../server-lock.js';
 import { deploymentEvent, stepEvent } from './plan-events.js';
+import { findContainer } from '../find-container.js';
+import type { DeploymentRow } from '../../store/repositories/deployments.js';
+import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../../reconcilers/service/record-rollout.js';
 
-/** One deploy step; false when it failed. */
-export async function runDeployStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow): Promise<boolean> {
+export type StepResult = 'succeeded' | 'failed' | 'cancelled';
+
+/**
+ * One deploy step. The server's lock is taken first and `stillWanted` asked inside it, right
+ * before anything starts: a step of a plan superseded (or cancelled) meanwhile never runs, so an
+ * older plan's step never runs on a server after a newer plan's.
+ */
+export async function runDeployStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+  stillWanted: () => Promise<boolean>): Promise<StepResult> {
   const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
-  const running = await steps.transition(st.id, ['pending'], {
-    status: 'running', startedAt: new Date(), previousImageTag: d?.imageTag ?? null,
-  });
-  if (!running) return true;
-  await stepEvent(s, plan, running);
   const log = (line: string) => steps.appendLog(st.id, line);
   try {
     if (!d) throw new Error('the deployment no longer exists');
-    const service = (await s.services.findById(d.serviceId))!;
-    const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
-    if (!image) throw new Error(`service ${service.name} has no container image`);
-    const out = await withServerLock(s.db, d.serverId, () => deployDeployment(s, {
-      service, deployment: d, imageName: image.imageName, imageTag: st.imageTag!, pull: plan.pullImage,
-      generate: plan.generateArtifacts, planId: plan.id, log,
-      onTouch: async (mode) => { await steps.update(st.id, { mode }); },
-    }));
-    const updated = await s.deployments.update(d.id, {
-      status: 'running', imageTag: st.imageTag, previousImageTag: d.imageTag !== st.imageTag ? d.imageTag : d.previousImageTag,
-      containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
+    return await withServerLock(s.db, d.serverId, async () => {
+      if (!(await stillWanted())) return 'cancelled';
+      const running = await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null });
+      if (!running) return 'succeeded';
+      await stepEvent(s, plan, running);
+      const service = (await s.services.findById(d.serviceId))!;
+      const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+      if (!image) throw new Error(`service ${service.name} has no container image`);
+      const out = await deployDeployment(s, {
+        service, deployment: d, imageName: image.imageName, imageTag: st.imageTag!, pull: plan.pullImage,
+        generate: plan.generateArtifacts, planId: plan.id, log,
+        onTouch: async (mode) => { await steps.update(st.id, { mode }); },
+      });
+      const updated = await s.deployments.update(d.id, {
+        status: 'running', imageTag: st.imageTag, previousImageTag: d.imageTag !== st.imageTag ? d.imageTag : d.previousImageTag,
+        containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
+      });
+      await recordRolloutSuccess(s, updated!);
+      await deploymentEvent(s, updated!);
+      const done = await steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
+      await stepEvent(s, plan, done!);
+      return 'succeeded';
     });
-    await deploymentEvent(s, updated!);
-    const done = await steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
-    await stepEvent(s, plan, done!);
-    return true;
   } catch (e) {
-    await log(`failed: ${messageOf(e)}`).catch(() => undefined);
-    const done = await steps.transition(st.id, ['running'], { status: 'failed', error: messageOf(e).slice(0, 4000), finishedAt: new Date() });
-    if (d) await s.deployments.update(d.id, { status: 'failed' }).then((u) => u && deploymentEvent(s, u));
+    const error = messageOf(e).slice(0, 4000);
+    await log(`failed: ${error}`).catch(() => undefined);
+    const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
+    if (d) {
+      // status is what runs: a direct recreate that failed put the old container back
+      const status = await observedStatus(s, d);
+      const u = await s.deployments.update(d.id, { status });
+      await recordRolloutFailure(s, u ?? d, error);
+      if (u) await deploymentEvent(s, u);
+    }
     if (done) await stepEvent(s, plan, done);
-    return false;
+    return 'failed';
+  }
+}
+
+/** 'running' when the deployment's container runs, else 'failed' (or 'pending' when it never ran). */
+async function observedStatus(s: Services, d: DeploymentRow): Promise<string> {
+  try {
+    const docker = await s.hosts.docker(d.serverId);
+    const id = await findContainer(docker, d.containerName);
+    if (!id) return d.imageTag ? 'failed' : 'pending';
+    return (await docker.getContainer(id).inspect()).State.Running ? 'running' : 'failed';
+  } catch {
+    return 'failed';
   }
 }
 
 /** Puts one step's deployment back to the tag it had before the step (or removes a first deploy). */
-export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow): Promise<boolean> {
+export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, manual = false): Promise<boolean> {
   const log = (line: string) => steps.appendLog(st.id, `rollback: ${line}`);
   try {
     const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
     if (st.status === 'failed' && st.mode === null) {
       await log('nothing had changed on the server');
+      if (d) {
+        const u = await s.deployments.update(d.id, { status: await observedStatus(s, d) });
+        if (u) await deploymentEvent(s, u);
+      }
     } else if (!d) {
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
       await withServerLock(s.db, d.serverId, () => removeDeploymentContainer(s, d, log));
       const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null });
+      await afterRollback(s, u!, st, plan, manual);
       await deploymentEvent(s, u!);
     } else {
       const service = (await s.services.findById(d.serviceId))!;
@@ -66,8 +102,8 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
       const u = await s.deployments.update(d.id, {
         status: 'running', imageTag: st.previousImageTag, containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
       });
+      await afterRollback(s, u!, st, plan, manual);
       await deploymentEvent(s, u!);
-      if (st.serviceId) await s.services.recordDeployedTag(st.serviceId, st.previousImageTag);
     }
     const done = await steps.transition(st.id, ['succeeded', 'failed'], { status: 'rolled_back' });
     if (done) await stepEvent(s, plan, done);
@@ -77,4 +113,14 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
     await steps.update(st.id, { rollbackError: messageOf(e).slice(0, 4000) });
     return false;
   }
+}
+
+/**
+ * A manual rollback is a request: what it restored is what is desired (the engine writes the
+ * tag). An automatic one restored the old version of a rollout that did not reach its desired
+ * state: a failed step keeps its own cause, a step that had succeeded says it was rolled back.
+ */
+async function afterRollback(s: Services, d: DeploymentRow, st: PlanStepRow, plan: DeploymentPlanRow, manual: boolean) {
+  if (manual) await recordRolloutSuccess(s, d);
+  else if (st.status === 'succeeded') await recordRolledBack(s, d, plan.error ?? 'another step of the plan failed');
 }

@@ -1,5 +1,6 @@
 // A dry run of a plan that was never saved: build it inside a transaction, read what it would
-// be, preview it, and roll the transaction back. Nothing is written.
+// be, and roll the transaction back. Nothing is written. The entrance checks requests on such a
+// draft too, so a refused request leaves no trace.
 import type { Services } from '../../services.js';
 import { toPlan, type DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
@@ -8,14 +9,19 @@ import { previewPlan } from './plan-preview.js';
 
 class Discard extends Error {}
 
-export async function previewPlanWithoutSaving(s: Services, input: CreatePlanInput) {
+export async function draftPlan(s: Services, input: CreatePlanInput): Promise<{ plan: DeploymentPlanRow; steps: PlanStepRow[] }> {
   let plan!: DeploymentPlanRow;
   let steps!: PlanStepRow[];
   await s.db.transaction(async (trx) => {
     plan = await buildPlan(s, input, trx);
-    steps = await trx('plan_steps').where({ planId: plan.id }).orderBy('position');
+    steps = await s.plans.steps.ofPlan(plan.id, trx);
     throw new Discard();
   }).catch((e) => { if (!(e instanceof Discard)) throw e; });
+  return { plan, steps };
+}
+
+export async function previewPlanWithoutSaving(s: Services, input: CreatePlanInput) {
+  const { plan, steps } = await draftPlan(s, input);
   const { id: _id, ...rest } = toPlan(plan);
   return { plan: { ...rest, id: null, status: 'pending' }, steps: await previewPlan(s, plan, steps) };
 }

@@ -16,6 +16,8 @@ export interface DeploymentPlanRow {
   trigger: string;
   items: PlanItem[];
   cancelRequested: boolean;
+  /** The newer plan for the same services that made this one stop. */
+  supersededBy: string | null;
   owner: string | null;
   heartbeatAt: Date | null;
   error: string | null;
@@ -55,6 +57,33 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
     return n === 1;
   }
 
+  /**
+   * A newer plan for the same services supersedes every older plan still pending or running for
+   * them: a pending one ends cancelled at once, a running one is asked to stop at its next step
+   * boundary. Returns the plans it changed. Runs in the newer plan's transaction.
+   */
+  async supersede(serviceIds: string[], newer: string, trx: Knex.Transaction): Promise<DeploymentPlanRow[]> {
+    if (!serviceIds.length) return [];
+    const older = this.db('plan_steps').whereIn('serviceId', serviceIds).whereNot('planId', newer).select('planId');
+    const error = `superseded by plan ${newer}`;
+    const pending = await this.q(trx).whereIn('id', older).where('status', 'pending')
+      .update({ status: 'cancelled', cancelRequested: true, supersededBy: newer, error, finishedAt: this.db.fn.now(), updatedAt: this.db.fn.now() } as never)
+      .returning('*') as DeploymentPlanRow[];
+    if (pending.length) {
+      await trx('plan_steps').whereIn('planId', pending.map((p) => p.id)).where('status', 'pending').update({ status: 'cancelled', updatedAt: this.db.fn.now() });
+    }
+    const running = await this.q(trx).whereIn('id', older).where('status', 'running')
+      // the first newer plan is the one that superseded it
+      .update({ cancelRequested: true, supersededBy: this.db.raw('coalesce(??, ?)', ['supersededBy', newer]), updatedAt: this.db.fn.now() } as never)
+      .returning('*') as DeploymentPlanRow[];
+    return [...pending, ...running];
+  }
+
+  /** Locks a pending plan for the transaction; undefined when it is no longer pending. */
+  async lockPending(id: string, trx: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {
+    return (await this.q(trx).where({ id, status: 'pending' } as never).forUpdate().first()) as DeploymentPlanRow | undefined;
+  }
+
   async heartbeat(owner: string, ids: string[]): Promise<void> {
     if (ids.length) await this.q().whereIn('id', ids).where('owner', owner).update({ heartbeatAt: this.db.fn.now() } as never);
   }
@@ -64,7 +93,7 @@ export function toPlan(p: DeploymentPlanRow, steps?: unknown[]) {
   return {
     id: p.id, environmentId: p.environmentId, name: p.name, status: p.status, strategy: p.strategy,
     autoRollback: p.autoRollback, pullImage: p.pullImage, generateArtifacts: p.generateArtifacts, trigger: p.trigger,
-    items: p.items, cancelRequested: p.cancelRequested, error: p.error, createdBy: p.createdBy,
+    items: p.items, cancelRequested: p.cancelRequested, supersededBy: p.supersededBy ?? null, error: p.error, createdBy: p.createdBy,
     startedAt: p.startedAt, finishedAt: p.finishedAt, createdAt: p.createdAt, updatedAt: p.updatedAt,
     ...(steps && { steps }),
   };

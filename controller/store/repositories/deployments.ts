@@ -70,6 +70,11 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     return this.update(id, values as Partial<DeploymentRow>, trx);
   }
 
+  /** The desired state of the service changed: every placement of it has a new generation to reach. */
+  async bumpGenerationOfServices(serviceIds: string[], trx: Knex.Transaction): Promise<void> {
+    if (serviceIds.length) await this.q(trx).whereIn('serviceId', serviceIds).update({ generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never);
+  }
+
   listByService(serviceId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
     return this.q(trx).where({ serviceId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
   }
@@ -117,8 +122,8 @@ export function toDeployment(d: DeploymentRow) {
     id: d.id, serviceId: d.serviceId, environmentId: d.environmentId, serverId: d.serverId,
     containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
-    lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration,
-    conditions: d.conditions, source: d.source,
+    lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration ?? null,
+    failedGeneration: d.failedGeneration ?? null, conditions: d.conditions, source: d.source,
     createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }

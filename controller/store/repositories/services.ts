@@ -27,6 +27,7 @@ export interface ServiceRow {
   composeTemplate: string | null;
   generation: number;
   observedGeneration: number | null;
+  /** Aggregated from the deployments' conditions (Degraded when a rollout failed). */
   conditions: Condition[];
   status: Record<string, unknown>;
   source: Record<string, unknown>;
@@ -112,9 +113,34 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     return Number(count);
   }
 
-  /** Records the tag a successful deploy put in place (status only: no generation bump). */
-  async recordDeployedTag(id: string, imageTag: string, trx?: Knex.Transaction): Promise<void> {
-    await this.q(trx).where('id', id).update({ imageTag, updatedAt: this.db.fn.now() } as never);
+  /**
+   * The services' rows locked until the transaction ends (ordered by id, so two requests naming
+   * the same services never deadlock): desired-state writes for one service are serialized.
+   */
+  lockForUpdate(ids: string[], trx: Knex.Transaction): Promise<ServiceRow[]> {
+    return this.q(trx).whereIn('id', ids).orderBy('id').forUpdate() as Promise<ServiceRow[]>;
+  }
+
+  /** A new desired tag: spec, so the generation moves (only when the tag really changes). */
+  async writeDesiredTag(id: string, imageTag: string, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await this.q(trx).where('id', id).whereRaw('image_tag is distinct from ?', [imageTag])
+      .update({ imageTag, generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never);
+    return n > 0;
+  }
+
+  /** Observed status: conditions and the generation they describe (never a generation bump). */
+  async recordConditions(id: string, conditions: Condition[], observedGeneration?: number, trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where('id', id).update({
+      conditions: JSON.stringify(conditions), ...(observedGeneration !== undefined && { observedGeneration }),
+    } as never);
+  }
+
+  /** Services whose Degraded condition is True, with their environment's name. */
+  async listDegraded(environmentId?: string): Promise<Array<ServiceRow & { environmentName: string }>> {
+    const q = this.db('services as s').join('environments as e', 'e.id', 's.environment_id')
+      .whereRaw(`s.conditions @> '[{"type":"Degraded","status":"True"}]'::jsonb`).select('s.*', 'e.name as environment_name').orderBy(['e.name', 's.name']);
+    if (environmentId) q.where('s.environment_id', environmentId);
+    return q as unknown as Promise<Array<ServiceRow & { environmentName: string }>>;
   }
 }
 
@@ -124,8 +150,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
     healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, generation: s.generation,
-    observedGeneration: s.observedGeneration, conditions: s.conditions,
-    status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
+    observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
     ...(deployments && { deployments: deployments.map(toDeployment) }),
   };
 }

@@ -49,7 +49,7 @@ describe('drift of deployments on the fleet (e2e)', function () {
     await serverExec('s2', ['docker', 'run', '-d', '--name', d.containerName, ...labels, '--env', 'GREETING=hello', '--restart', 'unless-stopped', w.fleet.images.webV2]);
     const res = await w.admin.get(`/api/servers/${w.servers.s2}/drift`);
     expect(res.body.items[0].actions.map((a: { reason: string }) => a.reason)).to.deep.equal(['ImageChanged']);
-    expect(res.body.items[0]).to.include({ desiredTag: 'v1', runningTag: 'v2', action: 'recreate' });
+    expect(res.body.items[0]).to.include({ desiredImageTag: 'v1', runningImageTag: 'v2', action: 'recreate' });
   });
 
   it('reports a same-named container Stevedore did not create as a conflict, never as its own', async () => {

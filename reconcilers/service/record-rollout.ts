@@ -1,0 +1,38 @@
+// Writes a rollout's outcome as status: the deployment's failedGeneration and Degraded condition,
+// then the service's aggregated condition. Called by the plan engine after every step.
+import type { Services } from '../../controller/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import type { Condition } from '../conditions.js';
+import { degraded, notDegraded, rolledBack, serviceDegraded, type Where } from './rollout-conditions.js';
+
+async function whereOf(s: Services, d: DeploymentRow): Promise<Where> {
+  const [service, server] = await Promise.all([s.services.findById(d.serviceId), s.servers.findById(d.serverId)]);
+  return { service: service?.name ?? d.containerName, server: server?.name ?? d.serverId };
+}
+
+/** The generation the step was rolling out failed: reconcilers leave it alone until a new request. */
+export async function recordRolloutFailure(s: Services, d: DeploymentRow, error: string): Promise<void> {
+  const conditions = degraded((d.conditions ?? []) as Condition[], error, await whereOf(s, d));
+  await s.deployments.recordObserved(d.id, { failedGeneration: d.generation, conditions });
+  await refreshServiceConditions(s, d.serviceId);
+}
+
+export async function recordRolloutSuccess(s: Services, d: DeploymentRow): Promise<void> {
+  const conditions = notDegraded((d.conditions ?? []) as Condition[], await whereOf(s, d));
+  await s.deployments.recordObserved(d.id, { failedGeneration: null, observedGeneration: d.generation, conditions });
+  await refreshServiceConditions(s, d.serviceId);
+}
+
+/** An automatic rollback put the old version back: it runs, but not what is desired. */
+export async function recordRolledBack(s: Services, d: DeploymentRow, cause: string): Promise<void> {
+  const conditions = rolledBack((d.conditions ?? []) as Condition[], cause, await whereOf(s, d), d.imageTag);
+  await s.deployments.recordObserved(d.id, { failedGeneration: d.generation, conditions });
+  await refreshServiceConditions(s, d.serviceId);
+}
+
+export async function refreshServiceConditions(s: Services, serviceId: string): Promise<void> {
+  const service = await s.services.findById(serviceId);
+  if (!service) return;
+  const conditions = serviceDegraded(service.conditions ?? [], service.name, await s.deployments.listByService(serviceId));
+  await s.services.recordConditions(serviceId, conditions);
+}
