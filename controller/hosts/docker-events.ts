@@ -116,6 +116,7 @@ class ServerWatch {
     }
     this.stream = stream;
     this.connected = true;
+    this.o.logger.debug('docker events watch open', { serverId: this.serverId });
     if (this.lostAt !== null) {
       this.o.logger.info('docker events watch restored', { serverId: this.serverId, attempts: this.failures, downMs: Date.now() - this.lostAt });
     }
