@@ -43,9 +43,11 @@ async function stopAndHeal(): Promise<void> {
     await w.s.settings.patch(w.envId, 'operations', { driftPolicy: 'heal' });
     const { service, deployments } = await addService(w, 'conv', { servers: ['s1'] });
     const d = deployments[0]!;
+    console.log('deploying the service to s1 ...');
     const deployed = await w.admin.post(`/api/services/${service.id}/deploy?wait=true`, {});
     if (deployed.body.status !== 'succeeded') throw new Error(`first deploy ${deployed.body.status}`);
     await until('the docker events watch of s1', async () => w.svc.logs.some((l) => l.includes('docker events watch open') && l.includes(w.servers.s1!)));
+    console.log('deployed; the docker events watch of s1 is open');
     const r = { reported: [] as number[], running: [] as number[], cleared: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       const from = received.length;
