@@ -5,6 +5,7 @@
 import type { Services } from '../services.js';
 import { HostError } from '../hosts/errors.js';
 import type { HealthStatus, ServerRow } from '../store/repositories/servers.js';
+import { refreshContainerStates } from './container-states.js';
 
 export interface HealthResult {
   status: Exclude<HealthStatus, 'unknown'>;
@@ -84,22 +85,16 @@ export interface RecordOptions {
 /** Stores the result and publishes events; answers the updated row and the previous status. */
 export async function recordHealth(s: Services, serverId: string, result: HealthResult, opts: RecordOptions = {}):
   Promise<{ server: ServerRow; previous: HealthStatus } | null> {
-  return s.db.transaction(async (trx) => {
-    const current = await trx('servers').where({ id: serverId }).forUpdate().first('healthStatus');
-    if (!current) return null; // deleted while it was being checked
-    const previous = current.healthStatus as HealthStatus;
-    const [server] = await trx('servers').where({ id: serverId })
-      .update({ healthStatus: result.status, healthCheckedAt: trx.fn.now(), healthMessage: result.message })
-      .returning('*') as ServerRow[];
-    const data = { serverId, serverName: server!.name, status: result.status, previousStatus: previous, message: result.message,
-      checkedAt: server!.healthCheckedAt };
+  return s.servers.recordHealth(serverId, result, async (server, previous, trx) => {
+    const data = { serverId, serverName: server.name, status: result.status, previousStatus: previous, message: result.message,
+      checkedAt: server.healthCheckedAt };
     const changed = previous !== result.status;
-    if (changed) await s.events.publish('health.changed', server!.environmentId, data, trx);
+    if (changed) await s.events.publish('health.changed', server.environmentId, data, trx);
     if (result.status === 'unhealthy' && (changed || opts.repeatFailure)) {
-      await s.events.publish('health.failed', server!.environmentId, { ...data, repeated: !changed }, trx);
+      await s.events.publish('health.failed', server.environmentId, { ...data, repeated: !changed }, trx);
     }
-    if (result.status === 'healthy' && previous === 'unhealthy') await s.events.publish('health.recovered', server!.environmentId, data, trx);
-    return { server: server!, previous };
+    if (result.status === 'healthy' && previous === 'unhealthy') await s.events.publish('health.recovered', server.environmentId, data, trx);
+    return { server, previous };
   });
 }
 
@@ -141,6 +136,10 @@ export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise
     const { result } = await refreshHealth(s, server, opts.timeoutMs, { repeatFailure: true }).catch((err: unknown) => {
       s.logger.warn('health check could not be stored', { serverId: server.id, error: String(err) });
       return { result: { status: 'unhealthy', message: String(err), durationMs: 0 } as HealthResult };
+    });
+    // what health-status shows of the server's containers comes from this same look
+    await refreshContainerStates(s, server.id, result.status === 'healthy').catch((err: unknown) => {
+      s.logger.warn('container states could not be refreshed', { serverId: server.id, error: String(err) });
     });
     opts.onChecked?.(server, result);
     return { server, result };

@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import { startManifestWatcher } from '../manifests/watcher.js';
 import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
-import { startDriftWorker } from '../../reconcilers/deployment/reconcile-drift.js';
+import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-worker.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 
@@ -15,8 +15,9 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
 export const WORKERS: Array<{ name: string; start: Worker }> = [
   // heartbeat of running plans + recovery of plans a crashed process left running
   { name: 'deployment-plans', start: startPlanWorker },
-  // periodic drift check of every environment (operations.driftPolicy)
-  { name: 'deployment-drift', start: startDriftWorker },
+  // deployment reconciler: Docker events of every server, plan ends, and the periodic resync
+  // (operations.driftPolicy decides between reporting and healing)
+  { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
   {

@@ -1,65 +1,96 @@
-// Level-based drift reconciler for one environment (key "drift/<envId>"). driftPolicy 'off' skips,
-// 'warn' records a Drifted condition per deployment and emits drift.detected / drift.changed when
-// it changes, 'heal' also starts a plan that redeploys the drifted deployments at their tag.
+// Drift of deployments: after driftOf has observed and recorded conditions (observe-and-record.ts),
+// stores the observed status and announces changes (drift.changed, drift.detected); with
+// driftPolicy 'heal' it asks the entrance for a redeploy of what drifted. reconcile.ts runs this per
+// deployment (Docker events, resync); reconcileDrift checks a whole environment at once.
+import type { Trx } from '../../controller/store/knex.js';
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { statusFromContainer } from '../../controller/servers/container-states.js';
+import { REASONS, type Condition } from '../conditions.js';
 import { driftOf, type DriftItem } from './drift.js';
 import { requestConvergence } from '../entrance.js';
 
-interface Condition { type: string; status: string; reason: string; message: string; lastTransitionTime: string }
+export type DriftPolicy = 'off' | 'warn' | 'heal';
 
-export async function reconcileDrift(s: Services, environmentId: string): Promise<void> {
-  const ops = await s.settings.get<{ driftPolicy: 'off' | 'warn' | 'heal' }>(environmentId, 'operations');
-  if (ops.driftPolicy === 'off') return;
-  const deployments = (await s.db('deployments').where({ environmentId }).whereNotNull('imageTag')) as DeploymentRow[];
-  // a deployment a plan is working on is in motion, not drifted
-  const busy = new Set((await s.db('plan_steps as st').join('deployment_plans as p', 'p.id', 'st.plan_id')
-    .whereIn('p.status', ['pending', 'running', 'rolling_back']).where('p.environment_id', environmentId).pluck('st.deployment_id')) as string[]);
-  const items = await driftOf(s, deployments.filter((d) => !busy.has(d.id)));
-  for (const item of items) await recordCondition(s, environmentId, deployments.find((d) => d.id === item.deploymentId)!, item);
-  if (ops.driftPolicy === 'heal') await heal(s, environmentId, items.filter((i) => i.drifted), deployments);
+/** After a heal, the same deployment is not healed again before this: a crash loop is not healed in a busy loop. */
+export const HEAL_COOLDOWN_MS = 10_000;
+
+export async function driftPolicyOf(s: Services, environmentId: string): Promise<DriftPolicy> {
+  return (await s.settings.get<{ driftPolicy: DriftPolicy }>(environmentId, 'operations')).driftPolicy;
 }
 
-async function recordCondition(s: Services, environmentId: string, d: DeploymentRow, item: DriftItem) {
-  if (item.drifted === null) return;
-  const previous = ((d.conditions ?? []) as Condition[]).find((c) => c.type === 'Drifted');
+/** Checks every deployed deployment of the environment; with heal, one plan heals all that drifted. */
+export async function reconcileDrift(s: Services, environmentId: string): Promise<void> {
+  const policy = await driftPolicyOf(s, environmentId);
+  if (policy === 'off') return;
+  const ids = await s.deployments.listDeployedIds(environmentId);
+  // a deployment a plan is working on is in motion, not drifted
+  const inMotion = await s.plans.steps.deploymentsInMotion(ids);
+  const deployments = (await Promise.all(ids.filter((id) => !inMotion.has(id)).map((id) => s.deployments.findById(id))))
+    .filter((d): d is DeploymentRow => !!d);
+  const items = await driftOf(s, deployments);
+  for (const item of items) await recordDrift(s, item, deployments.find((d) => d.id === item.deploymentId)!.conditions ?? []);
+  if (policy !== 'heal') return;
+  const healable: DriftItem[] = [];
+  for (const item of items) if (item.drifted && (await healDecision(s, deployments.find((d) => d.id === item.deploymentId)!)).heal) healable.push(item);
+  await heal(s, environmentId, healable);
+}
+
+/**
+ * After driftOf has recorded a deployment's conditions (observe-and-record.ts): stores the
+ * observed status with the row locked and publishes drift.changed (and drift.detected) when
+ * Drifted changed from what `before` said. A server that could not be asked changes nothing here.
+ */
+export async function recordDrift(s: Services, item: DriftItem, before: Condition[]): Promise<void> {
+  if (item.drifted === null) {
+    await s.deployments.withLocked(item.deploymentId, (d, trx) => s.deployments.recordObserved(d.id, { status: 'unknown' }, trx).then(() => undefined));
+    return;
+  }
+  const reasons = item.actions.map((a) => a.reason as string);
+  const stopped = reasons.find((r) => r === REASONS.ContainerMissing || r === REASONS.ContainerStopped);
+  await s.deployments.withLocked(item.deploymentId, async (d, trx) => {
+    await s.deployments.recordObserved(d.id, { status: statusFromContainer(stopped ? null : 'running', d.status) }, trx);
+    await announce(s, d, before, item, trx);
+  });
+}
+
+async function announce(s: Services, d: DeploymentRow, before: Condition[], item: DriftItem, trx: Trx) {
+  const previous = before.find((c) => c.type === 'Drifted');
   const status = item.drifted ? 'True' : 'False';
-  const reason = item.drifted ? item.actions.map((a) => a.reason).join(',') : 'InSync';
+  const reason = item.drifted ? item.actions.map((a) => a.reason).join(',') : REASONS.InSync;
   if (previous?.status === status && previous.reason === reason) return;
-  const condition: Condition = {
-    type: 'Drifted', status, reason, message: item.drifted ? item.actions.map((a) => a.message).join('; ') : 'matches the desired state',
-    lastTransitionTime: new Date().toISOString(),
-  };
-  const conditions = [...((d.conditions ?? []) as Condition[]).filter((c) => c.type !== 'Drifted'), condition];
-  await s.db('deployments').where({ id: d.id }).update({ conditions: JSON.stringify(conditions) });
   // a first look that finds nothing wrong is not news
   if (!previous && !item.drifted) return;
-  const data = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, drifted: item.drifted, reasons: item.actions.map((a) => a.reason) };
-  await s.events.publish('drift.changed', environmentId, data);
-  if (item.drifted) await s.events.publish('drift.detected', environmentId, data);
+  const data = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, drifted: !!item.drifted, reasons: item.actions.map((a) => a.reason) };
+  await s.events.publish('drift.changed', d.environmentId, data, trx);
+  if (item.drifted) await s.events.publish('drift.detected', d.environmentId, data, trx);
+}
+
+/**
+ * Whether a drifted deployment may be healed now. Not when its current generation failed to
+ * deploy (the same request would fail again), nor when the last heal of it failed (a new deploy
+ * clears that), nor within HEAL_COOLDOWN_MS of its last heal (then: look again after `retryInMs`).
+ */
+export async function healDecision(s: Services, d: DeploymentRow): Promise<{ heal: boolean; retryInMs?: number }> {
+  const failedGeneration = (d as DeploymentRow & { failedGeneration?: number | null }).failedGeneration;
+  if (failedGeneration != null && failedGeneration === d.generation) return { heal: false };
+  const last = await s.plans.steps.lastPlanOf(d.id);
+  if (last?.trigger !== 'drift-heal') return { heal: true };
+  if (last.status !== 'succeeded') return { heal: false };
+  const since = Date.now() - (last.finishedAt ? new Date(last.finishedAt).getTime() : 0);
+  return since >= HEAL_COOLDOWN_MS ? { heal: true } : { heal: false, retryInMs: HEAL_COOLDOWN_MS - since };
 }
 
 /**
  * Heal goes through the entrance like every request: one plan over the drifted deployments, at
- * the desired tag. A deployment whose current generation failed to roll out is left alone: heal
- * never retries a failed generation by itself (no flapping); a new request does.
+ * the desired tag. Callers filter with healDecision first: a failed generation is never retried
+ * by a heal (no flapping); a new request does.
  */
-async function heal(s: Services, environmentId: string, drifted: DriftItem[], deployments: DeploymentRow[]) {
-  // a rollout stops at its first failed step: the service's generation failed, not only that deployment's
-  const failedServices = new Set(deployments.filter((d) => d.failedGeneration === d.generation).map((d) => d.serviceId));
-  const retryable = drifted.filter((i) => !failedServices.has(i.serviceId));
+export async function heal(s: Services, environmentId: string, retryable: DriftItem[]) {
   if (!retryable.length) return;
   const byService = new Map<string, DriftItem[]>();
   for (const i of retryable) byService.set(i.serviceId, [...(byService.get(i.serviceId) ?? []), i]);
   const items = [...byService].map(([serviceId, list]) => ({ serviceId, deploymentIds: list.map((i) => i.deploymentId) }));
   const plan = await requestConvergence(s, { environmentId, name: `heal drift of ${retryable.map((i) => i.containerName).join(', ')}`, items, trigger: 'drift-heal' });
   if (plan) s.logger.info('drift heal plan started', { planId: plan.id, deployments: retryable.length });
-}
-
-/** Worker: registers the reconciler and enqueues every environment each driftCheckSec. */
-export async function startDriftWorker(s: Services): Promise<void> {
-  s.queue.register('drift', async (envId) => { await reconcileDrift(s, envId); });
-  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, async () => {
-    for (const { id } of await s.db('environments').select('id')) s.queue.add(`drift/${id}`);
-  });
 }

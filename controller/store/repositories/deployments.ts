@@ -114,6 +114,32 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     const row = await (trx ?? this.db)('servers').where('id', serverId).first('environmentId');
     return (row as { environmentId?: string } | undefined)?.environmentId;
   }
+
+  /** Deployments that were deployed at least once (something is desired on a server), ids only. */
+  async listDeployedIds(environmentId: string, trx?: Knex.Transaction): Promise<string[]> {
+    const rows = (await this.q(trx).where({ environmentId }).whereNotNull('imageTag').select('id')) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
+  /**
+   * Writes an observed status only if the row still holds the one the observation started from
+   * (compare-and-set): a plan that wrote meanwhile knows better than an older look.
+   */
+  async recordStatusIf(id: string, from: string, to: DeploymentStatus, trx?: Knex.Transaction): Promise<boolean> {
+    const n = await this.q(trx).where({ id, status: from } as never).update({ status: to, updatedAt: this.db.fn.now() } as never);
+    return n > 0;
+  }
+
+  /**
+   * Runs `fn` with the row locked (FOR UPDATE) in a transaction: two reconciles of one deployment
+   * (another replica, a batch check) cannot both record the same transition and both announce it.
+   */
+  async withLocked<T>(id: string, fn: (row: DeploymentRow, trx: Knex.Transaction) => Promise<T>): Promise<T | undefined> {
+    return this.db.transaction(async (trx) => {
+      const row = (await this.q(trx).where('id', id).forUpdate().first()) as DeploymentRow | undefined;
+      return row ? fn(row, trx) : undefined;
+    });
+  }
 }
 
 /** What the API shows of a deployment. */

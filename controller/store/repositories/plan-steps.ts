@@ -57,6 +57,33 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     ]);
     return { rows: rows as Array<PlanStepRow & { planName: string; planStatus: string; planTrigger: string }>, total: Number(count) };
   }
+
+  /**
+   * Deployments a plan is working on right now (pending, running or rolling back): they are in
+   * motion, not drifted. `deploymentIds` narrows the question; omitted, every such deployment.
+   */
+  async deploymentsInMotion(deploymentIds?: string[]): Promise<Set<string>> {
+    if (deploymentIds && !deploymentIds.length) return new Set();
+    const q = this.db('plan_steps as st').join('deployment_plans as p', 'p.id', 'st.planId')
+      .whereIn('p.status', ['pending', 'running', 'rolling_back']).whereNotNull('st.deploymentId');
+    if (deploymentIds) q.whereIn('st.deploymentId', deploymentIds);
+    const rows = (await q.distinct('st.deploymentId')) as Array<{ deploymentId: string }>;
+    return new Set(rows.map((r) => r.deploymentId));
+  }
+
+  /** The newest finished plan that touched the deployment: its id, status, trigger and end. */
+  async lastPlanOf(deploymentId: string): Promise<{ planId: string; status: string; trigger: string; finishedAt: Date | null } | undefined> {
+    const row = await this.db('plan_steps as st').join('deployment_plans as p', 'p.id', 'st.planId')
+      .where('st.deploymentId', deploymentId).whereNotIn('p.status', ['pending', 'running', 'rolling_back'])
+      .orderBy('p.createdAt', 'desc').first('p.id as planId', 'p.status', 'p.trigger', 'p.finishedAt');
+    return row ? { planId: row.planId as string, status: row.status as string, trigger: row.trigger as string, finishedAt: row.finishedAt as Date | null } : undefined;
+  }
+
+  /** The deployments a plan has steps for. */
+  async deploymentIdsOf(planId: string): Promise<string[]> {
+    const rows = (await this.q().where({ planId }).whereNotNull('deploymentId').distinct('deploymentId')) as Array<{ deploymentId: string }>;
+    return rows.map((r) => r.deploymentId);
+  }
 }
 
 export function toStep(s: PlanStepRow) {

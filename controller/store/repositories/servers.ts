@@ -63,6 +63,33 @@ export class ServersRepository extends BaseRepository<ServerRow> {
   findByNameForUpdate(environmentId: string, name: string, trx: Knex.Transaction): Promise<ServerRow | undefined> {
     return this.q(trx).where({ environmentId, name }).forUpdate().first() as Promise<ServerRow | undefined>;
   }
+
+  /**
+   * Stores a health result with the row locked, then runs `then` in the same transaction (the
+   * events of the transition), so two concurrent checks cannot both announce one change.
+   * Resolves to null when the server was deleted meanwhile.
+   */
+  async recordHealth<T>(id: string, result: { status: HealthStatus; message: string },
+    then: (server: ServerRow, previous: HealthStatus, trx: Knex.Transaction) => Promise<T>): Promise<T | null> {
+    return this.db.transaction(async (trx) => {
+      const current = await this.q(trx).where({ id }).forUpdate().first('healthStatus');
+      if (!current) return null;
+      const [server] = await this.q(trx).where({ id })
+        .update({ healthStatus: result.status, healthCheckedAt: trx.fn.now(), healthMessage: result.message } as never)
+        .returning('*') as unknown as ServerRow[];
+      return then(server!, (current as { healthStatus: HealthStatus }).healthStatus, trx);
+    });
+  }
+
+  /**
+   * Servers the controller can reach without more set-up: socket mode, or an environment that
+   * holds an SSH key. (The key itself is not read here.)
+   */
+  listReachable(trx?: Knex.Transaction): Promise<ServerRow[]> {
+    return this.q(trx).join('environments', 'environments.id', 'servers.environmentId')
+      .where((w) => w.where('servers.dockerMode', 'socket').orWhereNotNull('environments.sshPrivateKeySealed'))
+      .select('servers.*') as unknown as Promise<ServerRow[]>;
+  }
 }
 
 /** What the API shows of a server: health grouped, nothing secret (servers hold none). */

@@ -1,0 +1,64 @@
+// Starts the deployment reconciler and what tells it to look again: Docker events of every
+// reachable server (within a second), the end of a plan (a healed deployment clears Drifted at
+// once), and the periodic resync every SCHEDULER_DRIFT_CHECK_SEC as the safety net.
+import type { Services } from '../../controller/services.js';
+import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
+import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
+import { DEPLOYMENT_KIND, deploymentKey, reconcileDeployment } from './reconcile.js';
+import { driftPolicyOf } from './reconcile-drift.js';
+
+/** How often the set of watched servers follows servers added, deleted or given a key. */
+export const WATCH_SYNC_MS = 5000;
+
+export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
+  s.queue.register(DEPLOYMENT_KIND, (id) => reconcileDeployment(s, id));
+  const enqueueServer = async (serverId: string) => {
+    for (const d of await s.deployments.listByServer(serverId)) if (d.imageTag) s.queue.add(deploymentKey(d.id));
+  };
+
+  const watches = new DockerEventWatches({
+    docker: (serverId) => s.hosts.docker(serverId),
+    onEvent: (e) => { if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId)); },
+    // the stream was (re)opened: what happened while it was down was not seen
+    onConnected: (serverId) => void enqueueServer(serverId).catch((err: unknown) =>
+      s.logger.warn('could not enqueue the deployments of a server', { serverId, error: String(err) })),
+    logger: s.logger,
+  });
+  let syncing = false;
+  const syncWatches = async () => {
+    if (syncing) return;
+    syncing = true;
+    try {
+      watches.sync((await s.servers.listReachable()).map((r) => r.id));
+    } catch (err) {
+      s.logger.warn('docker event watches could not be synced', { error: String(err) });
+    } finally {
+      syncing = false;
+    }
+  };
+  await syncWatches();
+  const timer = setInterval(() => void syncWatches(), WATCH_SYNC_MS);
+  timer.unref();
+
+  const unsubscribe = s.events.subscribe((e) => {
+    if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus)) return;
+    void s.plans.steps.deploymentIdsOf(String(e.data.planId)).then(
+      (ids) => ids.forEach((id) => s.queue.add(deploymentKey(id))),
+      (err: unknown) => s.logger.warn('could not enqueue the deployments of a finished plan', { planId: e.data.planId, error: String(err) }),
+    );
+  });
+
+  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, async () => {
+    const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
+    for (const env of items) {
+      if ((await driftPolicyOf(s, env.id)) === 'off') continue;
+      for (const id of await s.deployments.listDeployedIds(env.id)) s.queue.add(deploymentKey(id));
+    }
+  });
+
+  return async () => {
+    clearInterval(timer);
+    unsubscribe();
+    watches.close();
+  };
+}
