@@ -34,6 +34,7 @@ export class DeploymentViews {
 
   /** The container names of a service's deployments. */
   async containerNamesOf(serviceId: string): Promise<string[]> {
-    return this.db('deployments').where({ serviceId }).pluck('containerName');
+    const rows = await this.db('deployments').where({ serviceId }).orderBy('containerName').select('containerName') as Array<{ containerName: string }>;
+    return rows.map((r) => r.containerName);
   }
 }
