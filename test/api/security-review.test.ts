@@ -8,6 +8,7 @@ import { createTestDatabase } from '../support/test-database.js';
 import { randomBytes } from 'node:crypto';
 import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { configFileHostPath } from '../../controller/deploy/compose/compose-path-rules.js';
 
 // Holes found in the security review, each pinned by a test that failed before its fix.
 describe('security review: secrets stay out of history, hashes and messages', () => {
@@ -135,11 +136,13 @@ describe('security review: secrets stay out of history, hashes and messages', ()
         expect(sync.body.status, sync.text).to.equal('succeeded');
       }
       for (const [name, f] of Object.entries(files)) {
-        const mode = ((await fs.stat(`${dir}/${name}`)).mode & 0o777).toString(8);
+        // socket mode: this machine is the server; attached files live under the deployment's directory
+        const mode = ((await fs.stat(configFileHostPath('modes', `${dir}/${name}`))).mode & 0o777).toString(8);
         expect(mode, name).to.equal(f.want);
       }
     } finally {
       await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(configFileHostPath('modes', dir), { recursive: true, force: true });
     }
   });
 });
@@ -161,7 +164,7 @@ describe('a fragment resync survives a controller crash', () => {
       const file = await admin.post(`/api/environments/${env.id}/config-files`, { name: 'app.conf', content: '${fragment:common}\n' });
       expect((await admin.post(`/api/config-files/${file.body.id}/attachments`, { serviceId: service.id, targetPath: `${dir}/app.conf` })).status).to.equal(201);
       expect((await admin.post(`/api/config-files/${file.body.id}/sync-all`, {})).body.status).to.equal('succeeded');
-      expect(await fs.readFile(`${dir}/app.conf`, 'utf8')).to.equal('level=1\n');
+      expect(await fs.readFile(configFileHostPath('app', `${dir}/app.conf`), 'utf8')).to.equal('level=1\n');
       // what PATCH /api/config-fragments/{id} commits; the controller dies before its in-memory queue runs the resync
       await first.services.db('config_fragments').where({ id: frag.body.id }).update({ content: 'level=2', updatedAt: first.services.db.fn.now() });
       await first.stop();
@@ -169,7 +172,7 @@ describe('a fragment resync survives a controller crash', () => {
       second = await startTestService(shared);
       let content = '';
       for (let i = 0; i < 100 && content !== 'level=2\n'; i++) {
-        content = await fs.readFile(`${dir}/app.conf`, 'utf8');
+        content = await fs.readFile(configFileHostPath('app', `${dir}/app.conf`), 'utf8');
         if (content !== 'level=2\n') await new Promise((r) => setTimeout(r, 50));
       }
       expect(content).to.equal('level=2\n');
@@ -177,6 +180,7 @@ describe('a fragment resync survives a controller crash', () => {
       await first?.stop();
       await second?.stop();
       await fs.rm(dir, { recursive: true, force: true });
+      await fs.rm(configFileHostPath('app', dir), { recursive: true, force: true });
     }
   });
 });
