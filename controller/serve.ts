@@ -14,6 +14,10 @@ import { WORKERS } from './workers/index.js';
  */
 export type HttpApp = (services: Services) => { callback(): http.RequestListener };
 
+/** How long one part of the shutdown may take before the next one goes ahead anyway. */
+const STOP_STEP_MS = 10_000;
+const within = (p: Promise<unknown>, ms: number) => Promise.race([p, new Promise<void>((r) => setTimeout(r, ms).unref())]);
+
 export interface RunningService {
   services: Services;
   server: http.Server;
@@ -76,11 +80,13 @@ export async function startService(
         await drain(inFlight, config.shutdownGraceMs);
         server.closeAllConnections();
         await closed;
-        for (const stopWorker of stopWorkers) await stopWorker().catch(() => {});
-        await services.scheduler.stop();
+        for (const stopWorker of stopWorkers) await within(stopWorker().catch(() => {}), STOP_STEP_MS);
+        await within(services.scheduler.stop(), STOP_STEP_MS);
+        // reconciles still running may wait on a server: give them a moment before the
+        // connections they wait on are closed, never forever
+        await within(services.queue.stop(), STOP_STEP_MS);
         await services.hosts.close();
-        await services.queue.stop();
-        await services.events.stop();
+        await within(services.events.stop(), STOP_STEP_MS);
         services.smtp.close();
         await db.destroy();
         await embedded?.stop();
