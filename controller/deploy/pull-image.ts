@@ -10,7 +10,10 @@ const PULL_TIMEOUT_MS = 300_000;
  */
 export async function pullImage(docker: Docker, image: string, auth: DockerAuth | undefined): Promise<void> {
   const pull = (async () => {
-    const stream = (await docker.pull(image, auth ? { authconfig: auth } : {})) as NodeJS.ReadableStream;
+    // a refused request (404 manifest unknown, 401) says what failed the same way as an error in the stream
+    const stream = (await docker.pull(image, auth ? { authconfig: auth } : {}).catch((e: Error) => {
+      throw new Error(`pull of ${image} failed: ${e.message}`);
+    })) as NodeJS.ReadableStream;
     const output = await new Promise<Array<{ error?: string; errorDetail?: { message?: string } }>>((resolve, reject) =>
       docker.modem.followProgress(stream, (err: Error | null, out: unknown[]) => (err ? reject(err) : resolve(out as never))));
     const failed = output.find((o) => o.error || o.errorDetail);

@@ -71,7 +71,7 @@ export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: P
     const actions = plan.pullImage ? [`pull ${ref}`] : [];
     if (decision.mode === 'direct') actions.push(`${change === 'none' ? 'leave' : change} container ${d.containerName} through the Docker API from the desired spec with ${ref}`);
     else if (decision.mode === 'compose-generated') actions.push(`write ${decision.path} and its env file (0600), then compose up ${d.containerName}`);
-    else actions.push(`validate ${decision.path} on the server, then compose up ${d.containerName} with STEVEDORE_IMAGE_TAG=${st.imageTag}`);
+    else actions.push(`validate ${decision.path} on the server${decision.shared ? ' (shared: never rewritten)' : ''}, then compose up ${d.containerName} with STEVEDORE_IMAGE_TAG=${st.imageTag}`);
     actions.push(change === 'none' ? `(${d.containerName} already runs ${ref} as desired)`
       : change === 'unknown' ? `(could not ask ${server?.name ?? 'the server'}: ${diff.error})`
         : `because ${diff.differences.map((a) => a.message).join('; ')}`);

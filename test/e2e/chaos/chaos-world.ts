@@ -206,7 +206,7 @@ export async function assertHealthy(c: Chaos, opts: { versions?: string[] } = {}
     const open = await c.db('deployment_plans').whereNotIn('status', TERMINAL);
     return open.length === 0;
   }, 90_000, 250);
-  expect(await c.db('plan_steps').whereIn('status', ['running', 'pending']).join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
+  expect(await c.db('plan_steps').whereIn('plan_steps.status', ['running', 'pending']).join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
     .whereIn('deployment_plans.status', TERMINAL).select('plan_steps.id')).to.have.length(0);
   // every container runs one of the versions, and answers
   const versions = opts.versions ?? ['v1', 'v2'];

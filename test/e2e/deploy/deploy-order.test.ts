@@ -66,6 +66,11 @@ describe('deploying services to the fleet (e2e)', function () {
     expect(res.body.steps.map((x: { status: string }) => x.status)).to.deep.equal(['rolled_back', 'skipped']);
     expect(res.body.steps[0].error).to.match(/unhealthy/);
     expect(await httpBody('s1', web.deployments[0].containerName)).to.include('web v2');
-    expect((await w.s.services.findById(web.service.id))!.imageTag).to.equal('v2');
+    // the desired tag stays what was asked for, and the service says it is not reached (and why);
+    // the deployment records what runs
+    const service = (await w.s.services.findById(web.service.id))!;
+    expect(service.imageTag).to.equal('unhealthy');
+    expect(service.conditions.find((c) => c.type === 'Degraded')).to.include({ status: 'True', reason: 'HealthCheckFailed' });
+    expect((await w.s.deployments.findById(web.deployments[0].id))!.imageTag).to.equal('v2');
   });
 });
