@@ -67,13 +67,15 @@ async function announce(s: Services, d: DeploymentRow, before: Condition[], item
 }
 
 /**
- * Whether a drifted deployment may be healed now. Not when its current generation failed to
- * deploy (the same request would fail again), nor when the last heal of it failed (a new deploy
+ * Whether a drifted deployment may be healed now. Not when its service's current generation failed
+ * to deploy (the same request would fail again), nor when the last heal of it failed (a new deploy
  * clears that), nor within HEAL_COOLDOWN_MS of its last heal (then: look again after `retryInMs`).
  */
 export async function healDecision(s: Services, d: DeploymentRow): Promise<{ heal: boolean; retryInMs?: number }> {
-  const failedGeneration = (d as DeploymentRow & { failedGeneration?: number | null }).failedGeneration;
-  if (failedGeneration != null && failedGeneration === d.generation) return { heal: false };
+  // a rollout stops at its first failed step: the service's generation failed, not only the
+  // deployments whose step ran (the skipped ones differ from desired just the same)
+  const siblings = await s.deployments.listByService(d.serviceId);
+  if ([d, ...siblings].some((x) => x.failedGeneration != null && x.failedGeneration === x.generation)) return { heal: false };
   const last = await s.plans.steps.lastPlanOf(d.id);
   if (last?.trigger !== 'drift-heal') return { heal: true };
   if (last.status !== 'succeeded') return { heal: false };

@@ -115,7 +115,7 @@ describe('controlling deployment plans on the fleet (e2e)', function () {
 
   it('fetches the container logs and restarts a deployment', async () => {
     const d = app.deployments[1];
-    const logs = await w.admin.get(`/api/services/${app.service.id}/deployments/${d.id}/logs?tail=5`);
+    const logs = await w.admin.get(`/api/services/${app.service.id}/deployments/${d.id}/logs?tail=1000`);
     expect(logs.status, logs.text).to.equal(200);
     expect(logs.body.lines.map((l: { line: string }) => l.line).join('\n')).to.match(/web v\d listening on :80/);
     const before = (await containerImage('s2', d.containerName));
