@@ -25,7 +25,8 @@ else
 fi
 
 echo "== type check"
-npx tsc --noEmit -p . || exit 1
+# typescript itself, by path: typescript-js (TypeScript 6, for dependency-cruiser) also ships a `tsc` bin
+node node_modules/typescript/bin/tsc --noEmit -p . || exit 1
 
 globs=("$@")
 [ ${#globs[@]} -gt 0 ] || globs=('test/unit/**/*.test.ts' 'test/api/**/*.test.ts' 'test/e2e/**/*.test.ts')
