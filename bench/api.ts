@@ -6,12 +6,9 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/api.ts   (CONCURRENCY=100 DURATION_S=10)
  */
-import { spawn } from 'node:child_process';
-import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import knexFactory from 'knex';
+import { startServiceProcess } from './support/service-process.js';
 
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 100);
 const DURATION_S = Number(process.env.DURATION_S ?? 10);
@@ -49,15 +46,6 @@ function cpuSeconds(pid: number): number {
   }
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function load(port: number, path: string, token: string, seconds = DURATION_S) {
   const latencies: number[] = [];
   let errors = 0;
@@ -79,25 +67,12 @@ async function load(port: number, path: string, token: string, seconds = DURATIO
 }
 
 async function main() {
-  const dbName = `stevedore_bench_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl!);
-  u.pathname = '/' + dbName;
-  const port = await freePort();
-  const child = spawn(process.execPath, [...(process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean), 'bin/stevedore.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: u.toString(), PORT: String(port), HOST: '127.0.0.1',
-      RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0', LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn',
-      STEVEDORE_STATE_DIR: `/tmp/${dbName}` },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const service = await startServiceProcess({
+    adminUrl: adminUrl!, prefix: 'stevedore_bench', nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    env: { RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0' },
   });
+  const { port, child } = service;
   try {
-    for (let i = 0; ; i++) {
-      const ok = await request(port, 'GET', '/health').then((r) => r.status === 200, () => false);
-      if (ok) break;
-      if (i > 300) throw new Error('the service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     await request(port, 'POST', '/api/auth/register', undefined, { email: 'bench@example.test', password: 'bench-password' });
     const jwt = (await request(port, 'POST', '/api/auth/login', undefined, { email: 'bench@example.test', password: 'bench-password' })).body.token;
     const me = (await request(port, 'GET', '/api/auth/me', jwt)).body;
@@ -121,11 +96,8 @@ async function main() {
         + `(${r.requests} requests, ${r.errors} non-200, service CPU ${cpuUs} µs/request)`);
     }
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
     agent.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await service.stop();
   }
 }
 

@@ -9,12 +9,10 @@
  *   FLEET_ID=7 bash test/fleet/up.sh; set -a; . /tmp/stevedore-fleet-7/fleet.env; set +a
  *   DURATION_S=180 npx tsx bench/soak.ts      (CONCURRENCY=8 DEPLOY_EVERY_S=20)
  */
-import { spawn } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
-import net from 'node:net';
-import knexFactory from 'knex';
+import { startServiceProcess } from './support/service-process.js';
 import { loadFleet } from '../test/fleet/fleet.js';
 
 const DURATION_S = Number(process.env.DURATION_S ?? 1800);
@@ -53,28 +51,12 @@ function rssMiB(pid: number): number {
   return m ? Math.round(Number(m[1]) / 1024) : 0;
 }
 
-async function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const s = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
-}
-
 async function main() {
   const fleet = loadFleet();
-  const dbName = `stevedore_soak_${crypto.randomBytes(4).toString('hex')}`;
-  const admin = knexFactory({ client: 'pg', connection: adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${dbName}`);
-  const u = new URL(adminUrl!);
-  u.pathname = '/' + dbName;
-  const port = await freePort();
-  const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], {
-    env: { ...process.env, DATABASE_URL: u.toString(), PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0',
-      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', SCHEDULER_HEALTH_CHECK_SEC: '10', SCHEDULER_DRIFT_CHECK_SEC: '30', STEVEDORE_STATE_DIR: `/tmp/${dbName}` },
-    stdio: ['ignore', 'inherit', 'inherit'],
+  const service = await startServiceProcess({
+    adminUrl: adminUrl!, prefix: 'stevedore_soak', env: { SCHEDULER_HEALTH_CHECK_SEC: '10', SCHEDULER_DRIFT_CHECK_SEC: '30' },
   });
+  const { port, child } = service;
   const statuses = new Map<string, number>();
   const count = (label: string, status: number) => {
     const key = `${label} ${status}`;
@@ -83,10 +65,6 @@ async function main() {
   let deploys = 0;
   const plans = new Map<string, number>();
   try {
-    for (let i = 0; !(await request(port, 'GET', '/health')).status; i++) {
-      if (i > 600) throw new Error('the service did not start');
-      await new Promise((r) => setTimeout(r, 100));
-    }
     await request(port, 'POST', '/api/auth/register', undefined, { email: 'soak@example.test', password: 'soak-password' });
     const jwt = (await request(port, 'POST', '/api/auth/login', undefined, { email: 'soak@example.test', password: 'soak-password' })).body.token;
     const env = (await request(port, 'POST', '/api/environments', jwt, { name: 'soak' })).body;
@@ -153,11 +131,8 @@ async function main() {
     const errors = [...statuses].filter(([k]) => Number(k.split(' ').at(-1)) >= 400 || k.endsWith(' 0'));
     if (errors.length) console.log(`errors: ${errors.map(([k, n]) => `${k} x${n}`).join('; ')}`);
   } finally {
-    child.kill('SIGTERM');
-    await new Promise((r) => child.once('exit', r));
     agent.destroy();
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
-    await admin.destroy();
+    await service.stop();
   }
 }
 

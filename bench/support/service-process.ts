@@ -1,0 +1,53 @@
+// The real service (`bin/stevedore.js serve`) as a child process on a fresh database of the
+// PostgreSQL at `adminUrl`, for benchmarks that measure it from outside. stop() ends it and drops
+// the database.
+import { spawn, type ChildProcess } from 'node:child_process';
+import crypto from 'node:crypto';
+import net from 'node:net';
+import knexFactory from 'knex';
+
+export interface ServiceProcess {
+  port: number;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = net.createServer().once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as net.AddressInfo;
+      s.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startServiceProcess(o: { adminUrl: string; prefix: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<ServiceProcess> {
+  const dbName = `${o.prefix}_${crypto.randomBytes(4).toString('hex')}`;
+  const admin = knexFactory({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });
+  await admin.raw(`CREATE DATABASE ${dbName}`);
+  const u = new URL(o.adminUrl);
+  u.pathname = '/' + dbName;
+  const port = await freePort();
+  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'bin/stevedore.js', 'serve'], {
+    env: { ...process.env, DATABASE_URL: u.toString(), PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0',
+      LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', STEVEDORE_STATE_DIR: `/tmp/${dbName}`, ...o.env },
+    stdio: ['ignore', 'inherit', 'inherit'],
+  });
+  const stop = async () => {
+    child.kill('SIGTERM');
+    if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
+    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    await admin.destroy();
+  };
+  for (let i = 0; ; i++) {
+    const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
+    if (ok) break;
+    if (i > 600 || child.exitCode !== null) {
+      await stop();
+      throw new Error('the service did not start');
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  return { port, child, stop };
+}
