@@ -43,7 +43,7 @@ export function createApp(s: Services): Koa {
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
   // Off: not registered at all, so /mcp is the router's 404. Before idempotency: the envelope is not managed, its replays are.
   if (s.config.mcpEnabled) app.use(mcpEndpoint({ version: s.config.version, allowedHosts: s.config.mcpAllowedHosts, specs, app }));
-  app.use(idempotency(s.db, s.secretBox));
+  app.use(idempotency(s.idempotencyKeys, s.secretBox));
   app.use(router.routes());
   app.use(router.allowedMethods({ throw: true }));
   return app;

@@ -34,6 +34,7 @@ import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
+import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -77,6 +78,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     smtp,
     servers,
     serverContainers: new ServerContainersRepository(db),
+    idempotencyKeys: new IdempotencyKeysRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

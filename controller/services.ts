@@ -32,6 +32,7 @@ import type { DeploymentViews } from './store/repositories/deployment-views.js';
 import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
+import type { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
 import type { Trx } from './store/transaction.js';
 
 /**
@@ -79,6 +80,8 @@ export interface Services {
   servers: ServersRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
+  /** Idempotency-Key records of write requests. */
+  idempotencyKeys: IdempotencyKeysRepository;
   /** Incoming-webhook replay protection (incoming_webhook_replays). */
   webhookReplays: ReplayGuard;
   chatChannels: ChatChannelsRepository;

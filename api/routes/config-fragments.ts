@@ -24,7 +24,7 @@ const toFragment = (f: ConfigFragmentRow, usedBy: Array<{ id: string; name: stri
 export default function configFragmentRoutes(s: Services) {
   const cs = s.configStore;
   const load = rowOf(cs.fragments, 'Config fragment');
-  const usedBy = (f: ConfigFragmentRow) => filesUsingFragment(s.db, f.environmentId, f.name);
+  const usedBy = (f: ConfigFragmentRow) => filesUsingFragment(s.configStore.reads, f.environmentId, f.name);
   return [
     route<unknown, { limit: number; offset: number }>({
       method: 'GET', path: '/api/environments/{envId}/config-fragments', operationId: 'listConfigFragments',
@@ -67,7 +67,7 @@ export default function configFragmentRoutes(s: Services) {
         }
         const contentChanged = body.content !== undefined && body.content !== resource.content;
         const row = await cs.fragments.update(resource.id, { ...body, generation: resource.generation + 1 });
-        const attachmentIds = contentChanged ? await syncedAttachmentsOf(s.db, users.map((u) => u.id)) : [];
+        const attachmentIds = contentChanged ? await syncedAttachmentsOf(s.configStore.reads, users.map((u) => u.id)) : [];
         for (const id of attachmentIds) s.queue.add(`${RESYNC_KIND}/${id}`);
         ctx.state.audit = { details: { fields: Object.keys(body), name: row!.name, resyncQueued: attachmentIds.length, files: users.length } };
         return { ...toFragment(row!, users), resync: { configFiles: contentChanged ? users : [], attachmentIds } };

@@ -31,7 +31,7 @@ export default function configSyncRoutes(s: Services) {
   async function run(ctx: Ctx, environmentId: string, attachments: ConfigAttachmentRow[], dryRun: boolean, serverId?: string) {
     const fileIds = [...new Set(attachments.map((a) => a.configFileId))];
     const files = await cs.files.findByIds(fileIds);
-    const targets = await targetsOf(s.db, files, attachments, serverId);
+    const targets = await targetsOf(s.configStore.reads, files, attachments, serverId);
     const results = await cs.sync.syncEach(files, targets, dryRun);
     const status = overall(results);
     ctx.state.audit = {
@@ -108,7 +108,7 @@ export default function configSyncRoutes(s: Services) {
         if (files.some((f) => f.environmentId !== environmentId)) {
           throw validationError('All config files of one batch must belong to one environment', 'operations');
         }
-        const targets = await targetsOf(s.db, files, await cs.attachments.forFiles(ids));
+        const targets = await targetsOf(s.configStore.reads, files, await cs.attachments.forFiles(ids));
         const result = await cs.sync.batch(files, targets, body.rollbackOnFailure);
         ctx.state.audit = {
           resourceType: 'config-sync', resourceId: null, environmentId,

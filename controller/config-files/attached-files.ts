@@ -19,7 +19,7 @@ export async function renderAttachedFiles(s: Services, serviceId: string, enviro
   if (!attachments.length) return [];
   const files = (await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))
     .filter((f): f is ConfigFileRow => !!f);
-  const [ctx, sensitive] = await Promise.all([s.configStore.catalog.renderContext(environmentId, true), sensitiveFiles(s.db, files)]);
+  const [ctx, sensitive] = await Promise.all([s.configStore.catalog.renderContext(environmentId, true), sensitiveFiles(s.configStore.reads, files)]);
   return attachments.flatMap((a) => {
     const file = files.find((f) => f.id === a.configFileId);
     if (!file) return [];

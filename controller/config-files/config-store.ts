@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { Knex } from 'knex';
+import type { Db } from '../store/knex.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Logger } from '../logger.js';
 import { ConfigAttachmentsRepository } from '../store/repositories/config-attachments.js';
@@ -19,15 +19,18 @@ export interface ConfigStore {
   files: ConfigFilesRepository;
   attachments: ConfigAttachmentsRepository;
   catalog: ConfigCatalog;
+  /** Reads across config tables: fragment users, sync targets, files that may hold a secret. */
+  reads: ConfigReads;
   sync: ConfigSync;
   /** Key of every content hash that may cover secret bytes (sync states, container spec hashes). */
   hashKey: Buffer;
 }
 
-export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
+export function createConfigStore(db: Db, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
   const hashKey = createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
   const attachments = new ConfigAttachmentsRepository(db);
-  const catalog = new ConfigCatalog(new ConfigReads(db), secretBox);
+  const reads = new ConfigReads(db);
+  const catalog = new ConfigCatalog(reads, secretBox);
   return {
     secrets: new SecretsRepository(db),
     vars: new VarsRepository(db),
@@ -35,7 +38,8 @@ export function createConfigStore(db: Knex, secretBox: SecretBox, hosts: HostFil
     files: new ConfigFilesRepository(db),
     attachments,
     catalog,
-    sync: new ConfigSync(db, hosts, catalog, attachments, logger, hashKey),
+    reads,
+    sync: new ConfigSync(hosts, catalog, attachments, logger, hashKey),
     hashKey,
   };
 }

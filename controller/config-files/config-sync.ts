@@ -1,5 +1,4 @@
 import { createHmac } from 'node:crypto';
-import type { Knex } from 'knex';
 import type { Logger } from '../logger.js';
 import { isAppError } from '../errors/app-error.js';
 import type { ConfigAttachmentsRepository } from '../store/repositories/config-attachments.js';
@@ -44,7 +43,7 @@ const describe = (e: unknown): string => (isAppError(e) || e instanceof Error ? 
  * rename). Single syncs treat targets independently; a batch is all-or-nothing.
  */
 export class ConfigSync {
-  constructor(private readonly db: Knex, private readonly hosts: HostFiles, private readonly catalog: ConfigCatalog,
+  constructor(private readonly hosts: HostFiles, private readonly catalog: ConfigCatalog,
     private readonly attachments: ConfigAttachmentsRepository, private readonly logger: Logger,
     private readonly hashKey: Buffer) {}
 

@@ -18,7 +18,7 @@ export async function startConfigResync(s: Services): Promise<void> {
     if (!attachment) return;
     const file = await cs.files.findById(attachment.configFileId);
     if (!file) return;
-    const targets = await targetsOf(s.db, [file], [attachment]);
+    const targets = await targetsOf(s.configStore.reads, [file], [attachment]);
     let results;
     try {
       results = await cs.sync.syncEach([file], targets, false);
@@ -35,5 +35,5 @@ export async function startConfigResync(s: Services): Promise<void> {
     if (failed.length) throw new Error(`${failed.length} of ${results.length} targets failed`);
   });
   // the queue is in memory: pick up the resyncs a stopped controller had queued but not run
-  for (const id of await pendingFragmentResyncs(s.db)) s.queue.add(`${RESYNC_KIND}/${id}`);
+  for (const id of await pendingFragmentResyncs(s.configStore.reads)) s.queue.add(`${RESYNC_KIND}/${id}`);
 }

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { ConfigReads } from '../store/repositories/config-reads.js';
 import type { ConfigAttachmentRow } from '../store/repositories/config-attachments.js';
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
 import { referencesOf } from './placeholders.js';
@@ -30,17 +30,11 @@ export interface SyncTarget {
  * Expands attachments to targets: every deployment of the attachment's service (optionally only
  * those on `serverId`), in the order of `files`, then attachment, then server and container name.
  */
-export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: ConfigAttachmentRow[], serverId?: string): Promise<SyncTarget[]> {
+export async function targetsOf(reads: ConfigReads, files: ConfigFileRow[], attachments: ConfigAttachmentRow[], serverId?: string): Promise<SyncTarget[]> {
   if (attachments.length === 0) return [];
-  const serviceIds = [...new Set(attachments.map((a) => a.serviceId))];
-  const q = db('deployments').join('servers', 'servers.id', 'deployments.serverId')
-    .whereIn('deployments.serviceId', serviceIds)
-    .select('deployments.id as deploymentId', 'deployments.containerName as containerName', 'deployments.serviceId as serviceId',
-      'servers.id as serverId', 'servers.name as serverName');
-  if (serverId) q.where('servers.id', serverId);
-  const placements = (await q) as Array<{ deploymentId: string; containerName: string; serviceId: string; serverId: string; serverName: string }>;
+  const placements = await reads.placementsOf([...new Set(attachments.map((a) => a.serviceId))], serverId);
   placements.sort((a, b) => a.serverName.localeCompare(b.serverName) || a.containerName.localeCompare(b.containerName));
-  const sensitive = await sensitiveFiles(db, files);
+  const sensitive = await sensitiveFiles(reads, files);
   const fileOrder = new Map(files.map((f, i) => [f.id, i]));
   const ordered = [...attachments].sort((a, b) => (fileOrder.get(a.configFileId) ?? 0) - (fileOrder.get(b.configFileId) ?? 0));
   const targets: SyncTarget[] = [];
@@ -63,16 +57,11 @@ export async function targetsOf(db: Knex, files: ConfigFileRow[], attachments: C
  * Files whose written bytes hold (or may hold) a secret value: templates that reference a secret
  * key directly or through a fragment, and binary assets (certificates, key stores).
  */
-export async function sensitiveFiles(db: Knex, files: ConfigFileRow[]): Promise<Set<string>> {
+export async function sensitiveFiles(reads: ConfigReads, files: ConfigFileRow[]): Promise<Set<string>> {
   const out = new Set(files.filter((f) => f.kind === 'asset').map((f) => f.id));
   const templates = files.filter((f) => f.kind === 'template');
   if (templates.length === 0) return out;
-  const envIds = [...new Set(templates.map((f) => f.environmentId))];
-  const [secrets, fragments] = await Promise.all([
-    db('secrets').whereIn('environmentId', envIds).select('environmentId', 'key') as Promise<Array<{ environmentId: string; key: string }>>,
-    db('config_fragments').whereIn('environmentId', envIds).select('environmentId', 'name', 'content') as
-      Promise<Array<{ environmentId: string; name: string; content: string }>>,
-  ]);
+  const { secrets, fragments } = await reads.secretKeysAndFragments([...new Set(templates.map((f) => f.environmentId))]);
   const secretKeys = new Set(secrets.map((r) => `${r.environmentId}\0${r.key}`));
   const fragmentKeys = new Map(fragments.map((r) => [`${r.environmentId}\0${r.name}`, referencesOf(r.content).keys]));
   for (const f of templates) {

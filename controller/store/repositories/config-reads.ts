@@ -41,4 +41,57 @@ export class ConfigReads {
     ]);
     return { files, fragments, services, attachments };
   }
+
+  /** Templates of the environment whose content holds `text` (a cheap pre-filter; callers parse). */
+  templatesContaining(environmentId: string, text: string): Promise<Array<{ id: string; name: string; content: string }>> {
+    return this.db('config_files').where({ environmentId, kind: 'template' })
+      .andWhereRaw('position(? in content) > 0', [text]).select('id', 'name', 'content').orderBy('name');
+  }
+
+  /** Attachments of these files that were synced at least once. */
+  async syncedAttachmentsOf(configFileIds: string[]): Promise<string[]> {
+    const rows = await this.db('config_attachments').whereIn('configFileId', configFileIds)
+      .whereExists(this.db('config_sync_states').whereRaw('config_sync_states.attachment_id = config_attachments.id'))
+      .select('id').orderBy('id');
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  /** Synced attachments of templates that include some fragment, with the time of their oldest sync. */
+  fragmentTemplateSyncs(): Promise<Array<{ id: string; environmentId: string; content: string; oldest: Date }>> {
+    return this.db('config_attachments').join('config_files', 'config_files.id', 'config_attachments.configFileId')
+      .join('config_sync_states', 'config_sync_states.attachmentId', 'config_attachments.id')
+      .where('config_files.kind', 'template').andWhereRaw("position('${fragment:' in config_files.content) > 0")
+      .groupBy('config_attachments.id', 'config_files.environmentId', 'config_files.content')
+      .select('config_attachments.id', 'config_files.environmentId', 'config_files.content')
+      .min({ oldest: 'config_sync_states.syncedAt' });
+  }
+
+  /** When each fragment of every environment last changed. */
+  fragmentChanges(): Promise<Array<{ environmentId: string; name: string; updatedAt: Date }>> {
+    return this.db('config_fragments').select('environmentId', 'name', 'updatedAt');
+  }
+
+  /** The secret keys and fragments of these environments: what tells a template that may hold a secret. */
+  async secretKeysAndFragments(environmentIds: string[]) {
+    const [secrets, fragments] = await Promise.all([
+      this.db('secrets').whereIn('environmentId', environmentIds).select('environmentId', 'key'),
+      this.db('config_fragments').whereIn('environmentId', environmentIds).select('environmentId', 'name', 'content'),
+    ]);
+    return {
+      secrets: secrets as Array<{ environmentId: string; key: string }>,
+      fragments: fragments as Array<{ environmentId: string; name: string; content: string }>,
+    };
+  }
+
+  /** The deployments of these services (optionally only those on one server), with their server's name. */
+  placementsOf(serviceIds: string[], serverId?: string): Promise<ConfigPlacement[]> {
+    const q = this.db('deployments').join('servers', 'servers.id', 'deployments.serverId')
+      .whereIn('deployments.serviceId', serviceIds)
+      .select('deployments.id as deploymentId', 'deployments.containerName as containerName', 'deployments.serviceId as serviceId',
+        'servers.id as serverId', 'servers.name as serverName');
+    if (serverId) q.where('servers.id', serverId);
+    return q;
+  }
 }
+
+export interface ConfigPlacement { deploymentId: string; containerName: string; serviceId: string; serverId: string; serverName: string }

@@ -5,11 +5,6 @@
 
 /** Files that import knex or pg outside controller/store/. */
 export const KNEX_IMPORTS = new Set([
-  'api/middleware/idempotency.ts',
-  'controller/config-files/config-store.ts',
-  'controller/config-files/config-sync.ts',
-  'controller/config-files/fragment-users.ts',
-  'controller/config-files/sync-targets.ts',
   'controller/delivery/chat-routing.ts',
   'controller/delivery/fanout.ts',
   'controller/delivery/index.ts',
@@ -25,11 +20,8 @@ export const KNEX_IMPORTS = new Set([
 
 /** Files that still query through the shared database handle outside controller/store/. */
 export const HANDLE_QUERIES = new Set([
-  'api/middleware/idempotency.ts',
   'api/routes/deployment-plans.ts',
   'api/routes/drift.ts',
-  'controller/config-files/fragment-users.ts',
-  'controller/config-files/sync-targets.ts',
   'controller/delivery/chat-routing.ts',
   'controller/delivery/fanout.ts',
   'controller/delivery/index.ts',
