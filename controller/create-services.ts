@@ -35,6 +35,7 @@ import { ServerContainersRepository } from './store/repositories/server-containe
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
 import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
+import { SessionLocks } from './store/session-locks.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -44,6 +45,7 @@ import type { Services } from './services.js';
  */
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
@@ -71,7 +73,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     events,
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
-    scheduler: new Scheduler(db, logger),
+    locks,
+    scheduler: new Scheduler(locks, logger),
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,

@@ -33,6 +33,7 @@ import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
+import type { SessionLocks } from './store/session-locks.js';
 import type { Trx } from './store/transaction.js';
 
 /**
@@ -68,6 +69,8 @@ export interface Services {
   events: EventBus;
   /** Keyed reconcile queue ("kind/id"). */
   queue: WorkQueue;
+  /** Advisory locks held on a connection of their own: one plan step per server, one replica per job. */
+  locks: SessionLocks;
   /** Periodic singleton jobs across replicas. */
   scheduler: Scheduler;
   registries: RegistriesRepository;

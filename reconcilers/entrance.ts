@@ -9,7 +9,7 @@
 //   4. hands the plan to the engine (persisted steps, lease, rollback), which runs it.
 // Converging requests (manifest hand-off, heal) include only deployments whose container differs
 // from the desired one: a no-op re-apply creates no plan and touches no container.
-import type { Knex } from 'knex';
+import type { Trx } from '../controller/store/transaction.js';
 import type { Services } from '../controller/services.js';
 import { conflict } from '../controller/errors/app-error.js';
 import { assertImageTag } from '../controller/deploy/names.js';
@@ -56,7 +56,7 @@ export async function executePendingPlan(s: Services, planId: string): Promise<D
   if (plan.status !== 'pending') throw conflict(`the plan is ${plan.status}; only a pending plan can be executed`);
   const steps = await s.plans.steps.ofPlan(planId);
   await checkPlan(s, plan, steps);
-  const superseded = await s.db.transaction(async (trx) => {
+  const superseded = await s.transaction(async (trx) => {
     const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
     await writeDesired(s, [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag })), plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
@@ -69,7 +69,7 @@ export async function executePendingPlan(s: Services, planId: string): Promise<D
 /** POST /api/environments/{envId}/deployment-plans without execute: a proposal; nothing desired changes yet. */
 export async function proposePlan(s: Services, input: CreatePlanInput): Promise<DeploymentPlanRow> {
   await checkDraft(s, input);
-  const plan = await s.db.transaction((trx) => buildPlan(s, input, trx));
+  const plan = await s.transaction((trx) => buildPlan(s, input, trx));
   await planEvent(s, plan);
   return plan;
 }
@@ -83,7 +83,7 @@ async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow
   for (const [n, item] of req.items.entries()) if (item.imageTag != null) assertImageTag(item.imageTag, `items/${n}/imageTag`);
   // checks that need no server run first, on a draft nobody sees: a refused request writes nothing
   await checkDraft(s, req);
-  const { plan, superseded } = await s.db.transaction(async (trx) => {
+  const { plan, superseded } = await s.transaction(async (trx) => {
     await writeDesired(s, req.items, req.trigger, trx);
     const built = await buildPlan(s, req, trx);
     const older = CONVERGING_ONLY.has(req.trigger) ? [] : await s.plans.repo.supersede([...new Set(req.items.map((i) => i.serviceId))], built.id, trx);
@@ -99,7 +99,7 @@ async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow
  * of the service and its deployments. A manifest wrote its services already (in the apply's
  * transaction); its hand-off is still a new request for their deployments.
  */
-async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Knex.Transaction): Promise<void> {
+async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx): Promise<void> {
   const rows = await s.services.lockForUpdate([...new Set(items.map((i) => i.serviceId))], trx);
   const changed: string[] = [];
   for (const svc of rows) {

@@ -51,15 +51,8 @@ export default function deploymentPlanRoutes(s: Services) {
       access: 'viewer', summary: 'Plans of an environment, newest first', load: environmentOf(s),
       query: { ...paginationQuery, status: str() }, response: listOf(planRead),
       async handler(_ctx, { params, query }) {
-        const base = () => {
-          const q = s.db('deployment_plans').where({ environmentId: params.envId });
-          return query.status ? q.where({ status: query.status }) : q;
-        };
-        const [rows, [{ count }]] = await Promise.all([
-          base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(query.limit).offset(query.offset),
-          base().count({ count: '*' }),
-        ]);
-        return { items: rows.map((r) => toPlan(r)), total: Number(count), limit: query.limit, offset: query.offset };
+        const page = await s.plans.repo.pageOfEnvironment(params.envId, query.status, query);
+        return { ...page, items: page.items.map((r) => toPlan(r)) };
       },
     }),
 
@@ -126,8 +119,7 @@ export default function deploymentPlanRoutes(s: Services) {
         sse.closed.then(unsubscribe, unsubscribe);
         if (last === 0) {
           // a first connect gets the current state, then the stream from here
-          const maxRow = await s.db('events').max({ id: 'id' }).first();
-          last = Number(maxRow?.id ?? 0);
+          last = await s.events.lastId();
           sse.send('plan.updated', { planId: resource.id, ...(await withSteps(resource.id)), snapshot: true }, last);
         } else {
           for (;;) {

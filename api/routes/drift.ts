@@ -1,7 +1,6 @@
 // Drift reports: the deployment reconciler's plan(desired, actual) per deployment, not applied.
 import type { Services } from '../../controller/services.js';
 import { notFound } from '../../controller/errors/app-error.js';
-import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { driftOf, driftReport } from '../../reconcilers/deployment/drift.js';
 import { route } from '../http/route.js';
 import { environmentOf } from './loaders.js';
@@ -17,7 +16,7 @@ export default function driftRoutes(s: Services) {
         return row;
       },
       async handler(_ctx, { resource }) {
-        const deployments = (await s.db('deployments').where({ serverId: resource.id }).orderBy('containerName')) as DeploymentRow[];
+        const deployments = await s.deployments.listByServer(resource.id);
         return { serverId: resource.id, ...driftReport(await driftOf(s, deployments)) };
       },
     }),
@@ -26,7 +25,7 @@ export default function driftRoutes(s: Services) {
       method: 'GET', path: '/api/environments/{envId}/drift', operationId: 'getEnvironmentDrift', tag: 'environments', access: 'viewer',
       summary: 'Drift of every deployment of an environment', load: environmentOf(s),
       async handler(_ctx, { params }) {
-        const deployments = (await s.db('deployments').where({ environmentId: params.envId }).orderBy('containerName')) as DeploymentRow[];
+        const deployments = await s.deployments.listByEnvironment(params.envId);
         const ops = await s.settings.get<{ driftPolicy: string }>(params.envId, 'operations');
         return { environmentId: params.envId, driftPolicy: ops.driftPolicy, ...driftReport(await driftOf(s, deployments)) };
       },

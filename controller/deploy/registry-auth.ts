@@ -30,7 +30,7 @@ export async function registryAuthFor(s: Services, environmentId: string, imageN
   const host = registryHostOf(imageName);
   let row: RegistryRow | undefined = registryConnectionId ? await s.registries.findById(registryConnectionId) : undefined;
   if (!row && host) {
-    const candidates = (await s.db('registry_connections').where({ environmentId }).orderBy('isDefault', 'desc')) as RegistryRow[];
+    const candidates = await s.registries.listDefaultFirst(environmentId);
     row = candidates.find((r) => hostOfUrl(r.registryUrl) === host);
   }
   if (!row) return undefined;

@@ -66,6 +66,12 @@ export class EventBus {
     return () => this.local.off('event', fn);
   }
 
+  /** The id of the newest event (0 when there is none): where a fresh stream starts. */
+  async lastId(): Promise<number> {
+    const [row] = await this.db('events').max('id as max');
+    return Number(row?.max ?? 0);
+  }
+
   /** Events after `lastId` (for Last-Event-ID resume), oldest first. */
   async since(lastId: number, environmentId?: string | null, limit = 500): Promise<StreamEvent[]> {
     const q = this.db('events').where('id', '>', lastId).orderBy('id').limit(limit);
@@ -76,8 +82,7 @@ export class EventBus {
   /** Connects the listener; the first connection must succeed (the database was just migrated). */
   async start(): Promise<void> {
     this.stopped = false;
-    const [row] = await this.db('events').max('id as max');
-    this.highest = this.floor = Number(row?.max ?? 0);
+    this.highest = this.floor = await this.lastId();
     await this.connect();
   }
 

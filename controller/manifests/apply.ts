@@ -1,4 +1,5 @@
 import type { Services } from '../services.js';
+import { lockUntilCommit } from '../store/transaction.js';
 import { diffStates, countChanges } from './diff.js';
 import { desiredStates } from './desired.js';
 import { loadManifests } from './load.js';
@@ -46,8 +47,8 @@ const APPLY_LOCK = 0x5ed0_0006;
  */
 export async function applyManifests(s: Services, files: ManifestFile[], opts: ApplyOptions): Promise<ApplyResult> {
   const prune = opts.prune ?? s.config.manifestsPrune;
-  return s.db.transaction(async (trx) => {
-    await trx.raw('select pg_advisory_xact_lock(?)', [APPLY_LOCK]);
+  return s.transaction(async (trx) => {
+    await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
     const loaded = loadManifests(files, existingKeys(snap));
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };

@@ -12,7 +12,7 @@ import { requestConvergence } from '../../reconcilers/entrance.js';
  * plan. Services without deployments are skipped (nothing to run). Returns the plan ids.
  */
 export async function startPlans(s: Services, changed: ApplyResult['changedServices'], revision: string): Promise<string[]> {
-  const placed = new Set((await s.db('deployments').whereIn('serviceId', changed.map((c) => c.id)).distinct('serviceId')).map((r: any) => r.serviceId));
+  const placed = new Set((await s.deployments.listByServices(changed.map((c) => c.id))).map((d) => d.serviceId));
   const byEnv = new Map<string, ApplyResult['changedServices']>();
   for (const c of changed.filter((x) => placed.has(x.id))) byEnv.set(c.environmentId, [...(byEnv.get(c.environmentId) ?? []), c]);
   const plans: string[] = [];
@@ -31,7 +31,7 @@ export async function removeContainers(s: Services, removed: ApplyResult['remove
   let n = 0;
   for (const d of removed as DeploymentRow[]) {
     try {
-      await withServerLock(s.db, d.serverId, () => removeDeploymentContainer(s, d, async () => undefined));
+      await withServerLock(s.locks, d.serverId, () => removeDeploymentContainer(s, d, async () => undefined));
       n++;
     } catch (e) {
       s.logger.warn('manifests: could not remove a pruned container', { server: d.serverId, container: d.containerName, error: (e as Error).message });

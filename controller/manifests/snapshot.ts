@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Db, Trx } from '../store/knex.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { KINDS, kindOf } from '../kinds/index.js';
 import { nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
@@ -24,7 +24,7 @@ const nameOf = (k: KindDescriptor, row: Record<string, any>): string => row[name
  * Reads every object the manifests can manage, in one consistent transaction when given, in the
  * comparable form each kind's descriptor gives: its columns, references by name, secrets as digests.
  */
-export async function readSnapshot(db: Knex | Knex.Transaction, box: SecretBox): Promise<Snapshot> {
+export async function readSnapshot(db: Db | Trx, box: SecretBox): Promise<Snapshot> {
   const stored = KINDS.filter((k) => k.table);
   const tables = await readTables(db, stored.map((k) => k.table!));
   const related = await readRelations(db);

@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { Trx } from '../store/transaction.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { kindOf, STORED_KINDS } from '../kinds/index.js';
 import { isVersioned, nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
@@ -14,7 +14,7 @@ import type { ManifestSource, ObjectState } from './state.js';
 export const SUPPORTED_KINDS = STORED_KINDS;
 
 export interface WriteContext {
-  trx: Knex.Transaction;
+  trx: Trx;
   box: SecretBox;
   snap: Snapshot;
   /** Deployment rows deleted by this apply: their containers are removed after commit. */

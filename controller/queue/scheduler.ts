@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { SessionLocks } from '../store/session-locks.js';
 import type { Logger } from '../logger.js';
 import { Outage } from './outage.js';
 
@@ -20,7 +20,7 @@ export class Scheduler {
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly outages = new Map<string, Outage>();
 
-  constructor(private readonly db: Knex, private readonly logger: Logger) {}
+  constructor(private readonly locks: SessionLocks, private readonly logger: Logger) {}
 
   every(name: string, seconds: number, job: () => Promise<void>): void {
     const tick = () => {
@@ -39,24 +39,15 @@ export class Scheduler {
   async runOnce(name: string, job: () => Promise<void>): Promise<boolean> {
     let outage = this.outages.get(name);
     if (!outage) this.outages.set(name, outage = new Outage(this.logger, `scheduled job ${name}`));
-    let conn: { query(sql: string, args: unknown[]): Promise<{ rows: Array<{ ok: boolean }> }> } | null = null;
     let locked = false;
     try {
-      conn = await this.db.client.acquireConnection();
-      const { rows } = await conn!.query('SELECT pg_try_advisory_lock($1) AS ok', [lockKey(name)]);
-      if (!rows[0].ok) return false;
-      locked = true;
-      await job();
+      const r = await this.locks.tryHolding(lockKey(name), async () => { locked = true; await job(); });
+      if (!r.held) return false;
       outage.ok();
       return true;
     } catch (e) {
       outage.failed(e, { job: name });
       return locked;
-    } finally {
-      if (conn) {
-        if (locked) await conn.query('SELECT pg_advisory_unlock($1)', [lockKey(name)]).catch(() => undefined);
-        await Promise.resolve(this.db.client.releaseConnection(conn)).catch(() => undefined);
-      }
     }
   }
 

@@ -6,6 +6,7 @@ export type { Trx } from './knex.js';
 export const transactionRunner = (db: Db) => <T>(work: (trx: Trx) => Promise<T>): Promise<T> => db.transaction(work);
 
 /** Serialises the transactions that name the same key, until each commits (pg_advisory_xact_lock). */
-export async function lockUntilCommit(trx: Trx, key: string): Promise<void> {
-  await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [key]);
+export async function lockUntilCommit(trx: Trx, key: string | number): Promise<void> {
+  if (typeof key === 'number') await trx.raw('SELECT pg_advisory_xact_lock(?)', [key]);
+  else await trx.raw('SELECT pg_advisory_xact_lock(hashtext(?))', [key]);
 }

@@ -1,7 +1,7 @@
 // Only reconcilers/entrance.ts (and the dry run) build plans.
 // Turns {items: [{serviceId, imageTag?}]} into ordered steps: services expanded to their
 // deployments, stages in dependency order (a cycle is a VALIDATION_ERROR naming it).
-import type { Knex } from 'knex';
+import type { Trx } from '../../store/transaction.js';
 import type { Services } from '../../services.js';
 import { notFound, validationError } from '../../errors/app-error.js';
 import { dependencyOrder } from '../../catalog/dependency-order.js';
@@ -20,7 +20,7 @@ export interface CreatePlanInput {
   createdBy?: string | null;
 }
 
-export async function buildPlan(s: Services, input: CreatePlanInput, trx: Knex.Transaction): Promise<DeploymentPlanRow> {
+export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx): Promise<DeploymentPlanRow> {
   if (!input.items.length) throw validationError('items must name at least one service', 'items');
   const ids = [...new Set(input.items.map((i) => i.serviceId))];
   const services = await s.services.listByIds(ids, trx);
@@ -35,29 +35,27 @@ export async function buildPlan(s: Services, input: CreatePlanInput, trx: Knex.T
   for (const [stage, svc] of ordered.entries()) {
     const item = input.items.find((i) => i.serviceId === svc.id)!;
     const tag = await targetTag(s, svc, item.imageTag ?? null, trx);
-    let deployments = await trx('deployments as d').join('servers as v', 'v.id', 'd.server_id').where('d.service_id', svc.id)
-      .orderBy([{ column: 'v.name' }, { column: 'd.container_name' }]).select('d.*');
-    if (item.deploymentIds) deployments = deployments.filter((d: { id: string }) => item.deploymentIds!.includes(d.id));
+    let deployments = await s.deployments.listByServiceInServerOrder(svc.id, trx);
+    if (item.deploymentIds) deployments = deployments.filter((d) => item.deploymentIds!.includes(d.id));
     for (const d of deployments) {
       rows.push({ stage, serviceId: svc.id, deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, imageTag: tag });
     }
   }
   if (!rows.length) throw validationError('the services named have no deployments to deploy', 'items', 'Add a deployment to the service first');
   const name = input.name ?? `deploy ${ordered.map((x) => x.name).join(', ')}`;
-  const [plan] = await trx('deployment_plans').insert({
+  const plan = await s.plans.repo.create({
     environmentId: input.environmentId, name, autoRollback: input.autoRollback ?? true, strategy: input.strategy ?? 'rolling',
     pullImage: input.pullImage ?? true, generateArtifacts: input.generateArtifacts ?? true, trigger: input.trigger ?? 'api',
-    items: JSON.stringify(input.items), createdBy: input.createdBy ?? null,
-    // the moment the request was accepted (the entrance holds the services' locks): plans list in
-    // the order they were accepted, not the order their transactions began
-    createdAt: trx.raw('clock_timestamp()'),
-  }).returning('*');
-  await trx('plan_steps').insert(rows.map((r, position) => ({ ...r, planId: plan.id, position })));
-  return plan as DeploymentPlanRow;
+    items: JSON.stringify(input.items) as never, createdBy: input.createdBy ?? null,
+    // stamped when the request was accepted (the entrance holds the services' locks): plans list
+    // in the order they were accepted, not the order their transactions began
+  }, trx);
+  await s.plans.steps.insertForPlan(plan.id, rows, trx);
+  return plan;
 }
 
 /** The tag to deploy: the one asked for, else the service's recorded tag, else the image's current tag. */
-async function targetTag(s: Services, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null }, asked: string | null, trx: Knex.Transaction) {
+async function targetTag(s: Services, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null }, asked: string | null, trx: Trx) {
   if (!svc.containerImageId) throw validationError(`service ${svc.name} has no container image`, 'items', 'Link a container image to the service');
   const tag = asked ?? svc.imageTag ?? (await s.containerImages.findById(svc.containerImageId, trx))?.currentTag ?? null;
   if (!tag) throw validationError(`no image tag to deploy for service ${svc.name}`, 'imageTag', 'Pass imageTag');

@@ -66,16 +66,15 @@ export class PlanEngine {
     if (plan.status === 'pending') {
       const done = await this.repo.transition(plan.id, ['pending'], { status: 'cancelled', cancelRequested: true, finishedAt: new Date() });
       if (done) {
-        await this.s.db('plan_steps').where({ planId, status: 'pending' }).update({ status: 'cancelled', updatedAt: this.s.db.fn.now() });
+        await this.steps.endPending(planId, 'cancelled');
         await planEvent(this.s, done);
         return done;
       }
     }
     if (plan.status === 'running' || plan.status === 'pending') {
       // the runner reads the flag before each step
-      const [row] = await this.s.db('deployment_plans').where({ id: planId }).whereIn('status', ['pending', 'running'])
-        .update({ cancelRequested: true, updatedAt: this.s.db.fn.now() }).returning('*');
-      if (row) return row as DeploymentPlanRow;
+      const row = await this.repo.requestCancel(planId);
+      if (row) return row;
     }
     throw conflict(`the plan is ${plan.status}; only a pending or running plan can be cancelled`);
   }
@@ -137,8 +136,7 @@ export class PlanEngine {
       if (failed || stopped) break;
     }
     const fresh = (await this.repo.findById(plan.id))!;
-    await this.s.db('plan_steps').where({ planId: plan.id, status: 'pending' })
-      .update({ status: fresh.cancelRequested ? 'cancelled' : 'skipped', updatedAt: this.s.db.fn.now() });
+    await this.steps.endPending(plan.id, fresh.cancelRequested ? 'cancelled' : 'skipped');
     let all = await this.steps.ofPlan(plan.id);
     // a superseded plan never rolls back: a newer plan owns these services now
     if (failed && plan.autoRollback && !fresh.supersededBy) {

@@ -41,10 +41,8 @@ export async function recoverStalePlans(s: Services): Promise<number> {
 
 async function recoverOne(s: Services, plan: DeploymentPlanRow): Promise<void> {
   const INTERRUPTED = interruptionOf(plan, s.plans.owner);
-  await s.db('plan_steps').where({ planId: plan.id, status: 'running' })
-    .update({ status: 'failed', error: INTERRUPTED, finishedAt: s.db.fn.now(), updatedAt: s.db.fn.now() });
-  await s.db('plan_steps').where({ planId: plan.id, status: 'pending' })
-    .update({ status: plan.cancelRequested ? 'cancelled' : 'skipped', updatedAt: s.db.fn.now() });
+  await s.plans.steps.failRunning(plan.id, INTERRUPTED);
+  await s.plans.steps.endPending(plan.id, plan.cancelRequested ? 'cancelled' : 'skipped');
   if (plan.status === 'rolling_back') {
     s.plans.launch(plan.id, () => s.plans.rollBackSteps(plan));
     return;

@@ -24,7 +24,7 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
   const log = (line: string) => steps.appendLog(st.id, line);
   try {
     if (!d) throw new Error('the deployment no longer exists');
-    return await withServerLock(s.db, d.serverId, async () => {
+    return await withServerLock(s.locks, d.serverId, async () => {
       if (!(await stillWanted())) return 'cancelled';
       const running = await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null });
       if (!running) return 'succeeded';
@@ -89,14 +89,14 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
     } else if (!d) {
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
-      await withServerLock(s.db, d.serverId, () => removeDeploymentContainer(s, d, log));
+      await withServerLock(s.locks, d.serverId, () => removeDeploymentContainer(s, d, log));
       const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null });
       await afterRollback(s, u!, st, plan, manual);
       await deploymentEvent(s, u!);
     } else {
       const service = (await s.services.findById(d.serviceId))!;
       const image = (await s.containerImages.findById(service.containerImageId!))!;
-      const out = await withServerLock(s.db, d.serverId, () => deployDeployment(s, {
+      const out = await withServerLock(s.locks, d.serverId, () => deployDeployment(s, {
         service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log,
       }));
       const u = await s.deployments.update(d.id, {

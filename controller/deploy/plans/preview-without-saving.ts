@@ -12,7 +12,7 @@ class Discard extends Error {}
 export async function draftPlan(s: Services, input: CreatePlanInput): Promise<{ plan: DeploymentPlanRow; steps: PlanStepRow[] }> {
   let plan!: DeploymentPlanRow;
   let steps!: PlanStepRow[];
-  await s.db.transaction(async (trx) => {
+  await s.transaction(async (trx) => {
     plan = await buildPlan(s, input, trx);
     steps = await s.plans.steps.ofPlan(plan.id, trx);
     throw new Discard();

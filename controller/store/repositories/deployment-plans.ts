@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { PlanStatus } from '../../deploy/plans/plan-states.js';
-import { BaseRepository } from './base-repository.js';
+import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 
 export interface PlanItem { serviceId: string; imageTag?: string | null; deploymentIds?: string[] }
 
@@ -31,6 +31,32 @@ export interface DeploymentPlanRow {
 export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow> {
   constructor(db: Knex) {
     super(db, 'deployment_plans');
+  }
+
+  /** A new pending plan, stamped with the moment it was accepted (clock_timestamp(), not the transaction's start). */
+  async create(values: Partial<DeploymentPlanRow>, trx: Knex.Transaction): Promise<DeploymentPlanRow> {
+    const [plan] = await this.q(trx).insert({ ...values, createdAt: trx.raw('clock_timestamp()') } as never).returning('*');
+    return plan as DeploymentPlanRow;
+  }
+
+  /** Asks a pending or running plan to stop before its next step; undefined when it is neither. */
+  async requestCancel(id: string): Promise<DeploymentPlanRow | undefined> {
+    const [row] = await this.q().where({ id } as never).whereIn('status', ['pending', 'running'])
+      .update({ cancelRequested: true, updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
+  /** Plans of an environment (optionally of one status), newest first. */
+  async pageOfEnvironment(environmentId: string, status: string | undefined, page: PageQuery): Promise<Page<DeploymentPlanRow>> {
+    const base = () => {
+      const q = this.q().where({ environmentId } as never);
+      return status ? q.where({ status } as never) : q;
+    };
+    const [rows, [{ count }]] = await Promise.all([
+      base().orderBy([{ column: 'createdAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      base().count({ count: '*' }),
+    ]);
+    return { items: rows as DeploymentPlanRow[], total: Number(count), limit: page.limit, offset: page.offset };
   }
 
   /** Moves a plan only when it is still in `from` (compare-and-set): two callers cannot both win. */

@@ -79,6 +79,12 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     return this.q(trx).where({ serviceId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
   }
 
+  /** The deployments of one service in plan order: by server name, then container name. */
+  listByServiceInServerOrder(serviceId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+    return (trx ?? this.db)('deployments as d').join('servers as v', 'v.id', 'd.server_id').where('d.service_id', serviceId)
+      .orderBy([{ column: 'v.name' }, { column: 'd.container_name' }]).select('d.*') as Promise<DeploymentRow[]>;
+  }
+
   listByServices(serviceIds: string[], trx?: Knex.Transaction): Promise<DeploymentRow[]> {
     if (!serviceIds.length) return Promise.resolve([]);
     return this.q(trx).whereIn('serviceId', serviceIds).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;

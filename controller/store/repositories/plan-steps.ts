@@ -34,6 +34,22 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     return this.q(trx).where({ planId }).orderBy('position') as Promise<PlanStepRow[]>;
   }
 
+  /** The steps of a new plan, in their order. */
+  async insertForPlan(planId: string, steps: Array<Partial<PlanStepRow>>, trx: Knex.Transaction): Promise<void> {
+    await this.q(trx).insert(steps.map((st, position) => ({ ...st, planId, position })) as never);
+  }
+
+  /** Ends the plan's steps that never started (cancelled, or skipped after a failure). */
+  async endPending(planId: string, status: 'cancelled' | 'skipped'): Promise<void> {
+    await this.q().where({ planId, status: 'pending' } as never).update({ status, updatedAt: this.db.fn.now() } as never);
+  }
+
+  /** Marks the plan's running steps failed with `error` (their process stopped under them). */
+  async failRunning(planId: string, error: string): Promise<void> {
+    await this.q().where({ planId, status: 'running' } as never)
+      .update({ status: 'failed', error, finishedAt: this.db.fn.now(), updatedAt: this.db.fn.now() } as never);
+  }
+
   /** Only when the step is still in `from` (compare-and-set). */
   async transition(id: string, from: StepStatus[], values: Partial<PlanStepRow> & { status: StepStatus }, trx?: Knex.Transaction) {
     const [row] = await this.q(trx).where('id', id).whereIn('status', from)

@@ -44,6 +44,11 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
   }
 
   /** Makes `keepId` the only default registry of its environment. */
+  /** The environment's registry connections, its default first. */
+  listDefaultFirst(environmentId: string): Promise<RegistryRow[]> {
+    return this.q().where({ environmentId } as never).orderBy('isDefault', 'desc') as Promise<RegistryRow[]>;
+  }
+
   async unsetOtherDefaults(environmentId: string, keepId: string, trx: Knex.Transaction): Promise<void> {
     await this.q(trx).where({ environmentId, isDefault: true } as never).whereNot('id', keepId)
       .update({ isDefault: false, updatedAt: this.db.fn.now() } as never);

@@ -9,30 +9,14 @@ export const KNEX_IMPORTS = new Set([
   'controller/delivery/fanout.ts',
   'controller/delivery/index.ts',
   'controller/delivery/outbox.ts',
-  'controller/deploy/plans/plan-builder.ts',
-  'controller/deploy/server-lock.ts',
   'controller/events/event-bus.ts',
-  'controller/manifests/snapshot.ts',
-  'controller/manifests/write-objects.ts',
-  'controller/queue/scheduler.ts',
-  'reconcilers/entrance.ts',
 ]);
 
 /** Files that still query through the shared database handle outside controller/store/. */
 export const HANDLE_QUERIES = new Set([
-  'api/routes/deployment-plans.ts',
-  'api/routes/drift.ts',
   'controller/delivery/chat-routing.ts',
   'controller/delivery/fanout.ts',
   'controller/delivery/index.ts',
   'controller/delivery/outbox.ts',
-  'controller/deploy/plans/plan-builder.ts',
-  'controller/deploy/plans/plan-engine.ts',
-  'controller/deploy/plans/plan-recovery.ts',
-  'controller/deploy/plans/preview-without-saving.ts',
-  'controller/deploy/registry-auth.ts',
   'controller/events/event-bus.ts',
-  'controller/manifests/apply.ts',
-  'controller/manifests/hand-off.ts',
-  'reconcilers/entrance.ts',
 ]);
