@@ -7,7 +7,8 @@ import { UsersRepository } from './store/repositories/users.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
 import { SettingsStore } from './settings/settings-store.js';
-import { EventBus } from './events/event-bus.js';
+import { EventBus, EVENTS_CHANNEL } from './events/event-bus.js';
+import { EventsRepository } from './store/repositories/events.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
 import { RegistriesRepository } from './store/repositories/registries.js';
@@ -48,7 +49,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
-  const events = new EventBus(db, databaseUrl, logger);
+  const events = new EventBus(new EventsRepository(db, EVENTS_CHANNEL), databaseUrl, logger);
   const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const services = {

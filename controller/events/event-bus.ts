@@ -1,6 +1,7 @@
 import { EventEmitter } from 'node:events';
-import pg from 'pg';
-import type { Knex } from 'knex';
+import { listen, type Listener } from '../store/listen.js';
+import type { EventRow, EventsRepository } from '../store/repositories/events.js';
+import type { Trx } from '../store/transaction.js';
 import type { Logger } from '../logger.js';
 import { Outage } from '../queue/outage.js';
 
@@ -14,7 +15,7 @@ export interface StreamEvent {
   createdAt: string;
 }
 
-const CHANNEL = 'stevedore_events';
+export const EVENTS_CHANNEL = 'stevedore_events';
 /** Ids remembered as already handed out, so a replay never hands one out twice. */
 const REMEMBERED = 10_000;
 /**
@@ -36,7 +37,7 @@ const RECONNECT_MAX_MS = 10_000;
  */
 export class EventBus {
   private readonly local = new EventEmitter();
-  private listener: pg.Client | null = null;
+  private listener: Listener | null = null;
   private stopped = true;
   private reconnectTimer: NodeJS.Timeout | null = null;
   private readonly outage: Outage;
@@ -48,16 +49,14 @@ export class EventBus {
   /** Serializes hand-outs so a replay and live notifications never interleave out of order. */
   private chain: Promise<void> = Promise.resolve();
 
-  constructor(private readonly db: Knex, private readonly databaseUrl: string, private readonly logger: Logger) {
+  /** `rows` announces on EVENTS_CHANNEL. */
+  constructor(private readonly rows: EventsRepository, private readonly databaseUrl: string, private readonly logger: Logger) {
     this.local.setMaxListeners(0);
     this.outage = new Outage(logger, 'event listener (LISTEN) connection');
   }
 
-  async publish(type: string, environmentId: string | null, data: Record<string, unknown>, trx?: Knex.Transaction): Promise<StreamEvent> {
-    const conn = trx ?? this.db;
-    const [row] = await conn('events').insert({ type, environmentId, data: JSON.stringify(data) }).returning('*');
-    await conn.raw('SELECT pg_notify(?, ?)', [CHANNEL, String(row.id)]);
-    return toEvent(row);
+  async publish(type: string, environmentId: string | null, data: Record<string, unknown>, trx?: Trx): Promise<StreamEvent> {
+    return toEvent(await this.rows.append(type, environmentId, data, trx));
   }
 
   /** Calls `fn` for every event published by any replica from now on; returns an unsubscribe. */
@@ -67,16 +66,13 @@ export class EventBus {
   }
 
   /** The id of the newest event (0 when there is none): where a fresh stream starts. */
-  async lastId(): Promise<number> {
-    const [row] = await this.db('events').max('id as max');
-    return Number(row?.max ?? 0);
+  lastId(): Promise<number> {
+    return this.rows.lastId();
   }
 
   /** Events after `lastId` (for Last-Event-ID resume), oldest first. */
   async since(lastId: number, environmentId?: string | null, limit = 500): Promise<StreamEvent[]> {
-    const q = this.db('events').where('id', '>', lastId).orderBy('id').limit(limit);
-    if (environmentId) q.where('environmentId', environmentId);
-    return (await q).map(toEvent);
+    return (await this.rows.since(lastId, environmentId, limit)).map(toEvent);
   }
 
   /** Connects the listener; the first connection must succeed (the database was just migrated). */
@@ -96,27 +92,20 @@ export class EventBus {
   }
 
   private async connect(): Promise<void> {
-    const client = new pg.Client({ connectionString: this.databaseUrl });
-    let lost = false;
-    const onLost = (why: unknown) => {
-      if (lost) return;
-      lost = true;
-      client.end().catch(() => {});
-      if (this.listener !== client) return; // never connected: the caller handles it
+    let mine: Listener | null = null;
+    const lost = (why: unknown) => {
+      if (!mine || this.listener !== mine) return; // stopped, or replaced already
       this.listener = null;
       if (this.stopped) return;
       this.outage.failed(why);
       this.scheduleRecovery();
     };
-    client.on('error', onLost);
-    client.on('end', () => onLost(new Error('connection ended')));
-    client.on('notification', (n) => {
-      if (n.channel !== CHANNEL || !n.payload) return;
-      const id = Number(n.payload);
+    const notify = (payload: string) => {
+      const id = Number(payload);
       this.enqueue(async () => {
         if (this.handed.has(id)) return;
         try {
-          const row = await this.db('events').where('id', id).first();
+          const row = await this.rows.findById(id);
           if (row) this.handOut(toEvent(row));
         } catch (e) {
           // the row is in the table: the catch-up replay hands it out
@@ -124,16 +113,10 @@ export class EventBus {
           this.scheduleRecovery();
         }
       });
-    });
-    try {
-      await client.connect();
-      await client.query(`LISTEN ${CHANNEL}`);
-    } catch (e) {
-      lost = true;
-      client.end().catch(() => {});
-      throw e;
-    }
-    this.listener = client;
+    };
+    // a connection that never came up throws: the caller handles it
+    mine = await listen(this.databaseUrl, EVENTS_CHANNEL, { notify, lost });
+    this.listener = mine;
   }
 
   /** Reconnects when the listener is gone (with backoff), then replays what it missed. */
@@ -205,7 +188,7 @@ export class EventBus {
   }
 }
 
-function toEvent(row: { id: number | string; type: string; environmentId: string | null; data: Record<string, unknown>; createdAt: Date | string }): StreamEvent {
+function toEvent(row: EventRow): StreamEvent {
   return {
     id: Number(row.id),
     type: row.type,

@@ -5,7 +5,8 @@ import path from 'node:path';
 import { expect } from 'chai';
 import { createKnex } from '../../controller/store/knex.js';
 import { createLogger } from '../../controller/logger.js';
-import { EventBus } from '../../controller/events/event-bus.js';
+import { EventBus, EVENTS_CHANNEL } from '../../controller/events/event-bus.js';
+import { EventsRepository } from '../../controller/store/repositories/events.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { Receiver, until } from '../support/receiver.js';
 
@@ -51,7 +52,7 @@ describe('the delivery outbox across a crash', function () {
   it('a process killed with 50 deliveries pending delivers all 50 after restart, none twice', async () => {
     const url = await createTestDatabase();
     const db = createKnex(url, 2);
-    const bus = new EventBus(db, url, createLogger('silent'));
+    const bus = new EventBus(new EventsRepository(db, EVENTS_CHANNEL), url, createLogger('silent'));
     try {
       await db('system_settings').where('id', 1).update({ values: JSON.stringify({ webhookMaxRetries: 5, webhookTimeoutMs: 1500, webhookRetryDelaysMs: [100] }) });
       const [hook] = await db('outgoing_webhooks').insert({ name: 'ci', url: rx.url + '/hook', enabled: true }).returning('id');
