@@ -1,4 +1,4 @@
-import type { Knex } from 'knex';
+import type { ChatRoutingReads } from '../store/repositories/chat-routing-reads.js';
 import type { NotificationType } from '../notifications/types.js';
 
 /**
@@ -20,23 +20,22 @@ export function resolveChannels(routed: string[], override: string | null, defau
  * Reads the channels, routings and default once (per fan-out batch) and returns the resolver;
  * environment overrides are read on first use.
  */
-export async function chatResolver(db: Knex | Knex.Transaction): Promise<(type: string, environmentId: string | null) => Promise<string[]>> {
-  const enabled = await db('chat_channels').where('enabled', true).select('id', 'isDefault');
+export async function chatResolver(reads: ChatRoutingReads): Promise<(type: string, environmentId: string | null) => Promise<string[]>> {
+  const enabled = await reads.enabledChannels();
   if (enabled.length === 0) return async () => [];
-  const enabledIds = new Set(enabled.map((c: { id: string }) => c.id));
-  const routings = await db('notification_routings').select('type', 'chatChannelId');
+  const enabledIds = new Set(enabled.map((c) => c.id));
+  const routings = await reads.routings();
   const routed = new Map<string, string[]>();
-  for (const r of routings as Array<{ type: string; chatChannelId: string }>) {
+  for (const r of routings) {
     if (enabledIds.has(r.chatChannelId)) routed.set(r.type, [...(routed.get(r.type) ?? []), r.chatChannelId]);
   }
-  const def = enabled.find((c: { isDefault: boolean }) => c.isDefault)?.id ?? null;
+  const def = enabled.find((c) => c.isDefault)?.id ?? null;
   const overrides = new Map<string, string | null>();
   return async (type, environmentId) => {
     let override: string | null = null;
     if (environmentId) {
       if (!overrides.has(environmentId)) {
-        const row = await db('environment_settings').where({ environmentId, module: 'notifications' }).first('values');
-        const id = (row?.values as { chatChannelId?: string | null } | undefined)?.chatChannelId ?? null;
+        const id = await reads.overrideOf(environmentId);
         overrides.set(environmentId, id && enabledIds.has(id) ? id : null);
       }
       override = overrides.get(environmentId) ?? null;
@@ -46,8 +45,8 @@ export async function chatResolver(db: Knex | Knex.Transaction): Promise<(type: 
 }
 
 /** The channels one event goes to (reads everything; chatResolver for batches). */
-export async function channelsFor(db: Knex | Knex.Transaction, type: string, environmentId: string | null): Promise<string[]> {
-  return (await chatResolver(db))(type, environmentId);
+export async function channelsFor(reads: ChatRoutingReads, type: string, environmentId: string | null): Promise<string[]> {
+  return (await chatResolver(reads))(type, environmentId);
 }
 
 /** Slack-compatible incoming-webhook body: {text, blocks}. */

@@ -6,6 +6,7 @@ import {
   NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
 } from '../notifications/types.js';
 import { chatPayload, chatResolver } from './chat-routing.js';
+import { ChatRoutingReads } from '../store/repositories/chat-routing-reads.js';
 import { Outage } from '../queue/outage.js';
 import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
@@ -159,7 +160,7 @@ export class FanOut {
     const users = await trx('users').select('id', 'email');
     const prefs = await trx('notification_preferences').select('userId', 'type', 'inApp', 'email');
     const smtp = await trx('smtp_config').where('id', 1).first('enabled');
-    const channelsFor = await chatResolver(trx);
+    const channelsFor = await chatResolver(new ChatRoutingReads(trx));
     const prefOf = new Map<string, { inApp: boolean; email: boolean }>();
     for (const p of prefs) prefOf.set(`${p.userId}/${p.type}`, p);
     return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };

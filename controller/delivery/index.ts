@@ -1,4 +1,5 @@
-import type { Knex } from 'knex';
+import type { Db } from '../store/knex.js';
+import { DeliveryRetention } from '../store/repositories/delivery-retention.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -20,9 +21,9 @@ export class Deliveries {
    * `db` is a small pool of the deliveries' own (from `databaseUrl`), so a burst of deliveries
    * never queues the API's queries (or a deploy publishing its events) behind it.
    */
-  private readonly db: Knex;
+  private readonly db: Db;
 
-  constructor(mainDb: Knex, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl: string | undefined,
+  constructor(mainDb: Db, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl: string | undefined,
     private readonly systemSettings: SystemSettings, smtp: SmtpService) {
     const db = databaseUrl ? createKnex(databaseUrl, 6) : mainDb;
     this.db = db;
@@ -37,17 +38,9 @@ export class Deliveries {
     await this.outbox.start();
   }
 
-  /**
-   * Retention: finished deliveries after 30 days, fan-out markers after 8 (the fan-out looks 7
-   * days back), in-app notifications after the system setting notificationRetentionDays (90), bounce counts idle for a day, incoming replay keys after 10 minutes.
-   */
+  /** Retention (DeliveryRetention.prune); in-app notifications after the system setting notificationRetentionDays (90). */
   async prune(): Promise<void> {
-    await this.db.raw(`DELETE FROM delivery_outbox WHERE status IN ('succeeded', 'failed', 'cancelled') AND completed_at < now() - interval '30 days'`);
-    await this.db.raw(`DELETE FROM event_fanouts WHERE created_at < now() - interval '8 days'`);
-    await this.db.raw(`DELETE FROM notification_bounces WHERE updated_at < now() - interval '1 day'`);
-    const days = Number((await this.systemSettings.get()).notificationRetentionDays) || 90;
-    await this.db.raw(`DELETE FROM notifications WHERE created_at < now() - (? * interval '1 day')`, [days]);
-    await this.db.raw(`DELETE FROM incoming_webhook_replays WHERE created_at < now() - interval '10 minutes'`);
+    await new DeliveryRetention(this.db).prune(Number((await this.systemSettings.get()).notificationRetentionDays) || 90);
   }
 
   async stop(): Promise<void> {

@@ -5,18 +5,12 @@
 
 /** Files that import knex or pg outside controller/store/. */
 export const KNEX_IMPORTS = new Set([
-  'controller/delivery/chat-routing.ts',
   'controller/delivery/fanout.ts',
-  'controller/delivery/index.ts',
   'controller/delivery/outbox.ts',
-  'controller/events/event-bus.ts',
 ]);
 
 /** Files that still query through the shared database handle outside controller/store/. */
 export const HANDLE_QUERIES = new Set([
-  'controller/delivery/chat-routing.ts',
   'controller/delivery/fanout.ts',
-  'controller/delivery/index.ts',
   'controller/delivery/outbox.ts',
-  'controller/events/event-bus.ts',
 ]);
