@@ -35,6 +35,8 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import systemCliRoutes from './system-cli.js';
+import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -75,5 +77,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...systemCliRoutes(s),
+    ...adminErrorTrackingRoutes(s),
   ];
 }
