@@ -35,6 +35,7 @@ import { ServerContainersRepository } from './store/repositories/server-containe
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
 import { ErrorTracking } from './admin/error-tracking.js';
+import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -80,6 +81,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
     servers,
     serverContainers: new ServerContainersRepository(db),
+    serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

@@ -34,6 +34,7 @@ import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { Trx } from './store/transaction.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
+import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -80,6 +81,8 @@ export interface Services {
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  /** Bootstraps of servers (install and start Docker), step by step. */
+  serverBootstrapRuns: ServerBootstrapRunsRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Incoming-webhook replay protection (incoming_webhook_replays). */

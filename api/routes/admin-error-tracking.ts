@@ -42,7 +42,7 @@ export default function adminErrorTrackingRoutes(s: Services) {
       method: 'POST', path: '/api/admin/error-tracking/test', operationId: 'testErrorTracking', tag: 'admin', access: 'admin',
       summary: 'Send one test event to the DSN: 200 {ok: true, status, eventId} when the tracker accepted it, else 502 '
         + 'SERVICE_UNAVAILABLE saying what it answered; 409 without a DSN',
-      response: testRead, errors: [409, 502],
+      body: object({}), response: testRead, errors: [409, 502],
       async handler(ctx) {
         const t = await s.errorTracking.test(ctx.state.actor!.name);
         ctx.state.audit = { resourceType: 'settings', resourceId: 'error-tracking', details: { ok: t.ok, status: t.status, eventId: t.eventId } };

@@ -36,6 +36,7 @@ import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
 import systemCliRoutes from './system-cli.js';
+import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
@@ -62,6 +63,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...serviceRoutes(s),
+    ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),

@@ -30,8 +30,16 @@ export function definitionOf(row: CommandTypeRow): TypeDefinition {
   };
 }
 
-const same = (a: TypeDefinition, b: TypeDefinition) =>
-  JSON.stringify({ ...a, commands: a.commands.map((c) => ({ ...c })) }) === JSON.stringify({ ...b, commands: b.commands.map((c) => ({ ...c })) });
+/** JSON with object keys sorted: the database (jsonb) does not keep the order they were written in. */
+const canonical = (v: unknown): string => {
+  if (Array.isArray(v)) return `[${v.map(canonical).join(',')}]`;
+  if (v && typeof v === 'object') {
+    return `{${Object.keys(v).sort().filter((k) => (v as Record<string, unknown>)[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${canonical((v as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  return JSON.stringify(v);
+};
+const same = (a: TypeDefinition, b: TypeDefinition) => canonical(a) === canonical(b);
 
 async function syncKind(repo: CommandTypesRepository, shipped: TypeDefinition[]): Promise<TypeSyncOutcome> {
   const out: TypeSyncOutcome = { added: [], unchanged: [], customized: [] };
@@ -41,8 +49,7 @@ async function syncKind(repo: CommandTypesRepository, shipped: TypeDefinition[])
       continue;
     }
     const row = await repo.findByName(def.name);
-    const normalized = { ...def, commands: def.commands.map((c) => ({ ...c })) };
-    if (row && same(definitionOf(row), normalized)) out.unchanged.push(def.name);
+    if (row && same(definitionOf(row), def)) out.unchanged.push(def.name);
     else out.customized.push(def.name);
   }
   return out;
