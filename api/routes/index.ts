@@ -36,6 +36,7 @@ import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
 import systemCliRoutes from './system-cli.js';
+import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
@@ -70,6 +71,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...serverOperationRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
