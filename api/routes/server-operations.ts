@@ -30,7 +30,8 @@ export default function serverOperationRoutes(s: Services) {
         + 'the daemon resolves host-gateway (--add-host host.docker.internal:host-gateway). Read-only on the server',
       body: object({}), errors: [409, 502, 503],
       response: object({
-        serverId: uuid, gateway: nullable(str()), subnet: nullable(str()), network: str(), dockerVersion: str(),
+        serverId: uuid, gateway: nullable(str()), subnet: nullable(str()), network: str(),
+        source: { type: 'string', enum: ['ipam', 'interface'], nullable: true }, dockerVersion: str(),
         hostGatewaySupported: bool, extraHost: nullable(str()), detectedAt: timestamp,
       }),
       audit: false,
