@@ -71,6 +71,21 @@ describe('admin operations: error tracking, plugin sync, type export and reorder
       receiver.reset();
     });
 
+    it('reports an unexpected failure as an error event with its stack', async () => {
+      const port = new URL(receiver.url).port;
+      expect((await admin.put('/api/admin/error-tracking', { dsn: `http://k@127.0.0.1:${port}/9`, enabled: true })).status).to.equal(200);
+      receiver.reset();
+      // what the error envelope middleware does with every 500
+      svc.services.errorTracking.capture(new Error('boom in a route'), { requestId: 'req-1', route: 'GET /api/x' });
+      await receiver.waitFor(() => receiver.requests.length === 1, 10_000, 'the error event');
+      const event = JSON.parse(receiver.requests[0].body.trim().split('\n')[2]);
+      expect(event.level).to.equal('error');
+      expect(event.exception.values[0]).to.include({ type: 'Error', value: 'boom in a route' });
+      expect(event.exception.values[0].stacktrace.frames.length).to.be.greaterThan(0);
+      expect(event.tags).to.deep.equal({ route: 'GET /api/x', requestId: 'req-1' });
+      receiver.reset();
+    });
+
     it('validates the DSN without echoing it, and only admins may see or change it', async () => {
       const bad = await admin.put('/api/admin/error-tracking', { dsn: 'https://secretish.example.test/1' });
       expectError(bad, 400, 'VALIDATION_ERROR', 'dsn');
