@@ -37,6 +37,8 @@ import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
 import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
 import { SessionLocks } from './store/session-locks.js';
+import { ErrorTracking } from './admin/error-tracking.js';
+import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -50,7 +52,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(new EventsRepository(db, EVENTS_CHANNEL), databaseUrl, logger);
-  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const systemSettingsStore = new SystemSettingsRepository(db);
+  const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const services = {
     config,
@@ -80,9 +83,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
+    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
     servers,
     serverContainers: new ServerContainersRepository(db),
     idempotencyKeys: new IdempotencyKeysRepository(db),
+    serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),
