@@ -2,11 +2,8 @@
 // (only driftPolicy heal):
 //   (1) a container stopped by hand (`docker stop` inside the server): time until drift is
 //       reported (drift.detected received) and until it runs again (targets 2 s and 5 s);
-//   (2) a no-op re-apply of a manifests folder of SERVICES services (default 500): time of the
-//       apply, plans created and containers touched (ids and StartedAt before and after; target:
-//       none). The first apply's plan runs one step at a time (a few seconds each: 500 take most
-//       of an hour), so the bench cancels it and starts the containers through the step's own
-//       deployDeployment, SEED_WIDTH (default 6) at a time per server.
+//   (2) a no-op re-apply of a manifests folder of SERVICES services (default 500): plans created
+//       and containers touched (ids and StartedAt before and after; target: none).
 //   FLEET_ID=0 DATABASE_URL=postgres://... npx tsx bench/converge.ts [rounds=3]
 //   SERVICES=500 (part 2; fewer for a quick look), SKIP_STOP=1 / SKIP_APPLY=1 to run one part.
 // Times are taken against the server's clock right after `docker stop` returned, so the time the
@@ -21,13 +18,9 @@ import { startTestService } from '../test/support/test-service.js';
 import type { StreamEvent } from '../controller/events/event-bus.js';
 import { getCondition, type Condition } from '../reconcilers/conditions.js';
 import { HEAL_COOLDOWN_MS } from '../reconcilers/deployment/reconcile-drift.js';
-import { recordRolloutSuccess } from '../reconcilers/service/record-rollout.js';
-import { deployDeployment } from '../controller/deploy/deploy-deployment.js';
-import type { Services } from '../controller/services.js';
 
 const rounds = Number(process.argv[2] ?? 3);
 const SERVICES = Number(process.env.SERVICES ?? 500);
-const SEED_WIDTH = Number(process.env.SEED_WIDTH ?? 6);
 const DEFAULTS = { SCHEDULER_DRIFT_CHECK_SEC: '300', SCHEDULER_HEALTH_CHECK_SEC: '60', LOG_LEVEL: 'debug' };
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -115,35 +108,6 @@ async function containerSnapshot(tag: string): Promise<Map<string, string>> {
   return out;
 }
 
-/**
- * Starts every deployment that the cancelled first plan left without a container, through the
- * deploy step's own effect (deployDeployment), then records it as the step does. SEED_WIDTH at a
- * time per server: the plan engine's one-step-per-server lock is what made this take an hour.
- */
-async function seedContainers(s: Services): Promise<number> {
-  const todo = (await s.db('deployments').whereNull('containerId').orderBy('containerName')) as Array<{ id: string; serverId: string }>;
-  const byServer = new Map<string, string[]>();
-  for (const d of todo) byServer.set(d.serverId, [...(byServer.get(d.serverId) ?? []), d.id]);
-  let done = 0;
-  const worker = async (queue: string[]) => {
-    for (let id = queue.shift(); id; id = queue.shift()) {
-      const d = (await s.deployments.findById(id))!;
-      const service = (await s.services.findById(d.serviceId))!;
-      const image = (await s.containerImages.findById(service.containerImageId!))!;
-      const out = await deployDeployment(s, {
-        service, deployment: d, imageName: image.imageName, imageTag: service.imageTag!, pull: true, planId: null, log: async () => undefined,
-      });
-      const updated = await s.deployments.update(d.id, {
-        status: 'running', imageTag: service.imageTag, containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
-      });
-      await recordRolloutSuccess(s, updated!);
-      if (++done % 50 === 0) console.log(`  ${done} of ${todo.length} started`);
-    }
-  };
-  await Promise.all([...byServer.values()].flatMap((queue) => Array.from({ length: SEED_WIDTH }, () => worker(queue))));
-  return done;
-}
-
 async function noOpApply(): Promise<void> {
   const fleet = loadFleet();
   process.env.CONVERGE_SSH_PRIVATE_KEY = privateKeyOf(fleet.servers[0]!);
@@ -157,13 +121,10 @@ async function noOpApply(): Promise<void> {
     const t0 = performance.now();
     const first = await admin.post('/api/manifests/apply', {});
     if (first.status !== 200) throw new Error(`first apply: ${first.status} ${first.text}`);
-    // the manifests watcher may have applied the folder first: cancel whichever plan the folder started
-    const started = (await s.db('deployment_plans').whereIn('status', ['pending', 'running']).select('id')) as Array<{ id: string }>;
-    for (const { id } of started) await admin.post(`/api/deployment-plans/${id}/cancel`, {});
     const settled = async () => (await s.db('deployment_plans').whereIn('status', ['pending', 'running', 'rolling_back']).count({ n: '*' }))[0]!.n === 0;
-    await until('the first plan to stop', settled, 10 * 60_000);
-    const seeded = await seedContainers(s);
-    console.log(`first apply of ${SERVICES} services: ${seeded} containers started by the bench, all running in ${((performance.now() - t0) / 1000).toFixed(1)} s`);
+    await until('the first deploy of every service', settled, 60 * 60_000);
+    const byStatus = await s.db('deployment_plans').select('status').count({ n: '*' }).groupBy('status');
+    console.log(`first apply of ${SERVICES} services deployed in ${((performance.now() - t0) / 1000).toFixed(1)} s; plans: ${JSON.stringify(byStatus)}`);
     await s.queue.drain();
     const plansBefore = Number((await s.db('deployment_plans').count({ n: '*' }))[0]!.n);
     const before = await containerSnapshot(tag);
