@@ -6,6 +6,7 @@ import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
 import registryRoutes from './registries.js';
+import registryBrowseRoutes from './registry-browse.js';
 import systemSettingsRoutes from './system-settings.js';
 import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
@@ -22,6 +23,8 @@ import driftRoutes from './drift.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
+import containerImageUpdateRoutes from './container-image-updates.js';
+import serviceImageUpdateRoutes from './service-image-updates.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
@@ -47,6 +50,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
     ...registryRoutes(s),
+    ...registryBrowseRoutes(s),
     ...systemSettingsRoutes(s),
     ...smtpRoutes(s),
     ...tokenRoutes(s),
@@ -62,6 +66,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...serviceRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
+    ...containerImageUpdateRoutes(s),
+    ...serviceImageUpdateRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
