@@ -38,12 +38,19 @@ export function planImageUpdate(o: ImageObservation): ImageUpdatePlan {
   let deploy: ImageUpdatePlan['deploy'] = null;
   let held: string | null = null;
   const isFailed = (tag: string, digest: string | null) => !!o.failed && o.failed.tag === tag && (o.failed.digest === null || o.failed.digest === digest);
-  // the failed version is held back until a newer tag (or a re-push of it: a new digest) appears
-  const candidate = latestTag ?? (currentRepushed ? o.currentTag : null);
-  if (candidate) {
-    const digest = o.digests[candidate]?.now ?? null;
-    if (isFailed(candidate, digest)) held = `${candidate} failed and was rolled back; waiting for a newer version`;
-    else deploy = { tag: candidate, digest, why: latestTag ? 'newer-tag' : 'digest-changed' };
+  // the failed version is held back until a newer tag (or a re-push of it: a new digest) appears;
+  // a re-push of the current tag is still deployed while a newer tag is held back
+  const candidates: Array<{ tag: string; why: 'newer-tag' | 'digest-changed' }> = [];
+  if (latestTag) candidates.push({ tag: latestTag, why: 'newer-tag' });
+  if (currentRepushed) candidates.push({ tag: currentRepushed.tag, why: 'digest-changed' });
+  for (const c of candidates) {
+    const digest = o.digests[c.tag]?.now ?? null;
+    if (isFailed(c.tag, digest)) {
+      held ??= `${c.tag} failed and was rolled back; waiting for a newer version`;
+      continue;
+    }
+    deploy = { tag: c.tag, digest, why: c.why };
+    break;
   }
   return { latestTag, newTags, changedDigests, updateAvailable, deploy, held };
 }
