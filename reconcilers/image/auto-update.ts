@@ -8,6 +8,7 @@ import type { Services } from '../../controller/services.js';
 import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
 import { isTerminalPlan } from '../../controller/deploy/plans/plan-states.js';
 import { requestDeploy } from '../entrance.js';
+import { isNewer } from '../../controller/images/version-policy.js';
 import type { ImageUpdatePlan } from './plan.js';
 
 export interface PendingAutoUpdate { planId: string; tag: string; digest: string | null }
@@ -43,7 +44,9 @@ export async function settleAutoUpdate(s: Services, image: ContainerImageRow): P
   await s.transaction(async (trx) => {
     if (plan?.status === 'succeeded') {
       await s.containerImages.setCurrentTag(image.id, pending.tag, trx);
-      if (image.failedTag) await s.containerImages.rememberFailed(image.id, null, null, trx);
+      // the failed version is forgotten once it or a newer one runs (a re-push of an older tag does not count)
+      const past = image.failedTag && (pending.tag === image.failedTag || isNewer(pending.tag, image.failedTag, image.policy ?? undefined));
+      if (past) await s.containerImages.rememberFailed(image.id, null, null, trx);
     } else if (plan && plan.status !== 'cancelled') {
       await s.containerImages.rememberFailed(image.id, pending.tag, pending.digest, trx);
       s.logger.warn('image auto-update failed; the version is held back until a newer one appears', { containerImageId: image.id, tag: pending.tag, planStatus: plan.status });

@@ -19,7 +19,7 @@ export interface ImageCheckResult {
   updateAvailable: boolean;
   newTags: string[];
   changedDigests: ImageUpdatePlan['changedDigests'];
-  /** The auto-update plan started by this check, if any. */
+  /** The auto-update plan in flight: started by this check, or by an earlier one still running. */
   autoUpdatePlanId: string | null;
   /** Why auto-update did not deploy an available update. */
   held: string | null;
@@ -32,7 +32,18 @@ export interface ImageStatus {
   [k: string]: unknown;
 }
 
-export async function checkImage(s: Services, imageId: string): Promise<ImageCheckResult> {
+/** One check of an image at a time in this process (the periodic one, a plan's end, a route): no two start an auto-update. */
+const running = new Map<string, Promise<unknown>>();
+
+export function checkImage(s: Services, imageId: string): Promise<ImageCheckResult> {
+  const prev = running.get(imageId) ?? Promise.resolve();
+  const next = prev.catch(() => undefined).then(() => checkImageNow(s, imageId));
+  running.set(imageId, next);
+  void next.catch(() => undefined).finally(() => { if (running.get(imageId) === next) running.delete(imageId); });
+  return next;
+}
+
+async function checkImageNow(s: Services, imageId: string): Promise<ImageCheckResult> {
   let image = (await s.containerImages.findById(imageId))!;
   image = await settleAutoUpdate(s, image);
   const status = (image.status ?? {}) as ImageStatus;
@@ -64,15 +75,13 @@ export async function checkImage(s: Services, imageId: string): Promise<ImageChe
 
   const conditions = setCondition(status.conditions ?? [], conditionOf(image, currentTag, plan));
   const before = getCondition(status.conditions, 'UpdateAvailable');
-  let autoUpdatePlanId: string | null = null;
   let pending = status.autoUpdate ?? null;
-  if (image.autoUpdate && plan.deploy && !pending) {
-    pending = await startAutoUpdate(s, image, plan.deploy);
-    autoUpdatePlanId = pending?.planId ?? null;
-  }
+  if (image.autoUpdate && plan.deploy && !pending) pending = await startAutoUpdate(s, image, plan.deploy);
+  const autoUpdatePlanId = pending?.planId ?? null;
   await s.containerImages.recordCheck(image.id, plan.latestTag, { ...status, conditions, autoUpdate: pending, lastError: null });
   const now = getCondition(conditions, 'UpdateAvailable')!;
-  if (now.status === 'True' && (before?.status !== 'True' || before.message !== now.message)) {
+  // once per new finding: the condition turning True or saying something new, or a re-pushed tag
+  if (now.status === 'True' && (before?.status !== 'True' || before.message !== now.message || plan.changedDigests.length > 0)) {
     await s.events.publish('image.update_available', image.environmentId, {
       containerImageId: image.id, imageName: image.imageName, currentTag, latestTag: plan.latestTag,
       changedTags: plan.changedDigests.map((c) => c.tag), message: now.message, autoUpdate: image.autoUpdate,
