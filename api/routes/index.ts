@@ -38,6 +38,10 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import systemCliRoutes from './system-cli.js';
+import serverOperationRoutes from './server-operations.js';
+import serviceOperationRoutes from './service-operations.js';
+import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -64,6 +68,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...serviceRoutes(s),
+    ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
     ...containerImageUpdateRoutes(s),
@@ -72,6 +77,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...serverOperationRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
@@ -81,5 +87,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...systemCliRoutes(s),
+    ...adminErrorTrackingRoutes(s),
   ];
 }
