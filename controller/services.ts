@@ -33,6 +33,8 @@ import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { Trx } from './store/transaction.js';
+import type { DatabaseOps } from './databases/database-ops.js';
+import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -93,6 +95,10 @@ export interface Services {
   configStore: ConfigStore;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
   plans: PlanEngine;
+  /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
+  databaseOps: DatabaseOps;
+  /** The global S3-compatible storage and each environment's use of it. */
+  objectStorage: ObjectStorageRepository;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

@@ -35,6 +35,9 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import databaseRoutes from './databases.js';
+import backupRoutes from './backups.js';
+import objectStorageRoutes from './object-storage.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -75,5 +78,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...databaseRoutes(s),
+    ...backupRoutes(s),
+    ...objectStorageRoutes(s),
   ];
 }

@@ -4,6 +4,7 @@ import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-worker.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
+import { startBackupScheduler } from '../databases/backup-worker.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -20,6 +21,8 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
+  // due database backups (then rotation) and restore drills
+  { name: 'database-backups', start: startBackupScheduler },
   {
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',
