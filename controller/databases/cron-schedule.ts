@@ -4,7 +4,8 @@ import { CronTime } from 'cron';
 
 /** The first time after `from` the expression fires. Throws on a bad expression or zone. */
 export function nextRun(expression: string, timezone: string | null | undefined, from = new Date()): Date {
-  return new CronTime(expression, timezone || 'UTC').getNextDateFrom(from).toJSDate();
+  const zone = timezone || 'UTC';
+  return new CronTime(expression, zone).getNextDateFrom(from, zone).toJSDate();
 }
 
 /** Why an expression (or zone) cannot be used, or null when it can. */

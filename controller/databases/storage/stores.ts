@@ -22,7 +22,7 @@ export class BackupStores {
     if (!row) return null;
     if (!this.client || this.client.row.updatedAt.getTime() !== row.updatedAt.getTime()) {
       this.client?.client.destroy();
-      this.client = { row, client: s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }) };
+      this.client = { row, client: await s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }) };
     }
     return this.client;
   }
