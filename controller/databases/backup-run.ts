@@ -17,7 +17,7 @@ export interface BackupRequest {
 }
 
 /** Counts and hashes the bytes that pass through. */
-function meter() {
+export function meter() {
   const hash = createHash('sha256');
   let size = 0;
   const stream = new Transform({

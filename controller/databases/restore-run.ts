@@ -6,7 +6,7 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
-import { startBackup } from './backup-run.js';
+import { meter, startBackup } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type Credentials, type DatabaseContext } from './context.js';
 import { startScratch } from './scratch.js';
 
@@ -17,14 +17,18 @@ async function streamInto(ctx: DatabaseContext, db: DatabaseRow, backup: BackupR
   const source = await store.get(backup.objectKey);
   const exec = await ctx.hosts.stream(serverId, argv);
   exec.stdout.resume(); // the tool's chatter is not kept
+  const m = meter(); // the bytes restored are checked against the recorded SHA-256 on the way
   try {
-    await pipeline(source as Readable, createGunzip(), exec.stdin);
+    await pipeline(source as Readable, m.stream, createGunzip(), exec.stdin);
   } catch (err) {
     exec.kill();
     await exec.exit;
     throw new Error(`reading the backup failed: ${(err as Error).message}`);
   }
   const exit = await exec.exit;
+  if (backup.sha256 && m.digest() !== backup.sha256) {
+    throw new Error(`the stored backup does not match its recorded SHA-256 (${backup.sha256}); it was changed or damaged in the store`);
+  }
   if (exit.code !== 0) throw new Error(`the restore ${exit.code === null ? 'was killed' : `exited ${exit.code}`}: ${reasonOf(exit.stderr, 'no error output')}`);
 }
 

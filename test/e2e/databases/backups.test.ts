@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
-import { GetObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { serverExec } from '../../fleet/fleet.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
@@ -196,5 +196,26 @@ describe('database backups on the fleet', function () {
     expect(cond).to.include({ status: true, reason: 'DrillSucceeded' });
     expect((await w.admin.get(`/api/databases/${dbId}/restore-drills`)).body.total).to.equal(1);
     expect((await w.admin.get(`/api/databases/${dbId}/backups`)).body.items.filter((x: any) => x.trigger === 'schedule')).to.have.length(1);
+  });
+
+  it('a drill of a corrupted backup fails loudly: failed record, DrillFailed and Degraded conditions, an alert, no container left', async () => {
+    const latest = (await w.admin.get(`/api/databases/${dbId}/backups`)).body.items.find((b: any) => b.status === 'succeeded');
+    expect(latest.storage).to.equal('s3');
+    // the object is damaged in the store behind Stevedore's back (bit rot, a bad copy)
+    const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
+    await client.send(new PutObjectCommand({ Bucket: 'backups', Key: latest.objectKey, Body: Buffer.from('not a gzip stream at all') }));
+    client.destroy();
+    const res = await w.admin.post(`/api/databases/${dbId}/restore-drill/run`);
+    expect(res.status, res.text).to.equal(202);
+    const drill = await finished(`/api/restores/${res.body.id}`);
+    expect(drill.status).to.equal('failed');
+    expect(drill.error).to.be.a('string').and.not.equal('');
+    const conditions = (await w.admin.get(`/api/databases/${dbId}`)).body.status.conditions;
+    expect(conditions.find((c: any) => c.type === 'DrillSucceeded')).to.include({ status: false, reason: 'DrillFailed' });
+    expect(conditions.find((c: any) => c.type === 'Degraded')).to.include({ status: true, reason: 'DrillFailed' });
+    const events = await w.s.events.since(0, w.envId, 10_000);
+    expect(events.some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id)).to.equal(true);
+    const left = await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `label=stevedore.database=${dbId}`, '--filter', 'label=stevedore.scratch=drill']);
+    expect(left.trim()).to.equal('');
   });
 });
