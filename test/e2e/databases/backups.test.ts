@@ -25,7 +25,9 @@ describe('database backups on the fleet', function () {
   let image: string;
   let container: string;
   let dbId: string;
-  const backups: Record<string, any> = {};
+  // one backup per store, made by whichever test needs it first (each test also runs alone)
+  const made: Record<string, Promise<any>> = {};
+  const backupIn = (storage: 'local' | 's3') => (made[storage] ??= backup(dbId, storage));
 
   const psql = async (c: string, sql: string) =>
     (await serverExec('s1', ['docker', 'exec', c, 'psql', '-U', 'postgres', '-d', 'shop', '-tAc', sql])).trim();
@@ -85,18 +87,17 @@ describe('database backups on the fleet', function () {
   });
 
   it('backs up to local storage: succeeded with the size and SHA-256 of the stored file, a pg_dump custom-format archive', async () => {
-    const b = await backup(dbId, 'local');
+    const b = await backupIn('local');
     expect(b, JSON.stringify(b)).to.include({ status: 'succeeded', storage: 'local', error: null });
     const stored = readFileSync(path.join(w.svc.stateDir, 'backups', b.objectKey));
     expect(stored.length).to.equal(b.sizeBytes);
     expect(sha256(stored)).to.equal(b.sha256);
     expect(gunzipSync(stored).subarray(0, 5).toString()).to.equal('PGDMP');
     expect(w.svc.logs.join('')).to.not.include('pg-secret-pw');
-    backups.local = b;
   });
 
   it('backs up to S3-compatible storage: the object read with the S3 SDK has the recorded checksum', async () => {
-    const b = await backup(dbId, 's3');
+    const b = await backupIn('s3');
     expect(b, JSON.stringify(b)).to.include({ status: 'succeeded', storage: 's3', bucket: 'backups' });
     expect(b.objectKey.startsWith('e2e/')).to.equal(true);
     const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
@@ -105,10 +106,10 @@ describe('database backups on the fleet', function () {
     client.destroy();
     expect(sha256(bytes)).to.equal(b.sha256);
     expect(gunzipSync(bytes).subarray(0, 5).toString()).to.equal('PGDMP');
-    backups.s3 = b;
   });
 
   it('downloads the backup as a stream once the environment allows it', async () => {
+    const backups = { s3: await backupIn('s3') };
     expect((await w.admin.get(`/api/backups/${backups.s3.id}/download`)).status).to.equal(403);
     await w.admin.patch(`/api/environments/${w.envId}/settings/data`, { allowBackupDownload: true });
     const res = await fetch(`${w.svc.url}/api/backups/${backups.s3.id}/download`, { headers: { authorization: `Bearer ${w.admin.token}` } });
@@ -117,6 +118,7 @@ describe('database backups on the fleet', function () {
   });
 
   it('restores into a scratch container on the same server, which holds the rows', async () => {
+    const backups = { s3: await backupIn('s3') };
     const res = await w.admin.post(`/api/backups/${backups.s3.id}/restore`, { target: 'scratch' });
     expect(res.status, res.text).to.equal(202);
     const r = await finished(`/api/restores/${res.body.id}`);
@@ -126,6 +128,7 @@ describe('database backups on the fleet', function () {
   });
 
   it('restores into the database itself after a safety backup: the changed data is back to the backup\'s', async () => {
+    const backups = { local: await backupIn('local') };
     await psql(container, "delete from items where id > 1; update items set name = 'changed'");
     const refused = await w.admin.post(`/api/backups/${backups.local.id}/restore`, { target: 'database', confirm: 'not-shop' });
     expect(refused.status).to.equal(400);
@@ -155,13 +158,37 @@ describe('database backups on the fleet', function () {
     expect(events.some((e) => e.type === 'backup.failed' && e.data.backupId === b.id)).to.equal(true);
   });
 
+  it('a dump killed halfway is failed, never succeeded, and leaves no object', async () => {
+    // a session holding an exclusive lock makes pg_dump wait mid-way, so it is surely running when killed
+    await serverExec('s1', ['docker', 'exec', '-d', container, 'psql', '-U', 'postgres', '-d', 'shop', '-c',
+      'begin; lock table items in access exclusive mode; select pg_sleep(300); commit']);
+    await until('the lock held', async () => (await psql(container, "select count(*) from pg_locks where mode = 'AccessExclusiveLock' and relation = 'items'::regclass")) === '1' ? true : undefined);
+    const res = await w.admin.post(`/api/databases/${dbId}/backups`, { storage: 'local' });
+    expect(res.status, res.text).to.equal(202);
+    await until('pg_dump running', async () => (await serverExec('s1', ['docker', 'exec', container, 'pgrep', 'pg_dump']).then(() => true, () => undefined)));
+    await serverExec('s1', ['docker', 'exec', container, 'pkill', '-9', 'pg_dump']);
+    const b = await finished(`/api/backups/${res.body.id}`);
+    await psql(container, "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(300)%' and pid <> pg_backend_pid()");
+    expect(b.status).to.equal('failed');
+    expect(b.error).to.match(/the dump (exited|was killed)/);
+    let exists = true;
+    try { readFileSync(path.join(w.svc.stateDir, 'backups', b.objectKey)); } catch { exists = false; }
+    expect(exists).to.equal(false);
+    const events = await w.s.events.since(0, w.envId, 10_000);
+    expect(events.some((e) => e.type === 'backup.failed' && e.data.backupId === b.id)).to.equal(true);
+  });
+
   it('rotation deletes exactly what the preview named, in both stores, and keeps the pinned backup', async () => {
+    const backups = { local: await backupIn('local'), s3: await backupIn('s3') };
+    expect((await backup(dbId, 'local')).status).to.equal('succeeded'); // a newer one, the one keepLast keeps
     expect((await w.admin.post(`/api/backups/${backups.s3.id}/pin`)).body.pinned).to.equal(true);
     await w.admin.put(`/api/databases/${dbId}/backup-retention`, { keepLast: 1 });
     const all = (await w.admin.get(`/api/databases/${dbId}/backups`)).body.items;
     const preview = (await w.admin.get(`/api/databases/${dbId}/backups/rotation-preview`)).body.items.map((b: any) => b.id).sort();
-    // newest succeeded stays, the pinned one stays: every other finished backup goes
-    const expected = all.filter((b: any) => b.id !== all[0].id && !b.pinned).map((b: any) => b.id).sort();
+    // the newest succeeded and the newest failed stay (keepLast 1 each), the pinned one stays: the rest goes
+    const newest = (status: string) => all.find((b: any) => b.status === status && !b.pinned)?.id;
+    const kept = [newest('succeeded'), newest('failed')];
+    const expected = all.filter((b: any) => !kept.includes(b.id) && !b.pinned).map((b: any) => b.id).sort();
     expect(preview).to.deep.equal(expected).and.to.include(backups.local.id);
     const rotated = (await w.admin.post(`/api/databases/${dbId}/backups/rotate`)).body.deleted.map((b: any) => b.id).sort();
     expect(rotated).to.deep.equal(preview);
@@ -199,8 +226,8 @@ describe('database backups on the fleet', function () {
   });
 
   it('a drill of a corrupted backup fails loudly: failed record, DrillFailed and Degraded conditions, an alert, no container left', async () => {
-    const latest = (await w.admin.get(`/api/databases/${dbId}/backups`)).body.items.find((b: any) => b.status === 'succeeded');
-    expect(latest.storage).to.equal('s3');
+    const latest = await backup(dbId, 's3'); // the newest backup, so the one a drill restores
+    expect(latest.status).to.equal('succeeded');
     // the object is damaged in the store behind Stevedore's back (bit rot, a bad copy)
     const client = new S3Client({ endpoint: s3.endpoint, region: s3.region, forcePathStyle: true, credentials: { accessKeyId: s3.accessKeyId, secretAccessKey: s3.secretAccessKey } });
     await client.send(new PutObjectCommand({ Bucket: 'backups', Key: latest.objectKey, Body: Buffer.from('not a gzip stream at all') }));
