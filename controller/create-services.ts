@@ -34,6 +34,8 @@ import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
+import { ErrorTracking } from './admin/error-tracking.js';
+import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
 import { BackupStores } from './databases/storage/stores.js';
@@ -51,7 +53,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
-  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const systemSettingsStore = new SystemSettingsRepository(db);
+  const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
@@ -82,8 +85,10 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
+    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
     servers,
     serverContainers: new ServerContainersRepository(db),
+    serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

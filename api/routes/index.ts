@@ -38,6 +38,10 @@ import adminMcpRoutes from './admin-mcp.js';
 import databaseRoutes from './databases.js';
 import backupRoutes from './backups.js';
 import objectStorageRoutes from './object-storage.js';
+import systemCliRoutes from './system-cli.js';
+import serverOperationRoutes from './server-operations.js';
+import serviceOperationRoutes from './service-operations.js';
+import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -63,12 +67,14 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...serviceRoutes(s),
+    ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...serverOperationRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
@@ -81,5 +87,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...databaseRoutes(s),
     ...backupRoutes(s),
     ...objectStorageRoutes(s),
+    ...systemCliRoutes(s),
+    ...adminErrorTrackingRoutes(s),
   ];
 }
