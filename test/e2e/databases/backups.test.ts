@@ -163,12 +163,18 @@ describe('database backups on the fleet', function () {
     await serverExec('s1', ['docker', 'exec', '-d', container, 'psql', '-U', 'postgres', '-d', 'shop', '-c',
       'begin; lock table items in access exclusive mode; select pg_sleep(300); commit']);
     await until('the lock held', async () => (await psql(container, "select count(*) from pg_locks where mode = 'AccessExclusiveLock' and relation = 'items'::regclass")) === '1' ? true : undefined);
-    const res = await w.admin.post(`/api/databases/${dbId}/backups`, { storage: 'local' });
-    expect(res.status, res.text).to.equal(202);
-    await until('pg_dump running', async () => (await serverExec('s1', ['docker', 'exec', container, 'pgrep', 'pg_dump']).then(() => true, () => undefined)));
-    await serverExec('s1', ['docker', 'exec', container, 'pkill', '-9', 'pg_dump']);
-    const b = await finished(`/api/backups/${res.body.id}`);
-    await psql(container, "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(300)%' and pid <> pg_backend_pid()");
+    let b: any;
+    try {
+      const res = await w.admin.post(`/api/databases/${dbId}/backups`, { storage: 'local' });
+      expect(res.status, res.text).to.equal(202);
+      // the image's busybox has ps but no pgrep/pkill
+      await until('pg_dump running', async () =>
+        serverExec('s1', ['docker', 'exec', container, 'sh', '-c', 'ps | grep -q "[p]g_dump"']).then(() => true, () => undefined));
+      await serverExec('s1', ['docker', 'exec', container, 'sh', '-c', 'kill -9 $(ps | awk \'/[p]g_dump/ {print $1}\')']);
+      b = await finished(`/api/backups/${res.body.id}`);
+    } finally {
+      await psql(container, "select pg_terminate_backend(pid) from pg_stat_activity where query like '%pg_sleep(300)%' and pid <> pg_backend_pid()");
+    }
     expect(b.status).to.equal('failed');
     expect(b.error).to.match(/the dump (exited|was killed)/);
     let exists = true;
