@@ -33,6 +33,8 @@ import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { Trx } from './store/transaction.js';
+import type { DatabaseOps } from './databases/database-ops.js';
+import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 
@@ -99,6 +101,10 @@ export interface Services {
   configStore: ConfigStore;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
   plans: PlanEngine;
+  /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
+  databaseOps: DatabaseOps;
+  /** The global S3-compatible storage and each environment's use of it. */
+  objectStorage: ObjectStorageRepository;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

@@ -38,6 +38,9 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import databaseRoutes from './databases.js';
+import backupRoutes from './backups.js';
+import objectStorageRoutes from './object-storage.js';
 import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
@@ -87,6 +90,9 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...databaseRoutes(s),
+    ...backupRoutes(s),
+    ...objectStorageRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
   ];

@@ -5,6 +5,7 @@ import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-w
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 import { startImageWorker } from '../../reconcilers/image/image-worker.js';
+import { startBackupScheduler } from '../databases/backup-worker.js';
 import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
@@ -26,6 +27,8 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
   { name: 'image-reconciler', start: startImageWorker },
+  // due database backups (then rotation) and restore drills
+  { name: 'database-backups', start: startBackupScheduler },
   {
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',
