@@ -35,6 +35,9 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import topologyRoutes from './topology.js';
+import { kindCrudRoutes } from './kind-crud.js';
+import { KINDS } from '../../controller/kinds/index.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -75,5 +78,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor alone.
+    ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k)),
+    ...topologyRoutes(s),
   ];
 }
