@@ -109,7 +109,7 @@ export default function notificationRoutes(s: Services) {
           return { userId, type: p.type, inApp: p.inApp ?? c.inApp, email: p.email ?? c.email };
         });
         await s.notifications.savePreferences(rows);
-        ctx.state.audit = { resourceType: 'notification_preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
+        ctx.state.audit = { resourceType: 'notification-preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
         return { items: await preferencesOf(userId) };
       },
     }),

@@ -35,6 +35,24 @@ describe('strict client: bounded integers and body-less actions', () => {
     expectError(await w.operator.post(`/api/config-files/${file.body.id}/restore`, { revision: 2147483647 }), 404, 'NOT_FOUND');
   });
 
+  it('audit resourceType is one naming (plural kebab) for API and manifest writes; the filter takes it', async () => {
+    const env = (await w.admin.get(`/api/environments/${w.envId}`)).body;
+    expect((await w.operator.post(`/api/environments/${w.envId}/vars`, { key: 'FROM_API', value: '1' })).status).to.equal(201);
+    const applied = await w.admin.post('/api/manifests/apply', { files: [
+      { path: 'env.yaml', content: `apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: ${env.name}}\nspec: {}\n` },
+      { path: 'var.yaml', content: `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: FROM_MANIFEST, environment: ${env.name}}\nspec: {value: '2'}\n` },
+    ] });
+    expect(applied.status, applied.text).to.equal(200);
+    const vars = await w.admin.get(`/api/audit-logs?resourceType=vars&environmentId=${w.envId}`);
+    expect(vars.status, vars.text).to.equal(200);
+    expect(vars.body.items.map((e: any) => e.action).sort()).to.deep.equal(['createVar', 'manifest.create']);
+    for (const legacy of ['Var', 'chat_channel']) {
+      expectError(await w.admin.get(`/api/audit-logs?resourceType=${legacy}`), 400, 'VALIDATION_ERROR', 'resourceType');
+    }
+    const types: Array<{ resourceType: string }> = await w.svc.services.db('audit_logs').distinct('resourceType');
+    for (const { resourceType } of types) expect(resourceType).to.match(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  });
+
   it('body-less actions refuse unknown body fields (400 naming the field) and change nothing; no body or {} still works', async () => {
     const secret = await w.operator.post(`/api/environments/${w.envId}/secrets`, { key: 'API_KEY', value: 's3cret-value' });
     expect(secret.status, secret.text).to.equal(201);
