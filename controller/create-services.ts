@@ -34,6 +34,8 @@ import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
+import { ErrorTracking } from './admin/error-tracking.js';
+import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
 import type { Services } from './services.js';
 
@@ -46,7 +48,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
-  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const systemSettingsStore = new SystemSettingsRepository(db);
+  const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const services = {
     config,
@@ -75,8 +78,10 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
+    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
     servers,
     serverContainers: new ServerContainersRepository(db),
+    serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

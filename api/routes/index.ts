@@ -38,6 +38,10 @@ import adminMcpRoutes from './admin-mcp.js';
 import topologyRoutes from './topology.js';
 import { kindCrudRoutes } from './kind-crud.js';
 import { KINDS } from '../../controller/kinds/index.js';
+import systemCliRoutes from './system-cli.js';
+import serverOperationRoutes from './server-operations.js';
+import serviceOperationRoutes from './service-operations.js';
+import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -63,12 +67,14 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...serviceRoutes(s),
+    ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...serverOperationRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
@@ -81,5 +87,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor alone.
     ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k)),
     ...topologyRoutes(s),
+    ...systemCliRoutes(s),
+    ...adminErrorTrackingRoutes(s),
   ];
 }

@@ -4,6 +4,7 @@ import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-worker.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
+import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
@@ -13,6 +14,8 @@ export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
  * one list, started in this order after migrations and stopped in reverse.
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
+  // once at start-up: service and database types a newer release ships join the catalog
+  { name: 'shipped-types-sync', start: async (s) => { await syncShippedTypes(s); } },
   // heartbeat of running plans + recovery of plans a crashed process left running
   { name: 'deployment-plans', start: startPlanWorker },
   // deployment reconciler: Docker events of every server, plan ends, and the periodic resync
