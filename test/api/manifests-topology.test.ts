@@ -29,7 +29,8 @@ describe('manifests: ServerCluster, ExternalEntity and Connection apply', () => 
   };
   const get = async (path: string) => (await admin.get(path)).body;
 
-  before(async () => {
+  before(async function () {
+    this.timeout(120_000); // a loaded machine; the happy path takes seconds
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
   });

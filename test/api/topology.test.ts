@@ -17,7 +17,8 @@ describe('topology routes: external entities, server clusters, connections, layo
   let s1: { id: string; name: string };
   let s2: { id: string; name: string };
 
-  before(async () => {
+  before(async function () {
+    this.timeout(120_000); // a loaded machine; the happy path takes seconds
     ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     otherEnvId = (await createEnvironment(admin)).id;
     web = await createService(operator, envId, { name: 'web' });
