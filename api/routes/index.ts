@@ -41,6 +41,9 @@ import adminMcpRoutes from './admin-mcp.js';
 import databaseRoutes from './databases.js';
 import backupRoutes from './backups.js';
 import objectStorageRoutes from './object-storage.js';
+import topologyRoutes from './topology.js';
+import { kindCrudRoutes } from './kind-crud.js';
+import { KINDS } from '../../controller/kinds/index.js';
 import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
@@ -93,6 +96,9 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...databaseRoutes(s),
     ...backupRoutes(s),
     ...objectStorageRoutes(s),
+    // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor alone.
+    ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k)),
+    ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
   ];
