@@ -8,7 +8,7 @@ export interface Loaded<T> {
   reload(): void;
 }
 
-/** Runs `load` when `deps` change (and on reload()); the last answer wins, earlier ones are aborted. */
+/** Runs `load` when `deps` change (and shortly after reload()); the last answer wins, earlier ones are aborted. */
 export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unknown[]): Loaded<T> {
   const [state, setState] = useState<{ data?: T; error?: Error; loading: boolean }>({ loading: true });
   const [tick, setTick] = useState(0);
@@ -21,7 +21,13 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     );
     return () => ctrl.abort();
   }, [...deps, tick]);
-  const reload = useCallback(() => setTick((t) => t + 1), []);
+  // a burst of events (a plan of many steps) is one reload, not one per event
+  const timer = useRef<ReturnType<typeof setTimeout>>();
+  useEffect(() => () => clearTimeout(timer.current), []);
+  const reload = useCallback(() => {
+    clearTimeout(timer.current);
+    timer.current = setTimeout(() => setTick((t) => t + 1), 200);
+  }, []);
   return { ...state, reload };
 }
 
