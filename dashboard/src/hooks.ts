@@ -22,7 +22,7 @@ export function useLoad<T>(load: (signal: AbortSignal) => Promise<T>, deps: unkn
     return () => ctrl.abort();
   }, [...deps, tick]);
   // a burst of events (a plan of many steps) is one reload, not one per event
-  const timer = useRef<ReturnType<typeof setTimeout>>();
+  const timer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
   useEffect(() => () => clearTimeout(timer.current), []);
   const reload = useCallback(() => {
     clearTimeout(timer.current);
