@@ -39,7 +39,10 @@ export function createApp(s: Services): Koa {
   const { router, specs } = buildRouter(s);
 
   app.use(requestId());
-  app.use(errorEnvelope(s.logger));
+  // unexpected failures (500) also go to the error tracker when one is configured
+  app.use(errorEnvelope(s.logger, (err, ctx) => s.errorTracking.capture(err, {
+    requestId: ctx.state.requestId, route: `${ctx.method} ${(ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.path}`,
+  })));
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
   app.use(dashboard(dashboardAssets)); // every GET outside /api, /mcp and /health: the web UI
   app.use(jsonBody('1mb'));

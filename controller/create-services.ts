@@ -34,7 +34,14 @@ import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
+import { ErrorTracking } from './admin/error-tracking.js';
+import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
+import { DatabaseOps } from './databases/database-ops.js';
+import { BackupStores } from './databases/storage/stores.js';
+import { DatabasesRepository } from './store/repositories/databases.js';
+import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
+import { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { Services } from './services.js';
 
 /**
@@ -46,8 +53,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(db, databaseUrl, logger);
-  const systemSettings = new SystemSettings(new SystemSettingsRepository(db), secretBox);
+  const systemSettingsStore = new SystemSettingsRepository(db);
+  const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
+  const objectStorage = new ObjectStorageRepository(db);
+  const databaseTypes = new CommandTypesRepository(db, 'database_types');
   const services = {
     config,
     db,
@@ -66,7 +76,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceImages: new ServiceImages(db),
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
-    databaseTypes: new CommandTypesRepository(db, 'database_types'),
+    databaseTypes,
     events,
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
@@ -75,8 +85,10 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
+    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
     servers,
     serverContainers: new ServerContainersRepository(db),
+    serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),
@@ -86,6 +98,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     hosts,
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     databaseOk: () => databaseAnswers(db),
+    objectStorage,
+    databaseOps: new DatabaseOps({
+      databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
+      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox),
+    }),
   } as Services;
   services.plans = new PlanEngine(services);
   return services;

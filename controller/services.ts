@@ -33,6 +33,10 @@ import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
 import type { Trx } from './store/transaction.js';
+import type { DatabaseOps } from './databases/database-ops.js';
+import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
+import type { ErrorTracking } from './admin/error-tracking.js';
+import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -74,9 +78,13 @@ export interface Services {
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
   systemSettings: SystemSettings;
   smtp: SmtpService;
+  /** Sentry-compatible error reporting (admin setting): status, test, and capture of unexpected failures. */
+  errorTracking: ErrorTracking;
   /** Notifications out: fan-out of notification-type events and the durable delivery outbox. */
   deliveries: Deliveries;
   servers: ServersRepository;
+  /** Bootstraps of servers (install and start Docker), step by step. */
+  serverBootstrapRuns: ServerBootstrapRunsRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Incoming-webhook replay protection (incoming_webhook_replays). */
@@ -93,6 +101,10 @@ export interface Services {
   configStore: ConfigStore;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
   plans: PlanEngine;
+  /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
+  databaseOps: DatabaseOps;
+  /** The global S3-compatible storage and each environment's use of it. */
+  objectStorage: ObjectStorageRepository;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

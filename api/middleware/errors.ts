@@ -7,7 +7,7 @@ import type { Ctx } from '../http/types.js';
  * Every failure leaves in the spec's envelope {code, message, field?, hint?, requestId}. A 5xx
  * the code did not expect says nothing of internals to the client; the log keeps the stack.
  */
-export function errorEnvelope(logger: Logger) {
+export function errorEnvelope(logger: Logger, onUnexpected?: (err: unknown, ctx: Ctx) => void) {
   return async function errorEnvelopeMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
     try {
       await next();
@@ -18,6 +18,7 @@ export function errorEnvelope(logger: Logger) {
         logger.error('unhandled error', { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path,
           error: raw instanceof Error ? raw.stack : String(raw) });
         err = new AppError('INTERNAL', 'Internal server error');
+        onUnexpected?.(raw, ctx);
       } else if (err.status >= 500) {
         logger.warn('request failed', { requestId: ctx.state.requestId, code: err.code, msg: err.message });
       }

@@ -1,10 +1,12 @@
 import type { Services } from '../../controller/services.js';
-import { conflict } from '../../controller/errors/app-error.js';
+import { conflict, validationError } from '../../controller/errors/app-error.js';
+import { definitionOf } from '../../controller/catalog/shipped-types-sync.js';
+import { CLI_VERSION } from '../../controller/version.js';
 import { toCommandType, type CommandTypeRow, type CommandTypeSpec, type CommandTypesRepository } from '../../controller/store/repositories/command-types.js';
 import { DEFAULT_DATABASE_TYPES, DEFAULT_SERVICE_TYPES, type TypeDefinition } from '../../controller/catalog/default-types.js';
 import { route } from '../http/route.js';
-import { listOf, paginationQuery } from '../http/schema.js';
-import { commandTypeSchemas } from './catalog-schemas.js';
+import { arrayOf, enumOf, listOf, object, paginationQuery, str, timestamp } from '../http/schema.js';
+import { commandTypeSchemas, typeCommandSchema } from './catalog-schemas.js';
 import { checkTypeCommands } from './catalog-checks.js';
 import { rowOf } from './loaders.js';
 
@@ -46,6 +48,35 @@ function typeRoutes(s: Services, k: Kind) {
         ctx.state.audit = { resourceType: k.path, resourceId: null, details: { restored } };
         const items = (await k.repo.all()).map(toCommandType);
         return { items, total: items.length, limit: items.length, offset: 0 };
+      },
+    }),
+    route({
+      method: 'GET', path: `${base}/export`, operationId: `export${k.op}s`, tag: 'settings', access: 'viewer',
+      summary: `Every ${k.noun.toLowerCase()} as a portable definition (no ids or timestamps): each item is a valid create body`,
+      response: object({
+        kind: enumOf(k.path), version: str(), exportedAt: timestamp,
+        items: arrayOf(object({ name: str(), description: str(), defaultImage: str(), ...(k.withPort && { defaultPort: { type: 'integer' } }), commands: arrayOf(typeCommandSchema) })),
+      }),
+      async handler(ctx) {
+        const items = (await k.repo.all()).map(definitionOf);
+        ctx.set('content-disposition', `attachment; filename="stevedore-${k.path}.json"`);
+        return { kind: k.path, version: CLI_VERSION, exportedAt: new Date().toISOString(), items };
+      },
+    }),
+    route<{ names: string[] }, unknown, CommandTypeRow>({
+      method: 'POST', path: `${base}/{id}/commands/reorder`, operationId: `reorder${k.op}Commands`, tag: 'settings', access: 'admin',
+      summary: `Put a ${k.noun.toLowerCase()}'s commands in a new order: names lists every command name once`,
+      load, body: object({ names: arrayOf(str({ maxLength: 63 }), { maxItems: 100, uniqueItems: true }) }, ['names']),
+      response: schemas.read,
+      async handler(ctx, { resource, body }) {
+        const current = resource.commands.map((c) => c.name);
+        const unknown = body.names.find((n) => !current.includes(n));
+        if (unknown) throw validationError(`The type has no command '${unknown}'`, 'names');
+        const missing = current.find((n) => !body.names.includes(n));
+        if (missing) throw validationError(`names must list every command; '${missing}' is missing`, 'names');
+        const row = await k.repo.reorderCommands(resource, body.names);
+        ctx.state.audit = { resourceType: k.path, details: { name: resource.name, from: current, to: body.names } };
+        return toCommandType(row!);
       },
     }),
     route<CommandTypeSpec, unknown, CommandTypeRow>({

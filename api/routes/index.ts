@@ -6,6 +6,7 @@ import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
 import registryRoutes from './registries.js';
+import registryBrowseRoutes from './registry-browse.js';
 import systemSettingsRoutes from './system-settings.js';
 import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
@@ -22,6 +23,8 @@ import driftRoutes from './drift.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
+import containerImageUpdateRoutes from './container-image-updates.js';
+import serviceImageUpdateRoutes from './service-image-updates.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
@@ -35,6 +38,13 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import databaseRoutes from './databases.js';
+import backupRoutes from './backups.js';
+import objectStorageRoutes from './object-storage.js';
+import systemCliRoutes from './system-cli.js';
+import serverOperationRoutes from './server-operations.js';
+import serviceOperationRoutes from './service-operations.js';
+import adminErrorTrackingRoutes from './admin-error-tracking.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -47,6 +57,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
     ...registryRoutes(s),
+    ...registryBrowseRoutes(s),
     ...systemSettingsRoutes(s),
     ...smtpRoutes(s),
     ...tokenRoutes(s),
@@ -60,12 +71,16 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...serviceRoutes(s),
+    ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
+    ...containerImageUpdateRoutes(s),
+    ...serviceImageUpdateRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...serverRoutes(s),
+    ...serverOperationRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
@@ -75,5 +90,10 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...databaseRoutes(s),
+    ...backupRoutes(s),
+    ...objectStorageRoutes(s),
+    ...systemCliRoutes(s),
+    ...adminErrorTrackingRoutes(s),
   ];
 }

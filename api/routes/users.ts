@@ -4,7 +4,7 @@ import { hashPassword, verifyPassword } from '../../controller/crypto/password.j
 import { toUser, type UserRow } from '../../controller/store/repositories/users.js';
 import { clearAuthCache } from '../../controller/auth/authenticate-token.js';
 import { route } from '../http/route.js';
-import { enumOf, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
+import { enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 
 export const userSchema = {
@@ -39,6 +39,18 @@ export default function userRoutes(s: Services) {
       async handler(_ctx, { query }) {
         const page = await s.users.list({}, query, 'email');
         return { ...page, items: page.items.map(toUser) };
+      },
+    }),
+
+    route<unknown, { limit: number; offset: number; withinDays: number }>({
+      method: 'GET', path: '/api/users/recently-active', operationId: 'listRecentlyActiveUsers', tag: 'users', access: 'admin',
+      summary: 'Users active in the last withinDays days (default 7): last sign-in or API token use, most recent first',
+      query: { ...paginationQuery, withinDays: int(1, 365, { default: 7 }) },
+      response: listOf(object({ ...userRead.properties as Record<string, Schema>, lastActiveAt: timestamp })),
+      async handler(_ctx, { query }) {
+        const since = new Date(Date.now() - query.withinDays * 86_400_000);
+        const page = await s.users.recentlyActive(since, query);
+        return { ...page, items: page.items.map((u) => ({ ...toUser(u), lastActiveAt: u.lastActiveAt })) };
       },
     }),
 

@@ -1,6 +1,7 @@
 import getRawBody from 'raw-body';
 import type { Services } from '../../controller/services.js';
 import { AppError, conflict, isAppError, unauthorized, validationError } from '../../controller/errors/app-error.js';
+import { heldBack } from '../../controller/images/held-back.js';
 import { verifySignature } from '../../controller/webhooks/signature.js';
 import { ReplayGuard } from '../../controller/webhooks/replay-guard.js';
 import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../controller/webhooks/deploy-gateway.js';
@@ -133,6 +134,8 @@ export default function incomingWebhookRoutes(s: Services) {
           throw validationError('Auto-update is disabled for this image', 'imageName',
             `Enable it with PATCH /api/container-images/${image.id} {"autoUpdate": true}`);
         }
+        const held = heldBack(image, body.imageTag);
+        if (held) throw conflict(held, 'Push a newer version, or deploy this one on purpose with POST /api/container-images/{id}/deploy');
         const services = await s.serviceImages.usersOf(image.id);
         if (services.length === 0) {
           throw validationError('No service uses this image', 'imageName', 'Link a service to the image (set its containerImageId)');

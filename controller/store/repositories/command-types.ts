@@ -52,6 +52,22 @@ export class CommandTypesRepository extends BaseRepository<CommandTypeRow> {
     return defaults.length;
   }
 
+  /** Adds a shipped type unless one of that name exists; true when it was added. */
+  async insertShippedIfMissing(d: TypeDefinition, trx?: Knex.Transaction): Promise<boolean> {
+    const rows = await this.q(trx).insert({
+      name: d.name, description: d.description, defaultImage: d.defaultImage ?? null,
+      ...(this.table === 'database_types' && { defaultPort: d.defaultPort ?? null }),
+      commands: JSON.stringify(d.commands), builtin: true,
+    } as never).onConflict('name').ignore().returning('id');
+    return rows.length > 0;
+  }
+
+  /** Puts the commands in the order of `names` (a permutation of the current command names). */
+  async reorderCommands(row: CommandTypeRow, names: string[], trx?: Knex.Transaction) {
+    const byName = new Map(row.commands.map((c) => [c.name, c]));
+    return this.update(row.id, { commands: JSON.stringify(names.map((n) => byName.get(n)!)) } as never, trx);
+  }
+
   private columns(spec: CommandTypeSpec): Partial<CommandTypeRow> {
     const out: Record<string, unknown> = { ...spec };
     if (spec.commands) out.commands = JSON.stringify(spec.commands);

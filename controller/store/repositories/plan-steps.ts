@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import type { StepStatus } from '../../deploy/plans/plan-states.js';
-import { BaseRepository } from './base-repository.js';
+import { BaseRepository, isUuid } from './base-repository.js';
 
 export interface PlanStepRow {
   id: string;
@@ -56,6 +56,15 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
       base().count({ count: '*' }),
     ]);
     return { rows: rows as Array<PlanStepRow & { planName: string; planStatus: string; planTrigger: string }>, total: Number(count) };
+  }
+
+  /** One record of a service's deployment history (a deploy step that ran), with its plan's name, status and trigger. */
+  async historyRecord(serviceId: string, stepId: string) {
+    if (!isUuid(stepId)) return undefined;
+    const row = await this.db('plan_steps as s').join('deployment_plans as p', 'p.id', 's.plan_id')
+      .where({ 's.service_id': serviceId, 's.id': stepId }).whereNotIn('s.status', ['pending', 'skipped', 'cancelled'])
+      .first('s.*', 'p.name as plan_name', 'p.status as plan_status', 'p.trigger as plan_trigger');
+    return row as (PlanStepRow & { planName: string; planStatus: string; planTrigger: string }) | undefined;
   }
 
   /**

@@ -2,6 +2,13 @@ import type { Knex } from 'knex';
 
 export interface SystemSettingsRow<Values> { values: Partial<Values>; registryAccessTokenEnc: string | null; updatedAt: Date }
 
+export interface ErrorTrackingRow {
+  errorTrackingDsnEnc: string | null;
+  errorTrackingEnabled: boolean;
+  errorTrackingEnvironment: string | null;
+  errorTrackingLastTest: Record<string, unknown> | null;
+}
+
 /** system_settings: the single row (id 1) of system-wide settings, created on first read. */
 export class SystemSettingsRepository<Values> {
   constructor(private readonly db: Knex) {}
@@ -26,5 +33,20 @@ export class SystemSettingsRepository<Values> {
       if (row) await trx('system_settings').where('id', 1).update(update);
       else await trx('system_settings').insert({ id: 1, ...update });
     });
+  }
+
+  /** The error-tracking columns of the row. */
+  async errorTracking(): Promise<ErrorTrackingRow> {
+    await this.row();
+    const row = await this.db('system_settings').where('id', 1)
+      .first('errorTrackingDsnEnc', 'errorTrackingEnabled', 'errorTrackingEnvironment', 'errorTrackingLastTest');
+    return row as ErrorTrackingRow;
+  }
+
+  async setErrorTracking(changes: Partial<ErrorTrackingRow>): Promise<void> {
+    await this.row();
+    const values: Record<string, unknown> = { ...changes, updatedAt: this.db.fn.now() };
+    if (changes.errorTrackingLastTest !== undefined) values.errorTrackingLastTest = JSON.stringify(changes.errorTrackingLastTest);
+    await this.db('system_settings').where('id', 1).update(values);
   }
 }

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BaseRepository } from './base-repository.js';
+import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 import type { Role } from '../../auth/actor.js';
 
 export interface UserRow {
@@ -51,6 +51,24 @@ export class UsersRepository extends BaseRepository<UserRow> {
 
   async recordLogin(id: string): Promise<void> {
     await this.q().where('id', id).update({ failedLoginCount: 0, lastLoginAt: this.db.fn.now() } as never);
+  }
+
+  /**
+   * Users active since `since`, most recent first: their last sign-in or the last use of one
+   * of their API tokens, whichever is later (`lastActiveAt`).
+   */
+  async recentlyActive(since: Date, page: PageQuery): Promise<Page<UserRow & { lastActiveAt: Date }>> {
+    const activity = this.db.raw(`greatest(u.last_login_at, t.last_used_at)`);
+    const base = () => this.db('users as u')
+      .leftJoin(this.db('api_tokens').select('owner_user_id').max({ last_used_at: 'last_used_at' }).whereNotNull('owner_user_id')
+        .groupBy('owner_user_id').as('t'), 't.owner_user_id', 'u.id')
+      .where(activity, '>=', since);
+    const [rows, [{ count }]] = await Promise.all([
+      base().select('u.*', this.db.raw('greatest(u.last_login_at, t.last_used_at) as last_active_at'))
+        .orderBy([{ column: 'last_active_at', order: 'desc' }, { column: 'u.id' }]).limit(page.limit).offset(page.offset),
+      base().count({ count: '*' }),
+    ]);
+    return { items: rows as Array<UserRow & { lastActiveAt: Date }>, total: Number(count), limit: page.limit, offset: page.offset };
   }
 
   /** A new password also ends every session (tokenVersion) and the failed-login count. */

@@ -29,6 +29,7 @@ const OPERATIONS: Record<string, { create: string; update: string; get: string }
   Secret: { create: 'createSecret', update: 'updateSecret', get: 'getSecret' },
   Var: { create: 'createVar', update: 'updateVar', get: 'getVar' },
   WebhookSubscription: { create: 'createWebhookSubscription', update: 'updateWebhookSubscription', get: 'getWebhookSubscription' },
+  Database: { create: 'createDatabase', update: 'updateDatabase', get: 'getDatabase' },
 };
 
 describe('kind descriptors: one source for every view of a kind', () => {
