@@ -270,7 +270,7 @@ export default function serverRoutes(s: Services) {
         const services = new Map<string, { serviceId: string; name: string; deployments: Array<Record<string, unknown>> }>();
         for (const d of deployments) {
           const entry = services.get(d.serviceId) ?? { serviceId: d.serviceId as string, name: d.serviceName as string, deployments: [] as Array<Record<string, unknown>> };
-          entry.deployments.push({ deploymentId: d.deploymentId, serverId: d.serverId, containerName: d.containerName, status: d.status });
+          entry.deployments.push({ deploymentId: d.deploymentId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, conditions: d.conditions });
           services.set(d.serviceId, entry);
         }
         return {
