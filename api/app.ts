@@ -13,6 +13,8 @@ import { buildOpenApi } from './openapi/build-openapi.js';
 import { route, type RouteSpec } from './http/route.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { rememberRouteTable } from './mcp/route-table.js';
+import { dashboard } from './middleware/dashboard.js';
+import { dashboardAssets } from '../dashboard/build.js';
 
 /** Every route spec with the router that serves them and the OpenAPI document that describes them. */
 export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; document: ReturnType<typeof buildOpenApi> } {
@@ -42,6 +44,7 @@ export function createApp(s: Services): Koa {
     requestId: ctx.state.requestId, route: `${ctx.method} ${(ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.path}`,
   })));
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
+  app.use(dashboard(dashboardAssets)); // every GET outside /api, /mcp and /health: the web UI
   app.use(jsonBody('1mb'));
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
   // Off: not registered at all, so /mcp is the router's 404. Before idempotency: the envelope is not managed, its replays are.

@@ -40,6 +40,11 @@ import { SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { transactionRunner } from './store/transaction.js';
+import { DatabaseOps } from './databases/database-ops.js';
+import { BackupStores } from './databases/storage/stores.js';
+import { DatabasesRepository } from './store/repositories/databases.js';
+import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
+import { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { Services } from './services.js';
 
 /**
@@ -55,6 +60,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const systemSettingsStore = new SystemSettingsRepository(db);
   const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
+  const objectStorage = new ObjectStorageRepository(db);
+  const databaseTypes = new CommandTypesRepository(db, 'database_types');
   const services = {
     config,
     db,
@@ -73,7 +80,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceImages: new ServiceImages(db),
     serviceDependencies: new ServiceDependenciesRepository(db),
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
-    databaseTypes: new CommandTypesRepository(db, 'database_types'),
+    databaseTypes,
     events,
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
@@ -97,6 +104,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     hosts,
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     databaseOk: () => databaseAnswers(db),
+    objectStorage,
+    databaseOps: new DatabaseOps({
+      databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
+      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox),
+    }),
   } as Services;
   services.plans = new PlanEngine(services);
   return services;

@@ -35,6 +35,8 @@ import type { ServerContainersRepository } from './store/repositories/server-con
 import type { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
 import type { SessionLocks } from './store/session-locks.js';
 import type { Trx } from './store/transaction.js';
+import type { DatabaseOps } from './databases/database-ops.js';
+import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 
@@ -105,6 +107,10 @@ export interface Services {
   configStore: ConfigStore;
   /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
   plans: PlanEngine;
+  /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
+  databaseOps: DatabaseOps;
+  /** The global S3-compatible storage and each environment's use of it. */
+  objectStorage: ObjectStorageRepository;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

@@ -48,6 +48,11 @@ export const REASONS = {
   Synced: 'Synced',
   SyncFailed: 'SyncFailed',
   Reachable: 'Reachable',
+  // UpdateAvailable (images)
+  NewerTag: 'NewerTag',
+  TagRePushed: 'TagRePushed',
+  UpToDate: 'UpToDate',
+  CheckFailed: 'CheckFailed',
 } as const;
 export type Reason = (typeof REASONS)[keyof typeof REASONS];
 

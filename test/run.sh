@@ -27,6 +27,7 @@ fi
 echo "== type check"
 # typescript itself, by path: typescript-js (TypeScript 6, for dependency-cruiser) also ships a `tsc` bin
 node node_modules/typescript/bin/tsc --noEmit -p . || exit 1
+node node_modules/typescript/bin/tsc --noEmit -p dashboard || exit 1   # the browser code (DOM types)
 
 globs=("$@")
 [ ${#globs[@]} -gt 0 ] || globs=('test/unit/**/*.test.ts' 'test/api/**/*.test.ts' 'test/e2e/**/*.test.ts')

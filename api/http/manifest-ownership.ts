@@ -2,7 +2,7 @@ import { conflict } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from './route.js';
 
 /** API body fields that are named differently in manifests. */
-const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry', privateKey: 'sshPrivateKey' };
+const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry', privateKey: 'sshPrivateKey', serverIds: 'servers' };
 /** Sub-collection actions (POST /api/{kind}/{id}/{sub}) that change a manifest-owned list. */
 const OWNED_LISTS: Record<string, string> = { deployments: 'deployments', dependencies: 'dependsOn' };
 

@@ -15,9 +15,23 @@ const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const unreadBody = (ctx: Ctx) =>
   ctx.request.rawBody === undefined && (Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding'));
 
+/**
+ * An action that takes no body (reveal, test, read-all, reset, ssh-key check…) refuses one that
+ * carries fields, as any route refuses unknown fields. Signed webhooks (public) read their own.
+ */
+function assertNoBody(body: unknown, spec: RouteSpec): void {
+  if (body === undefined || spec.access === 'public' || spec.requestBody || !WRITE.has(spec.method)) return;
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError('This operation takes no request body');
+  const [field] = Object.keys(body);
+  if (field !== undefined) throw validationError(`Unknown field '${field}'`, field, 'This operation takes no request body');
+}
+
 function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
   const body = ctx.request.body;
-  if (!spec.body) return body ?? {};
+  if (!spec.body) {
+    assertNoBody(body, spec);
+    return body ?? {};
+  }
   if (unreadBody(ctx)) {
     // Ignoring it would run the route as if nothing had been sent.
     throw new AppError('VALIDATION_ERROR', `Unsupported content type '${ctx.request.type}'; send application/json`,

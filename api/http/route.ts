@@ -57,6 +57,8 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   /** Success status and schema for the OpenAPI document. */
   status?: number;
   response?: Schema;
+  /** Media type of the success response when it is not JSON (a Mermaid export: text/plain). */
+  responseType?: string;
   /** Other statuses this route can answer besides the usual auth and validation ones. */
   errors?: number[];
   /** Audit action; writes default to the operationId. false: not audited (e.g. login). */

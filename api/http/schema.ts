@@ -2,16 +2,16 @@
  * The API's schema vocabulary. The field builders live in controller/kinds/schema.ts (the kind
  * descriptors and settings modules use them too); what only the HTTP layer needs is here.
  */
-import { arrayOf, enumOf, int, object, str, type Schema } from '../../controller/kinds/schema.js';
+import { arrayOf, enumOf, int, INT32_MAX, object, str, type Schema } from '../../controller/kinds/schema.js';
 
 export {
-  arrayOf, bool, enumOf, int, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, stringMap, timestamp, uuid,
+  arrayOf, bool, enumOf, int, INT32_MAX, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, stringMap, timestamp, uuid,
 } from '../../controller/kinds/schema.js';
 export type { ResourceSchemas, Schema } from '../../controller/kinds/schema.js';
 
 export const paginationQuery: Record<string, Schema> = {
   limit: { type: 'integer', minimum: 1, maximum: 200, default: 25 },
-  offset: { type: 'integer', minimum: 0, default: 0 },
+  offset: { type: 'integer', minimum: 0, maximum: INT32_MAX, default: 0 },
 };
 
 export function listOf(item: Schema): Schema {

@@ -39,7 +39,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
     const responses: Record<string, unknown> = {
       [ok]: ok === 204
         ? { description: 'No content' }
-        : { description: 'Success', ...(spec.response && { content: { 'application/json': { schema: spec.response } } }) },
+        : { description: 'Success', ...(spec.response && { content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } }) },
     };
     for (const code of statusesOf(spec)) {
       responses[code] = { description: ERROR_TEXT[code] ?? 'Error', content: { 'application/json': { schema: errorRef } } };

@@ -20,7 +20,10 @@ export default function auditLogRoutes(s: Services) {
       summary: 'Audit entries, newest first, filtered by environmentId, resourceType, resourceId and action',
       query: {
         ...paginationQuery, environmentId: uuid,
-        resourceType: str({ maxLength: 100 }), resourceId: str({ maxLength: 200 }), action: str({ maxLength: 100 }),
+        resourceType: str({
+          maxLength: 100, pattern: '^[a-z0-9]+(-[a-z0-9]+)*$',
+          description: 'Plural kebab-case, as the resource\'s URL segment: services, container-images, chat-channels…',
+        }), resourceId: str({ maxLength: 200 }), action: str({ maxLength: 100 }),
       },
       response: listOf(auditRead),
       async handler(_ctx, { query }) {

@@ -1,3 +1,4 @@
+import { policyProblem, type VersionPolicy } from '../../controller/images/version-policy.js';
 import type { Services } from '../../controller/services.js';
 import { validationError } from '../../controller/errors/app-error.js';
 import {
@@ -39,8 +40,10 @@ export async function checkDeploymentSpec(s: Services, environmentId: string, sp
   }
 }
 
-export async function checkImageSpec(s: Services, environmentId: string, spec: { imageName?: string; registryConnectionId?: string | null }) {
+export async function checkImageSpec(s: Services, environmentId: string, spec: { imageName?: string; registryConnectionId?: string | null; policy?: VersionPolicy | null }) {
   if (spec.imageName !== undefined) assertImageName(spec.imageName);
+  const problem = spec.policy ? policyProblem(spec.policy) : null;
+  if (problem) throw validationError(`policy: ${problem}`, 'policy');
   if (spec.registryConnectionId) {
     const regEnv = await s.containerImages.registryEnvironment(spec.registryConnectionId);
     if (regEnv !== environmentId) {

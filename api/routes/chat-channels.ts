@@ -83,7 +83,7 @@ export default function chatChannelRoutes(s: Services) {
         const row = await guard(s.chatChannels.create({
           name: body.name, webhookUrlEnc: s.secretBox.seal(body.webhookUrl), isDefault: body.isDefault, enabled: body.enabled,
         }));
-        ctx.state.audit = { resourceType: 'chat_channel', resourceId: row.id, details: { fields: Object.keys(body) } };
+        ctx.state.audit = { resourceType: 'chat-channels', resourceId: row.id, details: { fields: Object.keys(body) } };
         return toChatChannel(row);
       },
     }),
@@ -103,7 +103,7 @@ export default function chatChannelRoutes(s: Services) {
         const row = await guard(s.chatChannels.update(resource.id, {
           ...rest, ...(webhookUrl !== undefined && { webhookUrlEnc: s.secretBox.seal(webhookUrl) }),
         }));
-        ctx.state.audit = { resourceType: 'chat_channel', resourceId: row.id, details: { fields: Object.keys(body) } };
+        ctx.state.audit = { resourceType: 'chat-channels', resourceId: row.id, details: { fields: Object.keys(body) } };
         return toChatChannel(row);
       },
     }),
@@ -113,7 +113,7 @@ export default function chatChannelRoutes(s: Services) {
       summary: 'Delete a chat channel, its routings and environment overrides pointing at it', load: loadChannel, status: 204,
       async handler(ctx, { resource }) {
         await s.chatChannels.delete(resource.id);
-        ctx.state.audit = { resourceType: 'chat_channel', resourceId: resource.id, details: { name: resource.name } };
+        ctx.state.audit = { resourceType: 'chat-channels', resourceId: resource.id, details: { name: resource.name } };
         return undefined;
       },
     }),
@@ -123,7 +123,7 @@ export default function chatChannelRoutes(s: Services) {
       summary: 'Post a test message to the channel now: 200 {delivered, status} or 502', load: loadChannel, errors: [502],
       response: testResult,
       async handler(ctx, { resource }) {
-        ctx.state.audit = { resourceType: 'chat_channel', resourceId: resource.id };
+        ctx.state.audit = { resourceType: 'chat-channels', resourceId: resource.id };
         return sendNow(s, resource, `Test message for channel ${resource.name}`, null);
       },
     }),
@@ -149,7 +149,7 @@ export default function chatChannelRoutes(s: Services) {
         }
         const row = await s.notificationRoutings.insertUnlessRouted(body);
         if (!row) throw conflict('This type is already routed to this channel');
-        ctx.state.audit = { resourceType: 'notification_routing', resourceId: row.id, details: { type: body.type, chatChannelId: body.chatChannelId } };
+        ctx.state.audit = { resourceType: 'notification-routings', resourceId: row.id, details: { type: body.type, chatChannelId: body.chatChannelId } };
         return { id: row.id, type: row.type, chatChannelId: row.chatChannelId, createdAt: row.createdAt };
       },
     }),
@@ -159,7 +159,7 @@ export default function chatChannelRoutes(s: Services) {
       access: 'admin', summary: 'Remove a routing', status: 204,
       async handler(ctx, { params }) {
         if (!(await s.notificationRoutings.delete(params.id))) throw notFound('Notification routing');
-        ctx.state.audit = { resourceType: 'notification_routing', resourceId: params.id };
+        ctx.state.audit = { resourceType: 'notification-routings', resourceId: params.id };
         return undefined;
       },
     }),

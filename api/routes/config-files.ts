@@ -5,7 +5,7 @@ import { assertValidTemplate } from '../../controller/config-files/template-rule
 import { toAttachment } from '../../controller/store/repositories/config-attachments.js';
 import type { ConfigFileRow } from '../../controller/store/repositories/config-files.js';
 import { route } from '../http/route.js';
-import { arrayOf, int, listOf, object, paginationQuery, str } from '../http/schema.js';
+import { arrayOf, int, INT32_MAX, listOf, object, paginationQuery, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { configFile } from '../../controller/kinds/config-file.js';
 import { revisionRead, toConfigFile, toRevision } from './config-file-view.js';
@@ -119,7 +119,7 @@ export default function configFileRoutes(s: Services) {
     route<{ revision: number }, unknown, ConfigFileRow>({
       method: 'POST', path: '/api/config-files/{id}/restore', operationId: 'restoreConfigFile', tag: 'config-files',
       access: 'operator', summary: 'Make an earlier revision current again (as a new revision)', load,
-      body: object({ revision: int(1) }, ['revision']), response: configFileRead, errors: [404],
+      body: object({ revision: int(1, INT32_MAX) }, ['revision']), response: configFileRead, errors: [404],
       async handler(ctx, { resource, body }) {
         const old = await cs.files.revision(resource.id, body.revision);
         if (!old) throw notFound(`Revision ${body.revision}`);

@@ -6,6 +6,7 @@ import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import settingsRoutes from './settings.js';
 import registryRoutes from './registries.js';
+import registryBrowseRoutes from './registry-browse.js';
 import systemSettingsRoutes from './system-settings.js';
 import smtpRoutes from './admin-smtp.js';
 import tokenRoutes from './admin-tokens.js';
@@ -22,6 +23,8 @@ import driftRoutes from './drift.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
+import containerImageUpdateRoutes from './container-image-updates.js';
+import serviceImageUpdateRoutes from './service-image-updates.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
@@ -35,6 +38,12 @@ import configAttachmentRoutes from './config-attachments.js';
 import configSyncRoutes from './config-sync.js';
 import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
+import databaseRoutes from './databases.js';
+import backupRoutes from './backups.js';
+import objectStorageRoutes from './object-storage.js';
+import topologyRoutes from './topology.js';
+import { kindCrudRoutes } from './kind-crud.js';
+import { KINDS } from '../../controller/kinds/index.js';
 import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
@@ -51,6 +60,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
     ...registryRoutes(s),
+    ...registryBrowseRoutes(s),
     ...systemSettingsRoutes(s),
     ...smtpRoutes(s),
     ...tokenRoutes(s),
@@ -67,6 +77,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),
     ...containerImageRoutes(s),
+    ...containerImageUpdateRoutes(s),
+    ...serviceImageUpdateRoutes(s),
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
@@ -81,6 +93,12 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...configSyncRoutes(s),
     ...secretSubstitutionRoutes(s),
     ...adminMcpRoutes(s),
+    ...databaseRoutes(s),
+    ...backupRoutes(s),
+    ...objectStorageRoutes(s),
+    // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor alone.
+    ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k)),
+    ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
   ];

@@ -109,7 +109,7 @@ export default function notificationRoutes(s: Services) {
           return { userId, type: p.type, inApp: p.inApp ?? c.inApp, email: p.email ?? c.email };
         });
         await s.notifications.savePreferences(rows);
-        ctx.state.audit = { resourceType: 'notification_preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
+        ctx.state.audit = { resourceType: 'notification-preferences', resourceId: userId, details: { types: rows.map((r) => r.type) } };
         return { items: await preferencesOf(userId) };
       },
     }),
@@ -118,7 +118,7 @@ export default function notificationRoutes(s: Services) {
       method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, raw: true,
       summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
         + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
-      query: { environmentId: uuid, lastEventId: int(0) },
+      query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) },
       async handler(ctx, { query }) {
         const actor = ctx.state.actor!;
         const limited = actor.environmentIds;

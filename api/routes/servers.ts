@@ -81,7 +81,7 @@ export default function serverRoutes(s: Services) {
           sshPrivateKeySealed: s.secretBox.seal(body.privateKey), sshPublicKey: key.publicKey, sshKeyFingerprint: key.fingerprint,
         });
         s.hosts.invalidateEnvironment(resource.id);
-        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: { fields: ['privateKey'], fingerprint: key.fingerprint } };
+        ctx.state.audit = { resourceType: 'environments', resourceId: resource.id, environmentId: resource.id, details: { fields: ['privateKey'], fingerprint: key.fingerprint } };
         return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt };
       },
     }),
@@ -92,7 +92,7 @@ export default function serverRoutes(s: Services) {
       async handler(ctx, { resource }) {
         await s.environments.clearSshKey(resource.id);
         s.hosts.invalidateEnvironment(resource.id);
-        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, environmentId: resource.id, details: {} };
+        ctx.state.audit = { resourceType: 'environments', resourceId: resource.id, environmentId: resource.id, details: {} };
         return undefined;
       },
     }),
@@ -114,7 +114,7 @@ export default function serverRoutes(s: Services) {
             return { serverId: srv.id, name: srv.name, ok: false, message: err instanceof Error ? err.message : String(err) };
           }
         });
-        ctx.state.audit = { resourceType: 'environment', resourceId: resource.id, details: { servers: items.length, failed: items.filter((i) => !i.ok).length } };
+        ctx.state.audit = { resourceType: 'environments', resourceId: resource.id, details: { servers: items.length, failed: items.filter((i) => !i.ok).length } };
         return { items };
       },
     }),
@@ -270,7 +270,7 @@ export default function serverRoutes(s: Services) {
         const services = new Map<string, { serviceId: string; name: string; deployments: Array<Record<string, unknown>> }>();
         for (const d of deployments) {
           const entry = services.get(d.serviceId) ?? { serviceId: d.serviceId as string, name: d.serviceName as string, deployments: [] as Array<Record<string, unknown>> };
-          entry.deployments.push({ deploymentId: d.deploymentId, serverId: d.serverId, containerName: d.containerName, status: d.status });
+          entry.deployments.push({ deploymentId: d.deploymentId, serverId: d.serverId, containerName: d.containerName, status: d.status, imageTag: d.imageTag, conditions: d.conditions });
           services.set(d.serviceId, entry);
         }
         return {

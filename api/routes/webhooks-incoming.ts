@@ -1,6 +1,7 @@
 import getRawBody from 'raw-body';
 import type { Services } from '../../controller/services.js';
 import { AppError, conflict, isAppError, unauthorized, validationError } from '../../controller/errors/app-error.js';
+import { heldBack } from '../../controller/images/held-back.js';
 import { verifySignature } from '../../controller/webhooks/signature.js';
 import { ReplayGuard } from '../../controller/webhooks/replay-guard.js';
 import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../controller/webhooks/deploy-gateway.js';
@@ -66,7 +67,7 @@ export default function incomingWebhookRoutes(s: Services) {
       // Audited as the webhook (no user or token stands behind a signed delivery).
       const note = ctx.state.audit ?? {};
       await s.audit.record({
-        actorType: 'webhook', actorName: ctx.path, action: note.action ?? 'webhook', resourceType: note.resourceType ?? 'webhook',
+        actorType: 'webhook', actorName: ctx.path, action: note.action ?? 'webhook', resourceType: note.resourceType ?? 'webhooks',
         resourceId: note.resourceId ?? null, environmentId: note.environmentId ?? null, details: note.details ?? {},
         requestId: ctx.state.requestId, ip: ctx.state.clientIp,
       });
@@ -99,7 +100,7 @@ export default function incomingWebhookRoutes(s: Services) {
         if (!service) throw webhookNotFound('Service not found');
         try {
           return await once(ctx, sig, async () => {
-            ctx.state.audit = { action: 'webhookDeploy', resourceType: 'service', resourceId: service.id, environmentId: env.id, details: { source: 'webhook', imageTag: body.imageTag ?? null } };
+            ctx.state.audit = { action: 'webhookDeploy', resourceType: 'services', resourceId: service.id, environmentId: env.id, details: { source: 'webhook', imageTag: body.imageTag ?? null } };
             const out = await deployServiceForWebhook(s, {
               environmentId: env.id, serviceId: service.id, serviceName: service.name, imageTag: body.imageTag, generateArtifacts: body.generateArtifacts,
             });
@@ -133,6 +134,8 @@ export default function incomingWebhookRoutes(s: Services) {
           throw validationError('Auto-update is disabled for this image', 'imageName',
             `Enable it with PATCH /api/container-images/${image.id} {"autoUpdate": true}`);
         }
+        const held = heldBack(image, body.imageTag);
+        if (held) throw conflict(held, 'Push a newer version, or deploy this one on purpose with POST /api/container-images/{id}/deploy');
         const services = await s.serviceImages.usersOf(image.id);
         if (services.length === 0) {
           throw validationError('No service uses this image', 'imageName', 'Link a service to the image (set its containerImageId)');
@@ -142,7 +145,7 @@ export default function incomingWebhookRoutes(s: Services) {
             environmentId: env.id, serviceIds: services.map((x: { id: string }) => x.id), imageTag: body.imageTag,
             name: `webhook: ${body.imageName}:${body.imageTag}`,
           });
-          ctx.state.audit = { action: 'webhookDeployImage', resourceType: 'container_image', resourceId: image.id, environmentId: env.id, details: { source: 'webhook', imageTag: body.imageTag, planId: plan.planId } };
+          ctx.state.audit = { action: 'webhookDeployImage', resourceType: 'container-images', resourceId: image.id, environmentId: env.id, details: { source: 'webhook', imageTag: body.imageTag, planId: plan.planId } };
           return result(202, { success: true, planId: plan.planId, serviceCount: services.length, services: services.map((x: { name: string }) => x.name) });
         });
       },
@@ -181,7 +184,7 @@ export default function incomingWebhookRoutes(s: Services) {
             });
             plans.push({ environment: list[0].environmentName, planId: plan.planId, services: list.map((r: { name: string }) => r.name) });
           }
-          ctx.state.audit = { action: 'webhookCodehost', resourceType: 'package', details: { source: 'webhook', package: name, imageTag, plans: plans.map((p) => p.planId) } };
+          ctx.state.audit = { action: 'webhookCodehost', resourceType: 'packages', details: { source: 'webhook', package: name, imageTag, plans: plans.map((p) => p.planId) } };
           return result(202, { success: true, ignored: false, serviceCount: rows.length, plans });
         });
       },

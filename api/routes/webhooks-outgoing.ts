@@ -117,7 +117,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       readOnly: outgoingWebhookSchemas.readOnly, status: 201, response: outgoingWebhookSchemas.read,
       async handler(ctx, { body }) {
         const row = await s.outgoingWebhooks.insert(columns(s, body));
-        ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
+        ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
         return toOutgoingWebhook(row);
       },
@@ -135,7 +135,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       readOnly: outgoingWebhookSchemas.readOnly, response: outgoingWebhookSchemas.read,
       async handler(ctx, { resource, body }) {
         const row = await s.outgoingWebhooks.update(resource.id, columns(s, body));
-        ctx.state.audit = { resourceType: 'webhook', resourceId: row.id };
+        ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
         return toOutgoingWebhook(row);
       },
@@ -146,7 +146,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Delete an outgoing webhook and its pending deliveries', load: loadWebhook, status: 204,
       async handler(ctx, { resource }) {
         await s.outgoingWebhooks.delete(resource.id);
-        ctx.state.audit = { resourceType: 'webhook', resourceId: resource.id, details: { name: resource.name } };
+        ctx.state.audit = { resourceType: 'webhooks', resourceId: resource.id, details: { name: resource.name } };
         return undefined;
       },
     }),
@@ -156,7 +156,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: "Send {event: 'test'} now: 200 {delivered, status} on 2xx, else 502 with the receiver's status",
       load: loadWebhook, errors: [502], response: object({ delivered: bool, status: int() }),
       async handler(ctx, { resource }) {
-        ctx.state.audit = { resourceType: 'webhook', resourceId: resource.id };
+        ctx.state.audit = { resourceType: 'webhooks', resourceId: resource.id };
         return testSend(s, resource);
       },
     }),
@@ -178,7 +178,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       readOnly: subscriptionSchemas.readOnly, status: 201, response: subscriptionSchemas.read,
       async handler(ctx, { body, params }) {
         const row = await s.webhookSubscriptions.insert({ ...columns(s, body), environmentId: params.envId });
-        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: params.envId };
+        ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: params.envId };
         auditFields(ctx, body);
         return toSubscription(row);
       },
@@ -196,7 +196,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
       async handler(ctx, { resource, body }) {
         const row = await s.webhookSubscriptions.update(resource.id, columns(s, body));
-        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: row.id, environmentId: row.environmentId };
+        ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: row.environmentId };
         auditFields(ctx, body);
         return toSubscription(row);
       },
@@ -207,7 +207,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: "Send {event: 'test'} now: 200 {delivered, status} on 2xx, else 502 with the receiver's status",
       load: loadSubscriptionFor, errors: [502], response: object({ delivered: bool, status: int() }),
       async handler(ctx, { resource }) {
-        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
+        ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: resource.id, environmentId: resource.environmentId };
         return testSend(s, resource);
       },
     }),
@@ -217,7 +217,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Delete a subscription with its delivery history', load: loadSubscriptionFor, status: 204,
       async handler(ctx, { resource }) {
         await s.webhookSubscriptions.delete(resource.id);
-        ctx.state.audit = { resourceType: 'webhook_subscription', resourceId: resource.id, environmentId: resource.environmentId };
+        ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: resource.id, environmentId: resource.environmentId };
         return undefined;
       },
     }),

@@ -64,22 +64,47 @@ export const DEFAULT_SERVICE_TYPES: TypeDefinition[] = [
   { name: 'generic', description: 'Any other container', commands: [restart, logs] },
 ];
 
-/** Seeded by migration 20261129C. */
+/**
+ * Seeded by migration 20261129C; backup, restore, check and ready added by 20261214D. Tokens:
+ * {{database}} and {{user}} are the database's name and user, {{query}} a drill's check query (the password is handed to the
+ * command in the engine's environment variable, see controller/databases/engines.ts).
+ * backup writes the dump to stdout; restore reads it from stdin; check prints one line (a
+ * restore drill's proof); ready exits 0 once the server accepts TCP connections.
+ */
 export const DEFAULT_DATABASE_TYPES: TypeDefinition[] = [
   {
     name: 'postgres', description: 'PostgreSQL', defaultImage: 'postgres', defaultPort: 5432,
     commands: [
-      { name: 'ready', description: 'Check that the server accepts connections', target: 'container', command: ['pg_isready'] },
+      { name: 'ready', description: 'Check that the server accepts TCP connections', target: 'container', command: ['pg_isready', '-h', '127.0.0.1'] },
       { name: 'dump', description: 'Dump all databases to stdout', target: 'container', command: ['pg_dumpall', '-U', 'postgres'] },
+      // custom format, uncompressed: the controller compresses the stream once
+      { name: 'backup', description: 'Dump the database (custom format) to stdout', target: 'container', command: ['pg_dump', '-Fc', '-Z', '0', '-U', '{{user}}', '-d', '{{database}}'] },
+      { name: 'restore', description: 'Restore a custom-format dump from stdin, replacing what it holds', target: 'container', command: ['pg_restore', '--clean', '--if-exists', '--no-owner', '--exit-on-error', '-U', '{{user}}', '-d', '{{database}}'] },
+      { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['psql', '-U', '{{user}}', '-d', '{{database}}', '-tAc', '{{query}}'] },
+      { name: 'check', description: 'Count the tables outside the system schemas', target: 'container', command: ['psql', '-U', '{{user}}', '-d', '{{database}}', '-tAc', "select count(*) from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')"] },
     ],
   },
   {
     name: 'mysql', description: 'MySQL', defaultImage: 'mysql', defaultPort: 3306,
-    commands: [{ name: 'ping', description: 'Check that the server answers', target: 'container', command: ['mysqladmin', 'ping'] }],
+    commands: [
+      { name: 'ping', description: 'Check that the server answers', target: 'container', command: ['mysqladmin', 'ping'] },
+      { name: 'ready', description: 'Check that the server accepts TCP connections', target: 'container', command: ['mysqladmin', '-h', '127.0.0.1', '-u', '{{user}}', 'ping'] },
+      { name: 'backup', description: 'Dump the database as SQL to stdout', target: 'container', command: ['mysqldump', '--single-transaction', '--routines', '-u', '{{user}}', '{{database}}'] },
+      { name: 'restore', description: 'Run an SQL dump from stdin', target: 'container', command: ['mysql', '-u', '{{user}}', '{{database}}'] },
+      { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['mysql', '-N', '-u', '{{user}}', '-e', '{{query}}', '{{database}}'] },
+      { name: 'check', description: 'Count the tables', target: 'container', command: ['mysql', '-N', '-u', '{{user}}', '-e', 'select count(*) from information_schema.tables where table_schema = database()', '{{database}}'] },
+    ],
   },
   {
     name: 'mariadb', description: 'MariaDB', defaultImage: 'mariadb', defaultPort: 3306,
-    commands: [{ name: 'ping', description: 'Check that the server answers', target: 'container', command: ['mariadb-admin', 'ping'] }],
+    commands: [
+      { name: 'ping', description: 'Check that the server answers', target: 'container', command: ['mariadb-admin', 'ping'] },
+      { name: 'ready', description: 'Check that the server accepts TCP connections', target: 'container', command: ['mariadb-admin', '-h', '127.0.0.1', '-u', '{{user}}', 'ping'] },
+      { name: 'backup', description: 'Dump the database as SQL to stdout', target: 'container', command: ['mariadb-dump', '--single-transaction', '--routines', '-u', '{{user}}', '{{database}}'] },
+      { name: 'restore', description: 'Run an SQL dump from stdin', target: 'container', command: ['mariadb', '-u', '{{user}}', '{{database}}'] },
+      { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['mariadb', '-N', '-u', '{{user}}', '-e', '{{query}}', '{{database}}'] },
+      { name: 'check', description: 'Count the tables', target: 'container', command: ['mariadb', '-N', '-u', '{{user}}', '-e', 'select count(*) from information_schema.tables where table_schema = database()', '{{database}}'] },
+    ],
   },
   {
     name: 'mongodb', description: 'MongoDB', defaultImage: 'mongo', defaultPort: 27017,

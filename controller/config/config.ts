@@ -7,6 +7,8 @@ export interface SchedulerConfig {
   driftCheckSec: number;
   resyncSec: number;
   imageUpdateCheckSec: number;
+  /** How often due database backups and restore drills are looked for. */
+  backupSec: number;
 }
 
 export interface Config {
@@ -62,6 +64,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       driftCheckSec: parseInteger('SCHEDULER_DRIFT_CHECK_SEC', env.SCHEDULER_DRIFT_CHECK_SEC, 300, 1, 86400),
       resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
       imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
+      backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
     logLevel,

@@ -22,9 +22,11 @@ import { readFile as sftpReadFile, writeFileAtomic, type WriteFileOptions } from
 import { describeArgv, toShellLine, type Argv } from './shell-quote.js';
 import { SshDriver, type ExecOptions, type ExecResult } from './ssh-driver.js';
 import { SshPool } from './ssh-pool.js';
+import { localStream, sshStream, type ExecStream } from './ssh-stream.js';
 import { assertNotProtected } from './protected-paths.js';
 
 export type { ExecOptions, ExecResult } from './ssh-driver.js';
+export type { ExecStream, StreamExit } from './ssh-stream.js';
 export type { WriteFileOptions } from './sftp.js';
 
 /** The environment has no SSH key (PUT /api/environments/{envId}/ssh-key first). */
@@ -92,6 +94,16 @@ export class HostAccess {
     const known = await this.ensure(serverId);
     if (known.mode === 'socket') return execLocal(serverId, argv, { ...opts, timeoutMs: opts.timeoutMs ?? this.commandTimeoutMs });
     return this.driver.exec(serverId, argv, opts);
+  }
+
+  /**
+   * Starts argv on the server with its stdin and stdout as streams (dumps and restores, too big
+   * to buffer). The caller must consume stdout and end stdin; `exit` tells how it ended.
+   */
+  async stream(serverId: string, argv: Argv): Promise<ExecStream> {
+    const known = await this.ensure(serverId);
+    if (known.mode === 'socket') return localStream(argv);
+    return sshStream(this.pool, serverId, argv);
   }
 
   /** dockerode for the server: over the pooled ssh connection, or the local socket. */

@@ -1,25 +1,55 @@
 import type { KindDescriptor } from './kind.js';
-import { name } from './manifest-fields.js';
-import { bool, enumOf, int, nonEmpty, object } from './schema.js';
+import { name, secretRef } from './manifest-fields.js';
+import { bool, int, nonEmpty, nullable, object, resourceSchemas, str, timestamp, uuid, type Schema } from './schema.js';
 
-/** Declared in manifests and validated; nothing stores or applies it yet. */
+const TYPE_NAME = nonEmpty(100, { description: 'A database type (GET /api/settings/database-types): postgres, mysql, mariadb…' });
+const CONTAINER = nullable(str({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', description: 'Container on the server that runs it' }));
+const TIMEZONE = nullable(str({ minLength: 1, maxLength: 64, description: 'IANA time zone of its schedules (default UTC)' }));
+
+const schemas = resourceSchemas({
+  writable: {
+    name: nonEmpty(100, { pattern: '^[A-Za-z0-9][A-Za-z0-9._-]*$' }),
+    type: TYPE_NAME,
+    serverId: nullable(uuid),
+    containerName: CONTAINER,
+    host: nullable(str({ minLength: 1, maxLength: 253 })),
+    port: nullable(int(1, 65535)),
+    databaseName: nonEmpty(63, { description: 'The database inside the server' }),
+    username: nullable(str({ minLength: 1, maxLength: 63 })),
+    password: nullable(str({ minLength: 1, maxLength: 1024 })),
+    timezone: TIMEZONE,
+    monitoringEnabled: bool,
+    collectionIntervalSec: int(60, 3600),
+  },
+  readOnly: {
+    id: uuid, environmentId: uuid, hasCredentials: bool, generation: int(1),
+    status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
+  },
+  required: ['name', 'type', 'databaseName'],
+  writeOnly: ['password'],
+});
+
 export const database: KindDescriptor = {
   kind: 'Database',
   namespaced: true,
-  description: 'A database running on a server, with its backup schedule and retention.',
-  references: [{ path: 'server', kind: 'Server' }, { path: 'service', kind: 'Service' }],
+  description: 'A database in a container on a server (or at host/port), backed up and restore-drilled by the controller. The password comes from valueFrom.',
+  table: 'databases',
+  schemas,
+  references: [{ path: 'server', kind: 'Server', column: 'serverId' }],
+  secrets: [{ field: 'password', column: 'passwordEnc' }],
   manifest: {
     spec: object({
-      engine: enumOf('postgres', 'mysql', 'mariadb', 'mongodb', 'redis'),
-      version: nonEmpty(50),
+      type: TYPE_NAME,
       server: name('Name of the Server it runs on'),
-      service: name('Name of the Service that runs it, if any'),
-      port: int(1, 65535),
-      backup: object({
-        enabled: bool,
-        schedule: nonEmpty(100, { description: 'Cron expression, e.g. "0 3 * * *"' }),
-        retention: object({ count: int(1, 1000), days: int(1, 3650) }, [], { minProperties: 1 }),
-      }, ['schedule']),
-    }, ['engine', 'server']),
+      containerName: CONTAINER,
+      host: nullable(str({ minLength: 1, maxLength: 253 })),
+      port: nullable(int(1, 65535)),
+      databaseName: nonEmpty(63),
+      username: nullable(str({ minLength: 1, maxLength: 63 })),
+      password: secretRef('Database password'),
+      timezone: TIMEZONE,
+    } as Record<string, Schema>, ['type', 'databaseName']),
+    columns: ['type', 'containerName', 'host', 'port', 'databaseName', 'username', 'timezone'],
+    defaults: { server: null, containerName: null, host: null, port: null, username: null, timezone: null },
   },
 };

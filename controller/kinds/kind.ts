@@ -62,6 +62,25 @@ export interface ManifestMapping {
   referencesIn?(spec: Record<string, any>): FoundReference[];
   /** Settings read from the environment when a manifest leaves a column out: column -> [module, field]. */
   environmentDefaults?: Record<string, [string, string]>;
+  /**
+   * Columns for a spec field that is neither a column as it is nor a `references` entry (a
+   * connection's end `{kind, name}` becomes a kind and an id column); undefined: the default.
+   */
+  write?(field: string, value: unknown, idOf: (kind: string, name: string) => string): Record<string, unknown> | undefined;
+}
+
+/**
+ * A kind served by the generic CRUD routes (api/routes/kind-crud.ts): list with pagination,
+ * create, get, update, delete, all from `schemas`.
+ */
+export interface KindApi {
+  /** The URL segment, plural kebab: 'external-entities' (items at /api/external-entities/{id}); also the tag and audit resourceType. */
+  path: string;
+  /**
+   * Where the collection is: 'environment' (default) at /api/environments/{envId}/<path>;
+   * 'query' at /api/<path>?environmentId= with `environmentId` in the create body.
+   */
+  collection?: 'environment' | 'query';
 }
 
 export interface KindDescriptor {
@@ -85,6 +104,8 @@ export interface KindDescriptor {
   secrets?: SecretField[];
   references?: Reference[];
   manifest: ManifestMapping;
+  /** Served by the generic CRUD routes; absent: the kind has its own route file. */
+  api?: KindApi;
 }
 
 export const nameColumnOf = (k: KindDescriptor): string | null => (k.nameColumn === undefined ? 'name' : k.nameColumn);

@@ -6,6 +6,12 @@
  */
 export type Schema = Record<string, unknown>;
 
+/**
+ * The largest value of PostgreSQL's `integer`: request integers that have no tighter bound stop
+ * here, so a client's 2^63 is a VALIDATION_ERROR rather than a database error.
+ */
+export const INT32_MAX = 2_147_483_647;
+
 export const uuid: Schema = { type: 'string', format: 'uuid' };
 export const timestamp: Schema = { type: 'string', format: 'date-time' };
 export const nullableTimestamp: Schema = { type: 'string', format: 'date-time', nullable: true };

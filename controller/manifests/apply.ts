@@ -1,5 +1,6 @@
 import type { Services } from '../services.js';
 import { lockUntilCommit } from '../store/transaction.js';
+import { resourceTypeOfKind } from '../audit/resource-types.js';
 import { diffStates, countChanges } from './diff.js';
 import { desiredStates } from './desired.js';
 import { loadManifests } from './load.js';
@@ -82,7 +83,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
       }
       await s.audit.record({
         ...(opts.actor ? { actorType: opts.actor.type, actorId: opts.actor.id, actorName: opts.actor.name } : { actorType: 'manifest', actorName: c.path }),
-        action: `manifest.${c.action}`, resourceType: c.kind, resourceId: id,
+        action: `manifest.${c.action}`, resourceType: resourceTypeOfKind(c.kind), resourceId: id,
         environmentId: c.kind === 'Environment' ? id : snap.envIds.get(c.environment!) ?? null,
         details: { source: 'manifest', path: c.path, name: c.name, fields: fieldNames, revision: revision.gitCommit ?? revision.contentHash },
         requestId: opts.requestId ?? null,

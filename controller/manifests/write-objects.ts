@@ -5,7 +5,7 @@ import { isVersioned, nameColumnOf, type KindDescriptor } from '../kinds/kind.js
 import { SETTINGS_MODULES } from '../settings/environment-settings.js';
 import {
   addManifestRevision, deleteDeployments, deleteRow, deleteSubscriptionDeliveries, deploymentsOfService, insertDefaultSettings,
-  insertDeployment, insertRow, mergeSettings, replaceAttachments, replaceDependencies, settingsOf, updateDeployment, updateRow,
+  insertDeployment, insertRow, mergeSettings, replaceAttachments, replaceClusterMembers, replaceDependencies, settingsOf, updateDeployment, updateRow,
 } from '../store/repositories/manifest-rows.js';
 import type { Snapshot } from './snapshot.js';
 import type { ManifestSource, ObjectState } from './state.js';
@@ -38,6 +38,11 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
   for (const f of fields) {
     if (isRelation(k, f)) continue;
     const v = o.fields[f];
+    const written = k.manifest.write?.(f, v, (kind, name) => idOf(w, o.environment, kind, name));
+    if (written) {
+      Object.assign(out, written);
+      continue;
+    }
     const ref = k.references?.find((r) => r.column && r.path === f);
     const secret = k.secrets?.find((s) => s.field === f);
     if (ref) out[ref.column!] = v == null ? null : idOf(w, o.environment, ref.kind, v as string);
@@ -81,6 +86,7 @@ export async function createObject(w: WriteContext, o: ObjectState): Promise<str
   if (o.kind === 'ConfigFile') await addManifestRevision(w.trx, id, o.fields.content);
   if (o.kind === 'Service') await syncDeployments(w, id, o);
   if (o.kind === 'Service' && o.fields.configFiles) await syncAttachments(w, id, o);
+  if (o.kind === 'ServerCluster') await syncClusterMembers(w, id, o);
   return id;
 }
 
@@ -96,6 +102,12 @@ export async function updateObject(w: WriteContext, o: ObjectState, id: string, 
   if (o.kind === 'Service' && changed.includes('configFiles')) await syncAttachments(w, id, o);
   if (o.kind === 'Environment') await writeSettings(w, id, o, changed);
   if (o.kind === 'Service' && changed.includes('deployments')) await syncDeployments(w, id, o);
+  if (o.kind === 'ServerCluster' && changed.includes('servers')) await syncClusterMembers(w, id, o);
+}
+
+/** A cluster's members are rows of server_cluster_members, named by server in the manifest. */
+async function syncClusterMembers(w: WriteContext, clusterId: string, o: ObjectState) {
+  await replaceClusterMembers(w.trx, clusterId, (o.fields.servers as string[]).map((n) => idOf(w, o.environment, 'Server', n)));
 }
 
 export async function deleteObject(w: WriteContext, kind: string, id: string): Promise<void> {

@@ -29,6 +29,8 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { code: 'health.recovered', category: 'health', defaultSeverity: 'info', bounceThreshold: 1, title: 'Health recovered' },
   { code: 'backup.success', category: 'backup', defaultSeverity: 'info', bounceThreshold: 1, title: 'Backup completed' },
   { code: 'backup.failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Backup failed' },
+  { code: 'backup.drill_failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Restore drill failed' },
+  { code: 'backup.restore_failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Restore failed' },
   { code: 'drift.detected', category: 'drift', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Configuration drift detected' },
   { code: 'image.update_available', category: 'image', defaultSeverity: 'info', bounceThreshold: 1, title: 'Image update available' },
   { code: 'webhook.failed', category: 'webhook', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Webhook delivery failed' },

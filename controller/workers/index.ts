@@ -4,6 +4,8 @@ import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
 import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-worker.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
+import { startImageWorker } from '../../reconcilers/image/image-worker.js';
+import { startBackupScheduler } from '../databases/backup-worker.js';
 import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
@@ -23,6 +25,10 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
+  // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
+  { name: 'image-reconciler', start: startImageWorker },
+  // due database backups (then rotation) and restore drills
+  { name: 'database-backups', start: startBackupScheduler },
   {
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',

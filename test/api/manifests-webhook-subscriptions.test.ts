@@ -26,7 +26,7 @@ describe('manifests: WebhookSubscription', () => {
   let envId: string;
   const folder = (url = 'https://ci.example.com/hook') => [environment, hooks(url)];
   const subscriptions = async () => (await admin.get(`/api/environments/${envId}/webhooks`)).body.items;
-  const audits = (action: string) => svc.services.db('audit_logs').where({ action, resourceType: 'WebhookSubscription' });
+  const audits = (action: string) => svc.services.db('audit_logs').where({ action, resourceType: 'webhook-subscriptions' });
 
   before(async () => {
     process.env.HOOK_SECRET = SECRET;

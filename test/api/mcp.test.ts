@@ -267,7 +267,8 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
     expect(tools.get('list_api_tokens')).to.include({ kind: 'admin-read', access: 'tokens:manage' });
     expect(tools.get('get_capabilities')).to.include({ kind: 'local', route: null });
     expect(res.body.tools.filter((t: any) => /^(PUT|PATCH|DELETE) |\/reveal$/.test(t.route ?? ''))).to.deep.equal([]);
-    expect(res.body.absentTools.map((t: any) => t.name)).to.include.members(['list_databases', 'get_topology']);
+    expect(res.body.absentTools.map((t: any) => t.name)).to.include.members(['get_server_metrics']);
+    expect(tools.get('get_topology')).to.include({ kind: 'read', route: 'GET /api/environments/{envId}/topology' });
     expect([...tools.keys()].sort()).to.deep.equal(await toolNames(admin));
     expect(res.body.resources.map((r: any) => r.uri)).to.deep.equal(['svc:///capabilities', 'svc:///config-files/{id}', 'svc:///config-fragments/{id}']);
     for (const who of [w.operator, w.viewer]) expect((await who.get('/api/admin/mcp')).body.code).to.equal('FORBIDDEN_ROLE');

@@ -72,7 +72,7 @@ done
 wait
 
 # ---------------------------------------------------------------- registry, postgres
-for name in registry auth; do stop_pid "$(cat "$FLEET_ROOT/registry/$name.pid" 2>/dev/null || true)" 5; done
+for name in registry auth token token-server; do stop_pid "$(cat "$FLEET_ROOT/registry/$name.pid" 2>/dev/null || true)" 5; done
 if [ -f "$FLEET_ROOT/pg/data/postmaster.pid" ]; then
   pgpid=$(head -1 "$FLEET_ROOT/pg/data/postmaster.pid")
   if pid_alive "$pgpid"; then

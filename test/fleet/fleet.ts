@@ -23,6 +23,8 @@ export interface Fleet {
   registry: { address: string; username?: string | null; password?: string | null };
   /** The same images behind basic auth (always on): for private-registry deploys. */
   authRegistry: { address: string; username: string; password: string };
+  /** The same images behind the bearer-token flow: tokenServer issues tokens for the same user. */
+  tokenRegistry: { address: string; tokenServer: string; username: string; password: string };
   images: { webV1: string; webV2: string; webUnhealthy: string; busybox: string };
   databaseUrl: string;
 }

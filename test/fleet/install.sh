@@ -8,6 +8,7 @@ declare -A need=(
   [dockerd]=docker.io [sshd]=openssh-server [ssh]=openssh-client [ssh-keygen]=openssh-client
   [docker-registry]=docker-registry [docker-compose]=docker-compose [curl]=curl [htpasswd]=apache2-utils
   [ip]=iproute2 [nsenter]=util-linux [unshare]=util-linux [flock]=util-linux [ss]=iproute2
+  [chromium]=chromium   # the dashboard's browser tests (test/support/browser.ts)
 )
 missing=()
 for c in "${!need[@]}"; do command -v "$c" >/dev/null 2>&1 || missing+=("${need[$c]}"); done

@@ -5,6 +5,8 @@ export interface ServiceOnServer {
 }
 export interface DeploymentOfEnvironment {
   serviceId: string; serviceName: string; deploymentId: string; serverId: string; containerName: string; status: string;
+  /** The tag the container was last seen running, and its status conditions (Ready, Degraded, Drifted...). */
+  imageTag: string | null; conditions: unknown[];
 }
 
 /** Reads of deployments joined with their services' names, for listings. */
@@ -24,7 +26,7 @@ export class DeploymentViews {
     return this.db('deployments').join('services', 'services.id', 'deployments.serviceId')
       .where('deployments.environmentId', environmentId).orderBy(['services.name', 'deployments.containerName'])
       .select('services.id as serviceId', 'services.name as serviceName', 'deployments.id as deploymentId',
-        'deployments.serverId', 'deployments.containerName', 'deployments.status');
+        'deployments.serverId', 'deployments.containerName', 'deployments.status', 'deployments.imageTag', 'deployments.conditions');
   }
 
   /** A server's deployments: id, service and container name. */

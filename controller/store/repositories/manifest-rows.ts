@@ -23,13 +23,17 @@ export async function readTables(db: Db, tables: string[]): Promise<Record<strin
 
 /** The relation tables of the manifest kinds (settings, deployments, dependencies, attachments). */
 export async function readRelations(db: Db): Promise<Record<string, Row[]>> {
-  const [settings, deployments, dependencies, attachments] = await sequential<Row[]>([
+  const [settings, deployments, dependencies, attachments, members] = await sequential<Row[]>([
     () => db('environment_settings').select('*'),
     () => db('deployments').select('id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source'),
     () => db('service_dependencies').select('serviceId', 'dependsOnServiceId'),
     () => db('config_attachments').select('configFileId', 'serviceId', 'targetPath'),
+    () => db('server_cluster_members').select('clusterId', 'serverId'),
   ]);
-  return { environment_settings: settings, deployments, service_dependencies: dependencies, config_attachments: attachments };
+  return {
+    environment_settings: settings, deployments, service_dependencies: dependencies, config_attachments: attachments,
+    server_cluster_members: members,
+  };
 }
 
 export async function insertRow(trx: Knex.Transaction, table: string, columns: Row): Promise<string> {
@@ -95,6 +99,12 @@ export async function deleteDeployments(trx: Knex.Transaction, ids: string[]): P
 export async function replaceDependencies(trx: Knex.Transaction, serviceId: string, dependsOnServiceIds: string[]): Promise<void> {
   await trx('service_dependencies').where({ serviceId }).delete();
   if (dependsOnServiceIds.length) await trx('service_dependencies').insert(dependsOnServiceIds.map((d) => ({ serviceId, dependsOnServiceId: d })));
+}
+
+/** Makes a server cluster's members exactly these servers. */
+export async function replaceClusterMembers(trx: Knex.Transaction, clusterId: string, serverIds: string[]): Promise<void> {
+  await trx('server_cluster_members').where({ clusterId }).delete();
+  if (serverIds.length) await trx('server_cluster_members').insert(serverIds.map((serverId) => ({ clusterId, serverId })));
 }
 
 export async function replaceAttachments(trx: Knex.Transaction, serviceId: string, rows: Row[]): Promise<void> {

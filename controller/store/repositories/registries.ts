@@ -54,6 +54,18 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
       .update({ isDefault: false, updatedAt: this.db.fn.now() } as never);
   }
 
+  /** The environment's connection for a registry host (the default first), for images that name none. */
+  async forHost(environmentId: string, host: string, trx?: Knex.Transaction): Promise<RegistryRow | undefined> {
+    const rows = await this.q(trx).where({ environmentId } as never).orderBy('isDefault', 'desc') as RegistryRow[];
+    return rows.find((r) => {
+      try {
+        return new URL(r.registryUrl.includes('://') ? r.registryUrl : `https://${r.registryUrl}`).host === host;
+      } catch {
+        return false;
+      }
+    });
+  }
+
   async imageCount(id: string): Promise<number> {
     const [{ count }] = await this.db('container_images').where('registryConnectionId', id).count({ count: '*' });
     return Number(count);

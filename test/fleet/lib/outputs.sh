@@ -31,6 +31,8 @@ write_outputs() {
     printf '  ],\n  "registry": {"address": "%s", "username": %s, "password": %s},\n' "$REG" "$user" "$pass"
     printf '  "authRegistry": {"address": "%s", "username": %s, "password": %s},\n' "$(auth_registry_addr)" \
       "$(json_str "$FLEET_AUTH_REGISTRY_USER")" "$(json_str "$FLEET_AUTH_REGISTRY_PASSWORD")"
+    printf '  "tokenRegistry": {"address": "%s", "tokenServer": "%s", "username": %s, "password": %s},\n' "$(token_registry_addr)" \
+      "$(token_server_addr)" "$(json_str "$FLEET_AUTH_REGISTRY_USER")" "$(json_str "$FLEET_AUTH_REGISTRY_PASSWORD")"
     printf '  "images": {"webV1": "%s", "webV2": "%s", "webUnhealthy": "%s", "busybox": "%s"},\n' \
       "$REG/stevedore-test/web:v1" "$REG/stevedore-test/web:v2" "$REG/stevedore-test/web:unhealthy" "$REG/stevedore-test/busybox:base"
     printf '  "databaseUrl": %s\n}\n' "$(json_str "$DATABASE_URL")"

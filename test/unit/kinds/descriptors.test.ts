@@ -29,6 +29,10 @@ const OPERATIONS: Record<string, { create: string; update: string; get: string }
   Secret: { create: 'createSecret', update: 'updateSecret', get: 'getSecret' },
   Var: { create: 'createVar', update: 'updateVar', get: 'getVar' },
   WebhookSubscription: { create: 'createWebhookSubscription', update: 'updateWebhookSubscription', get: 'getWebhookSubscription' },
+  Database: { create: 'createDatabase', update: 'updateDatabase', get: 'getDatabase' },
+  ServerCluster: { create: 'createServerCluster', update: 'updateServerCluster', get: 'getServerCluster' },
+  ExternalEntity: { create: 'createExternalEntity', update: 'updateExternalEntity', get: 'getExternalEntity' },
+  Connection: { create: 'createConnection', update: 'updateConnection', get: 'getConnection' },
 };
 
 describe('kind descriptors: one source for every view of a kind', () => {
@@ -53,6 +57,24 @@ describe('kind descriptors: one source for every view of a kind', () => {
       expect(operation(ops.get).responses['200'].content['application/json'].schema).to.equal(s.read);
     });
   }
+
+  it('a kind with `api` gets the generic CRUD routes: five operations, the spec\'s pagination, roles, 409s', () => {
+    const served = KINDS.filter((k) => k.api);
+    expect(served.map((k) => k.kind).sort()).to.deep.equal(['Connection', 'ExternalEntity', 'ServerCluster']);
+    for (const k of served) {
+      const plural = k.api!.path.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+      const ops = [`list${plural}`, `create${k.kind}`, `get${k.kind}`, `update${k.kind}`, `delete${k.kind}`].map((id) => byId.get(id)!);
+      expect(ops.every(Boolean), k.kind).to.equal(true);
+      const [list, create, get, update, del] = ops;
+      expect([list.access, get.access, create.access, update.access, del.access], k.kind).to.deep.equal(['viewer', 'viewer', 'operator', 'operator', 'operator']);
+      expect(list.query!.limit).to.deep.include({ minimum: 1, maximum: 200, default: 25 });
+      expect(get.path).to.equal(`/api/${k.api!.path}/{id}`);
+      expect(create.status).to.equal(201);
+      expect(del.status).to.equal(204);
+      for (const op of [create, update, del]) expect(op.errors, op.operationId).to.include(409);
+      expect(operation(list.operationId).responses['200'].content['application/json'].schema.properties.items.items).to.equal(k.schemas!.read);
+    }
+  });
 
   it('manifests-schema and the manifest loader use the descriptor\'s spec, in draft-07', () => {
     for (const k of KINDS) {

@@ -1,0 +1,30 @@
+import type { Asset } from '../../dashboard/build.js';
+import type { Ctx } from '../http/types.js';
+
+// Everything the API owns; any other GET is the dashboard (its own router picks the page).
+const NOT_DASHBOARD = /^\/(api|mcp|health)(\/|$)/;
+
+/**
+ * Serves the dashboard bundle at `/`: files under /assets/ as built, every other page path the
+ * same index.html (a client-side route). Gzipped when the browser accepts it; the bundle is
+ * content-stable per process, so a short cache with revalidation is enough.
+ */
+export function dashboard(assets: () => Promise<Map<string, Asset>>) {
+  return async function dashboardMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || NOT_DASHBOARD.test(ctx.path)) return next();
+    const files = await assets();
+    const file = ctx.path.startsWith('/assets/') ? files.get(ctx.path) : files.get('/index.html');
+    if (!file) return next();
+    ctx.set('Content-Security-Policy', "default-src 'self'; img-src 'self' data:; style-src 'self'; frame-ancestors 'none'");
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.set('Cache-Control', 'no-cache');
+    ctx.set('Vary', 'Accept-Encoding');
+    ctx.type = file.contentType;
+    if (ctx.acceptsEncodings('gzip', 'identity') === 'gzip') {
+      ctx.set('Content-Encoding', 'gzip');
+      ctx.body = file.gzip;
+    } else {
+      ctx.body = file.body;
+    }
+  };
+}

@@ -1,0 +1,93 @@
+import { notFound, validationError } from '../../controller/errors/app-error.js';
+import type { KindDescriptor } from '../../controller/kinds/kind.js';
+import type { Services } from '../../controller/services.js';
+import type { PageQuery } from '../../controller/store/repositories/base-repository.js';
+import { repositoryFor } from '../../controller/store/repositories/kind-repositories.js';
+import { nounOf, type KindRow } from '../../controller/store/repositories/kind-repository.js';
+import { route, type RouteSpec } from '../http/route.js';
+import { listOf, paginationQuery, uuid } from '../http/schema.js';
+import { environmentOf, rowOf } from './loaders.js';
+
+/** 'external-entities' -> 'ExternalEntities', for operation ids. */
+const pascal = (path: string) => path.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
+
+/**
+ * The CRUD routes of a kind, built from its descriptor alone: list (the spec's pagination),
+ * create, get, update, delete; bodies and reads are the descriptor's `schemas`, so validation
+ * and the OpenAPI document follow it. Reads need viewer, writes operator. mount.ts adds what
+ * every route gets: the manifest ownership check (409 on owned fields, on deleting an owned
+ * object) and the audit entry (resourceType: the path segment).
+ */
+export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
+  const api = kind.api!;
+  const schemas = kind.schemas!;
+  const repo = repositoryFor(s.db, kind);
+  const noun = nounOf(kind.kind);
+  const plural = api.path.replace(/-/g, ' ');
+  const tag = api.path;
+  const load = rowOf<KindRow>(repo, noun[0].toUpperCase() + noun.slice(1));
+  const one = async (row: KindRow) => (await repo.present([row]))[0];
+  const byQuery = api.collection === 'query';
+  const collection = byQuery ? `/api/${api.path}` : `/api/environments/{envId}/${api.path}`;
+
+  /** The environment of a 'query' collection: named by the list's query or the create body. */
+  const environment = async (id: string, missing: (m: string) => Error) => {
+    const env = await s.environments.findById(id);
+    if (!env) throw missing(`Environment ${id} not found`);
+    return env;
+  };
+
+  return [
+    route<unknown, PageQuery & { environmentId?: string }>({
+      method: 'GET', path: collection, operationId: `list${pascal(api.path)}`, tag, access: 'viewer',
+      summary: `The ${plural} of an environment`,
+      ...(byQuery ? {} : { load: environmentOf(s) }),
+      query: byQuery ? { environmentId: uuid, ...paginationQuery } : paginationQuery,
+      response: listOf(schemas.read),
+      async handler(ctx, { params, query }) {
+        let environmentId = params.envId;
+        if (byQuery) {
+          if (!query.environmentId) throw validationError('environmentId is required', 'environmentId');
+          environmentId = (await environment(query.environmentId, () => notFound('Environment'))).id;
+        }
+        const page = await repo.page(environmentId, { limit: query.limit, offset: query.offset });
+        return { ...page, items: await repo.present(page.items) };
+      },
+    }),
+
+    route<Record<string, unknown>>({
+      method: 'POST', path: collection, operationId: `create${kind.kind}`, tag, access: 'operator',
+      summary: `Create a ${noun}`, ...(byQuery ? {} : { load: environmentOf(s) }),
+      body: schemas.create, readOnly: schemas.readOnly, status: 201, response: schemas.read, errors: [409],
+      async handler(_ctx, { params, body }) {
+        const environmentId = byQuery
+          ? (await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id
+          : params.envId;
+        return one(await repo.create(environmentId, body));
+      },
+    }),
+
+    route<unknown, unknown, KindRow>({
+      method: 'GET', path: `/api/${api.path}/{id}`, operationId: `get${kind.kind}`, tag, access: 'viewer',
+      summary: `One ${noun}`, load, response: schemas.read,
+      handler: (_ctx, { resource }) => one(resource),
+    }),
+
+    route<Record<string, unknown>, unknown, KindRow>({
+      method: 'PATCH', path: `/api/${api.path}/{id}`, operationId: `update${kind.kind}`, tag, access: 'operator',
+      summary: `Change a ${noun}; fields a manifest sets are refused (409)`, load,
+      body: schemas.update, readOnly: schemas.updateReadOnly ?? schemas.readOnly, response: schemas.read, errors: [409],
+      handler: async (_ctx, { resource, body }) => one(await repo.change(resource, body)),
+    }),
+
+    route<unknown, unknown, KindRow>({
+      method: 'DELETE', path: `/api/${api.path}/{id}`, operationId: `delete${kind.kind}`, tag, access: 'operator',
+      summary: `Delete a ${noun}; refused (409) while a manifest declares it`, load, status: 204, errors: [409],
+      async handler(ctx, { resource }) {
+        await repo.remove(resource);
+        ctx.state.audit = { details: { name: resource.name } };
+        return undefined;
+      },
+    }),
+  ];
+}

@@ -1,0 +1,23 @@
+// Backup and drill schedules: cron expressions evaluated in the database's time zone (UTC when
+// it has none), through the `cron` package the project already uses.
+import { CronTime } from 'cron';
+
+/** The first time after `from` the expression fires. Throws on a bad expression or zone. */
+export function nextRun(expression: string, timezone: string | null | undefined, from = new Date()): Date {
+  const zone = timezone || 'UTC';
+  return new CronTime(expression, zone).getNextDateFrom(from, zone).toJSDate();
+}
+
+/** Why an expression (or zone) cannot be used, or null when it can. */
+export function scheduleProblem(expression: string, timezone?: string | null): { field: string; message: string } | null {
+  if (timezone && !Intl.supportedValuesOf('timeZone').includes(timezone) && timezone !== 'UTC') {
+    return { field: 'timezone', message: `Unknown time zone '${timezone}'` };
+  }
+  try {
+    const next = nextRun(expression, timezone);
+    if (Number.isNaN(next.getTime())) throw new Error('no next time');
+    return null;
+  } catch (err) {
+    return { field: 'cron', message: `Invalid cron expression: ${(err as Error).message}` };
+  }
+}

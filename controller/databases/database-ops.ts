@@ -1,0 +1,125 @@
+// Backups, restores, drills and rotation of databases, with the runs in flight tracked so a
+// shutdown waits for them, and the scheduler's tick that starts due backups and drills once.
+import net from 'node:net';
+import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
+import type { DatabaseRow, ScheduleKind } from '../store/repositories/databases.js';
+import { startBackup, type BackupRequest } from './backup-run.js';
+import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
+import { nextRun } from './cron-schedule.js';
+import { startRestore, type RestoreTarget } from './restore-run.js';
+import { rotationPlan } from './retention.js';
+
+export class DatabaseOps {
+  private readonly inFlight = new Set<Promise<unknown>>();
+
+  constructor(readonly ctx: DatabaseContext) {}
+
+  private track<T>(p: Promise<T>): Promise<T> {
+    this.inFlight.add(p);
+    void p.finally(() => this.inFlight.delete(p)).catch(() => undefined);
+    return p;
+  }
+
+  /** Starts a backup; the row is `running` until `done` settles. */
+  async backup(db: DatabaseRow, req: BackupRequest): Promise<{ row: BackupRow; done: Promise<BackupRow> }> {
+    const started = await startBackup(this.ctx, db, req);
+    return { row: started.row, done: this.track(started.done) };
+  }
+
+  async restore(db: DatabaseRow, backup: BackupRow, target: RestoreTarget): Promise<{ row: RestoreRow; done: Promise<RestoreRow> }> {
+    const started = await startRestore(this.ctx, db, backup, target);
+    return { row: started.row, done: this.track(started.done) };
+  }
+
+  /** Restores the latest succeeded backup into a scratch container and checks it; null when there is none. */
+  async drill(db: DatabaseRow): Promise<{ row: RestoreRow; done: Promise<RestoreRow> } | null> {
+    const latest = await this.ctx.backups.latestSucceeded(db.id);
+    if (!latest) {
+      await this.ctx.databases.setCondition(db.id, { type: 'DrillSucceeded', status: false, reason: 'NoBackup', message: 'there is no succeeded backup to restore' });
+      return null;
+    }
+    return this.restore(db, latest, 'drill');
+  }
+
+  /** What rotation would delete now. */
+  async rotationPreview(db: DatabaseRow): Promise<BackupRow[]> {
+    return rotationPlan(await this.ctx.backups.finishedOf(db.id), { keepLast: db.keepLast, keepDays: db.keepDays });
+  }
+
+  /** Deletes what the preview names: the stored object first, then the row. */
+  async rotate(db: DatabaseRow): Promise<BackupRow[]> {
+    const doomed = await this.rotationPreview(db);
+    for (const b of doomed) await this.deleteBackup(b);
+    return doomed;
+  }
+
+  async deleteBackup(b: BackupRow): Promise<void> {
+    if (b.status === 'succeeded' || b.status === 'failed') {
+      const store = await this.ctx.stores.of(b);
+      await store.remove(b.objectKey);
+    }
+    await this.ctx.backups.delete(b.id);
+  }
+
+  /** Whether the database answers: its type's check inside the container, or a TCP connect to host:port. */
+  async test(db: DatabaseRow): Promise<{ ok: boolean; message: string; durationMs: number }> {
+    const started = Date.now();
+    const result = (ok: boolean, message: string) => ({ ok, message, durationMs: Date.now() - started });
+    if (db.serverId && db.containerName) {
+      const argv = await typeCommand(this.ctx, db.type, 'check', { container: db.containerName, database: db.databaseName, creds: credentialsOf(this.ctx, db) });
+      try {
+        const r = await this.ctx.hosts.exec(db.serverId, argv, { check: false, timeoutMs: 30_000 });
+        return r.code === 0 ? result(true, 'the database answered') : result(false, reasonOf(r.stderr, `exited ${r.code}`));
+      } catch (err) {
+        return result(false, (err as Error).message);
+      }
+    }
+    if (!db.host || !db.port) return result(false, 'the database has neither a server and container nor a host and port');
+    return new Promise((resolve) => {
+      const socket = net.connect({ host: db.host!, port: db.port!, timeout: 5000 });
+      socket.once('connect', () => { socket.destroy(); resolve(result(true, `${db.host}:${db.port} accepts connections`)); });
+      socket.once('timeout', () => { socket.destroy(); resolve(result(false, `${db.host}:${db.port} did not answer within 5 s`)); });
+      socket.once('error', (e) => resolve(result(false, `${db.host}:${db.port}: ${e.message}`)));
+    });
+  }
+
+  /**
+   * One scheduler tick: every due backup (then rotation) and drill starts once. The schedule's
+   * next time is moved with a compare-and-set before the run starts, so replicas and restarts
+   * never run one occurrence twice; a time missed while the controller was down runs once.
+   */
+  async tick(now = new Date()): Promise<void> {
+    for (const kind of ['backup', 'drill'] as ScheduleKind[]) {
+      for (const db of await this.ctx.databases.due(kind, now)) {
+        const cron = kind === 'backup' ? db.backupCron : db.drillCron;
+        const was = kind === 'backup' ? db.nextBackupAt! : db.nextDrillAt!;
+        let next: Date | null = null;
+        try { next = cron ? nextRun(cron, db.timezone, now) : null; } catch { next = null; }
+        if (!(await this.ctx.databases.claimDue(db.id, kind, was, next))) continue;
+        void this.track(this.scheduled(db, kind));
+      }
+    }
+  }
+
+  private async scheduled(db: DatabaseRow, kind: ScheduleKind): Promise<void> {
+    try {
+      placeOf(db);
+      if (kind === 'drill') {
+        await (await this.drill(db))?.done;
+        return;
+      }
+      const { done } = await this.backup(db, { trigger: 'schedule' });
+      if ((await done).status === 'succeeded') await this.rotate((await this.ctx.databases.findById(db.id)) ?? db);
+    } catch (err) {
+      this.ctx.logger.warn(`scheduled ${kind} did not start`, { databaseId: db.id, error: (err as Error).message });
+      await this.ctx.events.publish('backup.failed', db.environmentId, {
+        databaseId: db.id, databaseName: db.name, message: `Scheduled ${kind} of ${db.name} did not start: ${(err as Error).message}`.slice(0, 1000),
+      }).catch(() => undefined);
+    }
+  }
+
+  async stop(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+    this.ctx.stores.close();
+  }
+}

@@ -1,0 +1,100 @@
+import type { Knex } from 'knex';
+import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
+
+export type BackupStatus = 'running' | 'succeeded' | 'failed';
+
+export interface BackupRow {
+  id: string;
+  databaseId: string;
+  environmentId: string;
+  status: BackupStatus;
+  trigger: 'manual' | 'schedule' | 'safety';
+  storage: 'local' | 's3';
+  bucket: string | null;
+  objectKey: string;
+  sizeBytes: string | number | null;
+  sha256: string | null;
+  pinned: boolean;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export class BackupsRepository extends BaseRepository<BackupRow> {
+  constructor(db: Knex) {
+    super(db, 'backups');
+  }
+
+  async pageOf(databaseId: string, page: PageQuery): Promise<Page<BackupRow>> {
+    if (!isUuid(databaseId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
+    const [rows, [{ count }]] = await Promise.all([
+      this.q().where({ databaseId }).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      this.q().where({ databaseId }).count({ count: '*' }),
+    ]);
+    return { items: rows as BackupRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  }
+
+  /** Every finished backup of a database, newest first (what retention looks at). */
+  finishedOf(databaseId: string): Promise<BackupRow[]> {
+    return this.q().where({ databaseId }).whereNot('status', 'running')
+      .orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]) as Promise<BackupRow[]>;
+  }
+
+  latestSucceeded(databaseId: string): Promise<BackupRow | undefined> {
+    return this.q().where({ databaseId, status: 'succeeded' }).orderBy('startedAt', 'desc').first() as Promise<BackupRow | undefined>;
+  }
+
+  /** Backups a crashed process left running: nothing will finish them. */
+  async failAbandoned(): Promise<number> {
+    return this.q().where('status', 'running')
+      .update({ status: 'failed', error: 'the controller stopped while the backup ran', finishedAt: this.db.fn.now() } as never);
+  }
+}
+
+export function toBackup(b: BackupRow) {
+  return {
+    id: b.id, databaseId: b.databaseId, environmentId: b.environmentId, status: b.status, trigger: b.trigger, storage: b.storage,
+    bucket: b.bucket, objectKey: b.objectKey, sizeBytes: b.sizeBytes == null ? null : Number(b.sizeBytes), sha256: b.sha256,
+    pinned: b.pinned, error: b.error, startedAt: b.startedAt, finishedAt: b.finishedAt,
+  };
+}
+
+export interface RestoreRow {
+  id: string;
+  databaseId: string;
+  backupId: string | null;
+  safetyBackupId: string | null;
+  target: 'database' | 'scratch' | 'drill';
+  status: BackupStatus;
+  scratchContainer: string | null;
+  checkOutput: string | null;
+  durationMs: number | null;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+}
+
+export class RestoresRepository extends BaseRepository<RestoreRow> {
+  constructor(db: Knex) {
+    super(db, 'restores');
+  }
+
+  async drillsOf(databaseId: string, page: PageQuery): Promise<Page<RestoreRow>> {
+    const where = { databaseId, target: 'drill' } as Partial<RestoreRow>;
+    const [rows, [{ count }]] = await Promise.all([
+      this.q().where(where as never).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      this.q().where(where as never).count({ count: '*' }),
+    ]);
+    return { items: rows as RestoreRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  }
+}
+
+export function toRestore(r: RestoreRow) {
+  return {
+    id: r.id, databaseId: r.databaseId, backupId: r.backupId, safetyBackupId: r.safetyBackupId, target: r.target, status: r.status,
+    scratchContainer: r.scratchContainer, checkOutput: r.checkOutput, durationMs: r.durationMs, error: r.error,
+    startedAt: r.startedAt, finishedAt: r.finishedAt,
+  };
+}

@@ -1,0 +1,126 @@
+// One environment at a glance: servers and their health, services and where they run (running
+// tag against the desired one, Ready/Degraded/Drifted and why), recent plans, unread
+// notifications and the manifests folder's last result. Refreshed by the environment's events.
+import { get, listAll } from '../api';
+import { useEvents, useLoad } from '../hooks';
+import { Link } from '../router';
+import { ConditionBadge, ErrorNote, HealthBadge, PlanStatus, when, type Condition } from '../components/status';
+
+interface Server { id: string; name: string; hostname: string; health: { status: string | null; message: string | null; checkedAt: string | null }; conditions: Condition[] }
+interface Service { id: string; name: string; imageTag: string | null; conditions: Condition[] }
+interface Placement { deploymentId: string; serverId: string; containerName: string; status: string; imageTag: string | null; conditions: Condition[] }
+
+async function loadOverview(envId: string, signal: AbortSignal) {
+  const [servers, services, health, plans, notifications, manifests] = await Promise.all([
+    listAll<Server>(`/api/environments/${envId}/servers`, signal),
+    listAll<Service>(`/api/environments/${envId}/services`, signal),
+    get<{ services: Array<{ serviceId: string; deployments: Placement[] }> }>(`/api/environments/${envId}/health-status`, signal),
+    get(`/api/environments/${envId}/deployment-plans?limit=10`, signal),
+    get(`/api/notifications?unreadOnly=true&limit=10&environmentId=${envId}`, signal),
+    get('/api/manifests/status', signal),
+  ]);
+  const placements = new Map(health.services.map((s) => [s.serviceId, s.deployments]));
+  return { servers, services, placements, plans: plans.items as any[], notifications, manifests };
+}
+
+export function OverviewPage({ params }: { params: Record<string, string> }) {
+  const { envId } = params;
+  const o = useLoad((signal) => loadOverview(envId, signal), [envId]);
+  useEvents(`/api/events?environmentId=${envId}`, (e) => {
+    if (['plan.updated', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created'].includes(e.type)) o.reload();
+  });
+  if (o.error) return <ErrorNote error={o.error} />;
+  if (!o.data) return <p role="status">Loading…</p>;
+  const { servers, services, placements, plans, notifications, manifests } = o.data;
+  const serverName = new Map(servers.map((s) => [s.id, s.name]));
+  return (
+    <div class="overview">
+      <section aria-labelledby="servers-h">
+        <h2 id="servers-h">Servers ({servers.length})</h2>
+        <table>
+          <thead><tr><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Health</th><th scope="col">Conditions</th><th scope="col">Checked</th></tr></thead>
+          <tbody>
+            {servers.map((s) => (
+              <tr data-server={s.name}>
+                <th scope="row">{s.name}</th><td>{s.hostname}</td>
+                <td><HealthBadge status={s.health.status} /> <span class="reason">{s.health.message}</span></td>
+                <td><ConditionBadge conditions={s.conditions} /></td><td>{when(s.health.checkedAt)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <section aria-labelledby="services-h">
+        <h2 id="services-h">Services ({services.length})</h2>
+        <table>
+          <thead><tr><th scope="col">Service</th><th scope="col">Desired tag</th><th scope="col">Status</th><th scope="col">Deployments (server: running tag, status)</th></tr></thead>
+          <tbody>
+            {services.map((s) => (
+              <tr data-service={s.name}>
+                <th scope="row"><Link href={`/env/${envId}/services/${s.id}`}>{s.name}</Link></th>
+                <td><code>{s.imageTag ?? '—'}</code></td>
+                <td><ConditionBadge conditions={s.conditions} /></td>
+                <td>
+                  <ul class="plain">
+                    {(placements.get(s.id) ?? []).map((d) => (
+                      <li data-deployment={d.containerName}>
+                        {serverName.get(d.serverId) ?? d.serverId}: <code>{d.imageTag ?? 'none'}</code>{' '}
+                        <ConditionBadge conditions={d.conditions} />
+                      </li>
+                    ))}
+                  </ul>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </section>
+
+      <div class="columns">
+        <section aria-labelledby="plans-h">
+          <h2 id="plans-h">Recent plans</h2>
+          {plans.length ? (
+            <ul class="plain">
+              {plans.map((p) => (
+                <li><Link href={`/env/${envId}/plans/${p.id}`}>{p.name}</Link> <PlanStatus status={p.status} /> <span class="reason">{when(p.createdAt)}{p.error && ` — ${p.error}`}</span></li>
+              ))}
+            </ul>
+          ) : <p>No plan yet.</p>}
+        </section>
+
+        <section aria-labelledby="notes-h">
+          <h2 id="notes-h">Unread notifications ({notifications.total})</h2>
+          {notifications.items.length ? (
+            <ul class="plain">{notifications.items.map((n: any) => <li><strong>{n.title ?? n.type}</strong> <span class="reason">{n.message} · {when(n.createdAt)}</span></li>)}</ul>
+          ) : <p>Nothing unread.</p>}
+        </section>
+
+        <section aria-labelledby="manifests-h">
+          <h2 id="manifests-h">Manifests</h2>
+          <Manifests status={manifests} />
+        </section>
+      </div>
+    </div>
+  );
+}
+
+function Manifests({ status }: { status: any }) {
+  if (!status.dir) return <p>No manifests folder is watched (MANIFESTS_DIR is unset).</p>;
+  const attempt = status.lastAttempted;
+  const revision = (r: any) => (r ? r.commit ?? r.hash ?? JSON.stringify(r) : '—');
+  return (
+    <div>
+      <p>Folder <code>{status.dir}</code>{status.watching ? ', watched' : ''}. Applied revision <code>{revision(status.lastApplied?.revision)}</code>.</p>
+      {attempt && !attempt.ok && (
+        <>
+          <p><span class="badge bad">Last apply failed</span> revision <code>{revision(attempt.revision)}</code> at {when(attempt.at)}</p>
+          <ul class="errors">
+            {attempt.errors.map((e: any) => <li><code>{e.file}:{e.line}:{e.column}</code> {e.path && <code>{e.path}</code>} {e.message}</li>)}
+          </ul>
+        </>
+      )}
+      {(status.degraded ?? []).length > 0 && <p>{status.degraded.length} object(s) degraded.</p>}
+    </div>
+  );
+}

@@ -1,0 +1,30 @@
+// Who is signed in and which environment is shown; pages read it through useSession().
+import { createContext } from 'preact';
+import { useContext } from 'preact/hooks';
+import type { Role } from './router';
+
+export interface Me {
+  id: string;
+  email: string | null;
+  name: string | null;
+  role: Role;
+  environments: Array<{ id: string; name: string }>;
+}
+
+export interface Session {
+  me: Me;
+  signOut(): void;
+}
+
+const RANK: Record<Role, number> = { viewer: 0, operator: 1, admin: 2 };
+
+/** Whether the signed-in user's role reaches `role`: buttons the API would refuse are not shown. */
+export const can = (me: Me, role: Role) => RANK[me.role] >= RANK[role];
+
+export const SessionContext = createContext<Session | null>(null);
+
+export function useSession(): Session {
+  const s = useContext(SessionContext);
+  if (!s) throw new Error('useSession outside a signed-in page');
+  return s;
+}

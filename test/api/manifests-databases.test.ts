@@ -1,0 +1,63 @@
+import { expect } from 'chai';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import type { ManifestFile } from '../../controller/manifests/types.js';
+
+const PASSWORD = 'db-manifest-password-321';
+const files = (port: number): ManifestFile[] => [
+  { path: 'environment.yaml', content: 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: data}\nspec: {}\n' },
+  { path: 'server.yaml', content: 'apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: db1, environment: data}\nspec: {hostname: 10.0.0.5}\n' },
+  {
+    path: 'database.yaml',
+    content: `apiVersion: stevedore/v1
+kind: Database
+metadata: {name: shop, environment: data}
+spec:
+  type: postgres
+  server: db1
+  containerName: shop-pg
+  port: ${port}
+  databaseName: shop
+  username: app
+  password:
+    valueFrom: {env: SHOP_DB_PASSWORD}
+  timezone: Europe/Paris
+`,
+  },
+];
+
+describe('manifests: Database', function () {
+  this.timeout(120_000);
+  let svc: TestService;
+  let admin: HttpClient;
+
+  before(async () => {
+    process.env.SHOP_DB_PASSWORD = PASSWORD;
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+  });
+  after(async () => {
+    delete process.env.SHOP_DB_PASSWORD;
+    await svc.stop();
+  });
+
+  it('applies a Database on its server with a sealed password from valueFrom, then finds nothing to do, then updates', async () => {
+    const res = await admin.post('/api/manifests/apply', { files: files(5432) });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.text).to.not.include(PASSWORD);
+    const env = (await admin.get('/api/environments')).body.items.find((e: { name: string }) => e.name === 'data');
+    const server = (await admin.get(`/api/environments/${env.id}/servers`)).body.items[0];
+    const [db] = (await admin.get(`/api/environments/${env.id}/databases`)).body.items;
+    expect(db).to.include({ name: 'shop', type: 'postgres', serverId: server.id, containerName: 'shop-pg', port: 5432, hasCredentials: true, timezone: 'Europe/Paris' });
+    const row = await svc.services.databaseOps.ctx.databases.findById(db.id);
+    expect(svc.services.secretBox.open(row!.passwordEnc!)).to.equal(PASSWORD);
+    const again = await admin.post('/api/manifests/apply', { files: files(5432) });
+    expect(again.status).to.equal(200);
+    expect(JSON.stringify(again.body)).to.not.match(/"(create|update)"[^}]*Database/);
+    expect((await admin.post('/api/manifests/apply', { files: files(5433) })).status).to.equal(200);
+    expect((await admin.get(`/api/databases/${db.id}`)).body).to.include({ port: 5433, generation: 2 });
+    // owned by the manifest: the API may not change it behind the folder's back
+    expect((await admin.patch(`/api/databases/${db.id}`, { port: 1 })).status).to.equal(409);
+  });
+});

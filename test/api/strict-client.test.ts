@@ -1,0 +1,76 @@
+import { expect } from 'chai';
+import { expectError } from '../support/catalog-fixtures.js';
+import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
+import { rowCounts } from '../support/row-counts.js';
+
+/** What a strict client sends at the edges: huge integers, bodies where none belong. */
+describe('strict client: bounded integers and body-less actions', () => {
+  let w: RoleWorld;
+  before(async function () {
+    this.timeout(180_000);
+    w = await startWithRoles();
+  });
+  after(() => w?.svc.stop());
+
+  it('a list offset at or past 2^63 (or 2^31) is 400 VALIDATION_ERROR naming offset, not 500', async () => {
+    const lists = ['/api/environments', `/api/environments/${w.envId}/vars`, `/api/environments/${w.envId}/external-entities`,
+      '/api/audit-logs', `/api/connections?environmentId=${w.envId}`];
+    for (const list of lists) {
+      const sep = list.includes('?') ? '&' : '?';
+      for (const offset of ['9223372036854775808', '9223372036854775807', '2147483648']) {
+        expectError(await w.admin.get(`${list}${sep}offset=${offset}`), 400, 'VALIDATION_ERROR', 'offset');
+      }
+      const last = await w.admin.get(`${list}${sep}offset=2147483647`);
+      expect(last.status, `${list} ${last.text}`).to.equal(200);
+      expect(last.body.items).to.deep.equal([]);
+    }
+  });
+
+  it('config-file restore of a revision above 2^31-1 is 400; at the bound it is a plain 404', async () => {
+    const file = await w.operator.post(`/api/environments/${w.envId}/config-files`, { name: 'app.conf', content: 'a=1' });
+    expect(file.status, file.text).to.equal(201);
+    for (const revision of [2147483648, 9223372036854775807]) {
+      expectError(await w.operator.post(`/api/config-files/${file.body.id}/restore`, { revision }), 400, 'VALIDATION_ERROR', 'revision');
+    }
+    expectError(await w.operator.post(`/api/config-files/${file.body.id}/restore`, { revision: 2147483647 }), 404, 'NOT_FOUND');
+  });
+
+  it('audit resourceType is one naming (plural kebab) for API and manifest writes; the filter takes it', async () => {
+    const env = (await w.admin.get(`/api/environments/${w.envId}`)).body;
+    expect((await w.operator.post(`/api/environments/${w.envId}/vars`, { key: 'FROM_API', value: '1' })).status).to.equal(201);
+    const applied = await w.admin.post('/api/manifests/apply', { files: [
+      { path: 'env.yaml', content: `apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: ${env.name}}\nspec: {}\n` },
+      { path: 'var.yaml', content: `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: FROM_MANIFEST, environment: ${env.name}}\nspec: {value: '2'}\n` },
+    ] });
+    expect(applied.status, applied.text).to.equal(200);
+    const vars = await w.admin.get(`/api/audit-logs?resourceType=vars&environmentId=${w.envId}`);
+    expect(vars.status, vars.text).to.equal(200);
+    expect(vars.body.items.map((e: any) => e.action).sort()).to.deep.equal(['createVar', 'manifest.create']);
+    for (const legacy of ['Var', 'chat_channel']) {
+      expectError(await w.admin.get(`/api/audit-logs?resourceType=${legacy}`), 400, 'VALIDATION_ERROR', 'resourceType');
+    }
+    const types: Array<{ resourceType: string }> = await w.svc.services.db('audit_logs').distinct('resourceType');
+    for (const { resourceType } of types) expect(resourceType).to.match(/^[a-z0-9]+(-[a-z0-9]+)*$/);
+  });
+
+  it('body-less actions refuse unknown body fields (400 naming the field) and change nothing; no body or {} still works', async () => {
+    const secret = await w.operator.post(`/api/environments/${w.envId}/secrets`, { key: 'API_KEY', value: 's3cret-value' });
+    expect(secret.status, secret.text).to.equal(201);
+    const actions = [
+      `/api/secrets/${secret.body.id}/reveal`,
+      '/api/notifications/read-all',
+      `/api/environments/${w.envId}/settings/general/reset`,
+    ];
+    const before = await rowCounts(w.svc.services.db);
+    for (const path of actions) {
+      expectError(await w.admin.post(path, { force: true }), 400, 'VALIDATION_ERROR', 'force');
+      expectError(await w.admin.post(path, [1]), 400, 'VALIDATION_ERROR');
+    }
+    expectError(await w.admin.post(`/api/environments/${w.envId}/ssh-key/check`, { servers: [] }), 400, 'VALIDATION_ERROR', 'servers');
+    expect(await rowCounts(w.svc.services.db)).to.deep.equal(before);
+    for (const path of actions) {
+      expect((await w.admin.post(path)).status, path).to.equal(200);
+      expect((await w.admin.post(path, {})).status, path).to.equal(200);
+    }
+  });
+});

@@ -1,0 +1,148 @@
+// The dashboard in Debian's Chromium against the real service and the fleet: sign in, the
+// overview, a deploy followed live, drift healed with the button, a failing tag rolled back, the
+// viewer's read-only pages, and axe-core on each page.
+import { mkdirSync } from 'node:fs';
+import { expect } from 'chai';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchBrowser } from '../../support/browser.js';
+import { seriousViolations } from '../../support/axe.js';
+import { PASSWORD, userWithRole } from '../../support/fixtures.js';
+import { serverExec } from '../../fleet/fleet.js';
+import { addService, cleanup, containerImage, startWorld, type World } from '../deploy/deploy-world.js';
+
+const QUICK_HEALTH = { test: ['CMD', 'true'], intervalSec: 1, timeoutSec: 30, retries: 3 };
+// DASHBOARD_SCREENSHOTS=1 refreshes the pictures under docs/dashboard/ that the README shows
+const SHOTS = process.env.DASHBOARD_SCREENSHOTS === '1' ? 'docs/dashboard' : null;
+
+describe('dashboard in a real browser (e2e)', function () {
+  this.timeout(120_000);
+  let w: World;
+  let browser: Browser;
+  let context: BrowserContext;
+  let page: Page;
+  let web: Awaited<ReturnType<typeof addService>>;
+  let container: string;
+
+  const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }); };
+  const signIn = async (ctx: BrowserContext, email: string) => {
+    const p = await ctx.newPage();
+    await p.goto(`${w.svc.url}/`);
+    await p.getByLabel('Email').fill(email);
+    await p.getByLabel('Password').fill(PASSWORD);
+    await p.getByRole('button', { name: 'Sign in' }).click();
+    await p.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+    return p;
+  };
+  const open = async (p: Page, path: string, heading: string) => {
+    await p.goto(`${w.svc.url}/env/${w.envId}${path}`);
+    await p.getByRole('heading', { level: 1, name: heading }).waitFor();
+  };
+
+  before(async () => {
+    if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+    w = await startWorld();
+    for (const id of Object.values(w.servers)) expect((await w.admin.post(`/api/servers/${id}/health`, {})).status).to.equal(200);
+    web = await addService(w, 'web', { servers: ['s1'], healthCheck: QUICK_HEALTH });
+    container = web.deployments[0].containerName;
+    expect((await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'v1' })).body.status).to.equal('succeeded');
+    browser = await launchBrowser();
+    // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy forbids
+    context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
+  });
+  after(async () => {
+    await browser?.close();
+    await cleanup(w);
+  });
+
+  it('signs in and shows the three servers healthy', async () => {
+    page = await signIn(context, 'admin@example.test');
+    await page.getByRole('heading', { name: 'Servers (3)' }).waitFor();
+    const rows = page.locator('tr[data-server]');
+    expect(await rows.count()).to.equal(3);
+    for (const text of await rows.allInnerTexts()) expect(text).to.match(/^s\d\s.*\shealthy\b/);
+    // each deployment: its server, the tag it runs and its conditions (from GET .../health-status)
+    expect(await page.locator(`li[data-deployment="${container}"]`).innerText()).to.match(/^s1: v1\s+Ready$/);
+    await shot(page, 'overview');
+  });
+
+  it('deploys a new tag after a dry run and shows the plan finish live', async () => {
+    await page.getByRole('link', { name: 'web', exact: true }).click();
+    await page.getByRole('heading', { level: 1, name: 'Service' }).waitFor();
+    await page.getByLabel('Image tag').fill('v2');
+    await page.getByRole('button', { name: 'Preview plan' }).click();
+    await page.getByText('Dry run: nothing was changed').waitFor();
+    expect(await page.locator('.preview').innerText()).to.include('v1 → v2');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    // the plan appears while it runs and reaches succeeded through the event stream
+    await page.locator('[data-plan] h3 [data-plan-status="succeeded"]').waitFor();
+    expect(await page.locator('[data-plan] [data-step-status="succeeded"]').count()).to.equal(1);
+    expect(await containerImage('s1', container)).to.match(/web:v2 running$/);
+    await shot(page, 'service');
+  });
+
+  it('shows a container stopped by hand as drift and heals it with the button', async () => {
+    await serverExec('s1', ['docker', 'stop', container]);
+    await open(page, '/drift', 'Drift');
+    const row = page.locator(`tr[data-deployment="${container}"][data-drifted="true"]`);
+    await row.filter({ hasText: 'ContainerStopped' }).waitFor();
+    await shot(page, 'drift');
+    await row.getByRole('button', { name: /^Heal/ }).click();
+    await page.locator('[data-plan] h3 [data-plan-status="succeeded"]').waitFor();
+    await page.locator(`tr[data-deployment="${container}"][data-drifted="false"]`).waitFor();
+    expect(await containerImage('s1', container)).to.match(/web:v2 running$/);
+  });
+
+  it('shows a failing tag rolled back, with its reason', async () => {
+    await page.goto(`${w.svc.url}/env/${w.envId}/services/${web.service.id}`);
+    await page.getByLabel('Image tag').fill('v77');
+    await page.getByRole('button', { name: 'Deploy', exact: true }).click();
+    await page.locator('[data-plan] h3 [data-plan-status="rolled_back"]').waitFor();
+    expect(await page.locator('[data-plan] .plan-error').innerText()).to.match(/pull of \S+:v77 failed: .*; rolled back$/);
+    await page.locator('.lead', { hasText: 'Degraded' }).waitFor();
+    expect(await containerImage('s1', container)).to.match(/web:v2 running$/);
+  });
+
+  it('shows a viewer the same pages without deploy, heal, sync, cancel or rollback buttons', async () => {
+    await userWithRole(w.admin, 'viewer', 'viewer@example.test');
+    const viewer = await browser.newContext({ bypassCSP: true });
+    const p = await signIn(viewer, 'viewer@example.test');
+    const forbidden = /deploy|heal|sync|roll back|cancel|preview/i;
+    expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
+    await p.getByRole('link', { name: 'web', exact: true }).click();
+    await p.getByRole('heading', { name: 'Deployments' }).waitFor();
+    await p.getByRole('heading', { name: 'History' }).waitFor();
+    expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
+    expect(await p.getByLabel('Image tag').count()).to.equal(0);
+    await open(p, '/drift', 'Drift');
+    await p.locator(`tr[data-deployment="${container}"]`).waitFor();
+    expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
+    expect(await p.getByRole('link', { name: 'Settings' }).count()).to.equal(0);
+    await viewer.close();
+  });
+
+  // one test per page: axe takes seconds per page on a busy machine
+  const axePages: Array<[string, () => Promise<string>, string, string]> = [
+    ['Overview', async () => '', 'tr[data-server]', 'overview'],
+    ['Service', async () => `/services/${web.service.id}`, 'tr[data-deployment]', ''],
+    ['Drift', async () => '/drift', 'tr[data-deployment]', ''],
+    ['Config files', async () => '/config-files', 'main p', ''],
+    ['Audit log', async () => '/audit', 'tbody tr', 'audit-log'],
+    ['Settings', async () => '/settings', 'form.settings', 'settings'],
+    ['Deployment plan', async () => `/plans/${(await w.s.db('deployment_plans').where({ environmentId: w.envId }).orderBy('createdAt', 'desc').first()).id}`, '[data-plan]', ''],
+  ];
+  for (const [heading, path, ready, screenshot] of axePages) {
+    it(`has no serious or critical axe-core violation on the ${heading} page`, async () => {
+      await open(page, await path(), heading);
+      await page.locator(ready).first().waitFor();
+      if (screenshot && heading !== 'Overview') await shot(page, screenshot);
+      expect(await seriousViolations(page)).to.deep.equal([]);
+    });
+  }
+
+  it('has no serious or critical axe-core violation on the sign-in page', async () => {
+    const p = await context.newPage();
+    await p.goto(`${w.svc.url}/login`);
+    await p.getByRole('heading', { name: 'Sign in to Stevedore' }).waitFor();
+    expect(await seriousViolations(p)).to.deep.equal([]);
+  });
+});
