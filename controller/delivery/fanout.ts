@@ -1,7 +1,8 @@
-import type { Knex } from 'knex';
+import type { Db, Trx } from '../store/knex.js';
 import type { Logger } from '../logger.js';
 import type { EventBus, StreamEvent } from '../events/event-bus.js';
-import { camelizeRow } from '../store/case.js';
+import { NotificationFanOutStore } from '../store/repositories/notification-fanout.js';
+import { transactionRunner } from '../store/transaction.js';
 import {
   NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
 } from '../notifications/types.js';
@@ -43,15 +44,19 @@ export class FanOut {
   private readonly outage: Outage;
   /** While the database is away, no pass starts before this time (backoff). */
   private retryAt = 0;
+  private readonly store: NotificationFanOutStore;
+  private readonly transaction: ReturnType<typeof transactionRunner>;
 
   constructor(
-    private readonly db: Knex,
+    db: Db,
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly onDeliveries: () => void,
     private readonly pollMs = 1000,
   ) {
     this.outage = new Outage(logger, 'notification fan-out');
+    this.store = new NotificationFanOutStore(db);
+    this.transaction = transactionRunner(db);
   }
 
   start(): void {
@@ -116,12 +121,10 @@ export class FanOut {
           one = await this.fanBatch(1);
         } catch (err) {
           if (isDatabaseUnavailable(err)) throw err;
-          const [bad] = (await this.db.raw(
-            `SELECT e.id FROM events e WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
-               AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id) ORDER BY e.id LIMIT 1`, [NOTIFICATION_CODES])).rows;
-          if (!bad) break;
-          this.logger.error('notification fan-out skipped an event', { eventId: bad.id, error: (err as Error).message });
-          await this.db('event_fanouts').insert({ eventId: bad.id }).onConflict('eventId').ignore();
+          const bad = await this.store.oldestPendingEvent(NOTIFICATION_CODES);
+          if (bad === null) break;
+          this.logger.error('notification fan-out skipped an event', { eventId: bad, error: (err as Error).message });
+          await this.store.markFannedOut([bad]);
           continue;
         }
         if (one === 0 || ++n >= batch) break;
@@ -132,49 +135,43 @@ export class FanOut {
   }
 
   private async fanBatch(batch: number): Promise<number> {
-    return this.db.transaction(async (trx) => {
-      const { rows } = await trx.raw(
-        `SELECT e.* FROM events e
-          WHERE e.type = ANY(?) AND e.created_at > now() - interval '7 days'
-            AND NOT EXISTS (SELECT 1 FROM event_fanouts f WHERE f.event_id = e.id)
-          ORDER BY e.id LIMIT ? FOR UPDATE OF e SKIP LOCKED`, [NOTIFICATION_CODES, batch]);
+    return this.transaction(async (trx) => {
+      const rows = await this.store.lockPendingEvents(NOTIFICATION_CODES, batch, trx);
       if (rows.length === 0) return 0;
       const ctx = await this.context(trx);
       const outbox: Array<Record<string, unknown>> = [];
-      for (const raw of rows) {
-        const r = camelizeRow(raw) as { id: number; type: string; environmentId: string | null; data: Record<string, unknown>; createdAt: Date };
+      for (const r of rows) {
         const e: StreamEvent = { id: Number(r.id), type: r.type, environmentId: r.environmentId, data: r.data ?? {}, createdAt: new Date(r.createdAt).toISOString() };
         await this.fanOne(trx, ctx, e, outbox);
       }
       // One multi-row insert for the whole batch (the unique index makes a repeat a no-op).
-      for (let i = 0; i < outbox.length; i += 1000) await trx('delivery_outbox').insert(outbox.slice(i, i + 1000)).onConflict().ignore();
-      await trx('event_fanouts').insert(rows.map((r: { id: number }) => ({ eventId: r.id }))).onConflict('eventId').ignore();
+      await this.store.queueDeliveries(outbox, trx);
+      await this.store.markFannedOut(rows.map((r) => r.id), trx);
       return rows.length;
     });
   }
 
   /** What every event of one batch needs: receivers, users and their preferences. */
-  private async context(trx: Knex.Transaction) {
+  private async context(trx: Trx) {
     // One connection per transaction: these run one after another.
-    const webhooks = await trx('outgoing_webhooks').where('enabled', true).select('id', 'eventTypes', 'environmentIds', 'failed');
-    const users = await trx('users').select('id', 'email');
-    const prefs = await trx('notification_preferences').select('userId', 'type', 'inApp', 'email');
-    const smtp = await trx('smtp_config').where('id', 1).first('enabled');
+    const webhooks = await this.store.enabledWebhooks(trx);
+    const users = await this.store.users(trx);
+    const prefs = await this.store.preferences(trx);
+    const emailOn = await this.store.emailEnabled(trx);
     const channelsFor = await chatResolver(new ChatRoutingReads(trx));
     const prefOf = new Map<string, { inApp: boolean; email: boolean }>();
     for (const p of prefs) prefOf.set(`${p.userId}/${p.type}`, p);
-    return { webhooks, users, prefOf, channelsFor, emailOn: !!smtp?.enabled, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
+    return { webhooks, users, prefOf, channelsFor, emailOn, envNames: new Map<string, string | null>(), subs: new Map<string, Filterable[]>() };
   }
 
-  private async fanOne(trx: Knex.Transaction, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent, outbox: Array<Record<string, unknown>>): Promise<void> {
+  private async fanOne(trx: Trx, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent, outbox: Array<Record<string, unknown>>): Promise<void> {
     const t = notificationType(e.type)!;
     if (!(await this.passesBounce(trx, t, e))) return;
 
     let envName: string | null = null;
     if (e.environmentId) {
       if (!ctx.envNames.has(e.environmentId)) {
-        const env = await trx('environments').where('id', e.environmentId).first('name');
-        ctx.envNames.set(e.environmentId, env?.name ?? null);
+        ctx.envNames.set(e.environmentId, await this.store.environmentName(e.environmentId, trx));
       }
       envName = ctx.envNames.get(e.environmentId) ?? null;
     }
@@ -184,14 +181,13 @@ export class FanOut {
     const body = JSON.stringify(payload);
     const base = { eventId: e.id, eventType: e.type, environmentId: e.environmentId };
 
-    for (const w of ctx.webhooks as Array<Filterable & { environmentIds: string[] }>) {
+    for (const w of ctx.webhooks) {
       const envOk = !w.environmentIds?.length || (e.environmentId !== null && w.environmentIds.includes(e.environmentId));
       if (envOk && matchesType(w, e.type) && worthSending(w, e)) outbox.push({ ...base, kind: 'webhook', targetId: w.id, body });
     }
     if (e.environmentId) {
       if (!ctx.subs.has(e.environmentId)) {
-        ctx.subs.set(e.environmentId, await trx('webhook_subscriptions').where({ environmentId: e.environmentId, enabled: true })
-          .select('id', 'eventTypes', 'failed'));
+        ctx.subs.set(e.environmentId, await this.store.enabledSubscriptions(e.environmentId, trx));
       }
       for (const w of ctx.subs.get(e.environmentId)!) {
         if (matchesType(w, e.type) && worthSending(w, e)) outbox.push({ ...base, kind: 'subscription', targetId: w.id, body });
@@ -206,7 +202,7 @@ export class FanOut {
 
     const severity = typeof e.data.severity === 'string' && ['info', 'warning', 'error'].includes(e.data.severity) ? e.data.severity : t.defaultSeverity;
     const notifications: Array<Record<string, unknown>> = [];
-    for (const u of ctx.users as Array<{ id: string; email: string }>) {
+    for (const u of ctx.users) {
       const p = ctx.prefOf.get(`${u.id}/${e.type}`) ?? defaultPreference(t);
       if (p.inApp) {
         notifications.push({
@@ -221,7 +217,7 @@ export class FanOut {
       }
     }
     if (notifications.length) {
-      const created = await trx('notifications').insert(notifications).onConflict(['userId', 'eventId']).ignore().returning('*');
+      const created = await this.store.insertNotifications(notifications, trx);
       for (const n of created) {
         await this.events.publish('notification.created', n.environmentId, { userId: n.userId, notification: toNotification(n) }, trx);
       }
@@ -229,16 +225,12 @@ export class FanOut {
   }
 
   /** True when this occurrence should be sent (see NotificationType.bounceThreshold). */
-  private async passesBounce(trx: Knex.Transaction, t: NotificationType, e: StreamEvent): Promise<boolean> {
+  private async passesBounce(trx: Trx, t: NotificationType, e: StreamEvent): Promise<boolean> {
     const subject = bounceSubject(e.environmentId, e.data);
     const resets = typesResetBy(t.code);
-    if (resets.length) await trx('notification_bounces').whereIn('key', resets.map((c) => `${c}|${subject}`)).delete();
+    if (resets.length) await this.store.resetBounces(resets.map((c) => `${c}|${subject}`), trx);
     if (t.bounceThreshold <= 1) return true;
-    const { rows } = await trx.raw(
-      `INSERT INTO notification_bounces (key, count) VALUES (?, 1)
-       ON CONFLICT (key) DO UPDATE SET count = notification_bounces.count + 1, updated_at = now() RETURNING count`,
-      [`${t.code}|${subject}`]);
-    return Number(rows[0].count) === t.bounceThreshold;
+    return (await this.store.countBounce(`${t.code}|${subject}`, trx)) === t.bounceThreshold;
   }
 }
 

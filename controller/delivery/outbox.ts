@@ -1,33 +1,19 @@
 import crypto from 'node:crypto';
 import os from 'node:os';
-import type { Knex } from 'knex';
+import type { Db } from '../store/knex.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { EventBus } from '../events/event-bus.js';
-import { camelizeRow } from '../store/case.js';
+import { DeliveryOutboxRepository, type OutboxRow } from '../store/repositories/delivery-outbox.js';
+import { DeliveryReceivers } from '../store/repositories/delivery-receivers.js';
+import { transactionRunner } from '../store/transaction.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
 import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
 import type { SmtpService } from '../admin/smtp.js';
 import { Outage } from '../queue/outage.js';
 import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
-export type DeliveryKind = 'webhook' | 'subscription' | 'chat' | 'email';
-
-export interface OutboxRow {
-  id: number;
-  kind: DeliveryKind;
-  targetId: string;
-  eventId: number | null;
-  eventType: string;
-  environmentId: string | null;
-  body: string;
-  status: 'pending' | 'delivering' | 'succeeded' | 'failed' | 'cancelled';
-  attempts: number;
-  nextAttemptAt: Date;
-  leaseUntil: Date | null;
-  lastStatus: number | null;
-  lastError: string | null;
-}
+export type { DeliveryKind, OutboxRow } from '../store/repositories/delivery-outbox.js';
 
 export interface OutboxOptions {
   /** Lanes per receiver: a slow one holds only its own lanes. */
@@ -39,10 +25,8 @@ export interface OutboxOptions {
   pollMs?: number;
 }
 
-const TARGET_TABLE: Record<string, string> = { webhook: 'outgoing_webhooks', subscription: 'webhook_subscriptions', chat: 'chat_channels' };
 /** Lease beyond the attempt timeout: time to record the outcome before another replica may retry. */
 const LEASE_MARGIN_MS = 30_000;
-const READY = `((status = 'pending' AND next_attempt_at <= now()) OR (status = 'delivering' AND lease_until < now()))`;
 
 /**
  * Delivers the durable outbox (delivery_outbox). Each delivery is claimed with
@@ -80,9 +64,12 @@ export class DeliveryOutbox {
    * their lease may run out meanwhile, and a claim of this process must not send them again.
    */
   private readonly unrecorded = new Set<number>();
+  private readonly deliveries: DeliveryOutboxRepository;
+  private readonly receivers: DeliveryReceivers;
+  private readonly transaction: ReturnType<typeof transactionRunner>;
 
   constructor(
-    private readonly db: Knex,
+    db: Db,
     private readonly secretBox: SecretBox,
     private readonly events: EventBus,
     private readonly settings: DeliverySettingsReader,
@@ -95,6 +82,9 @@ export class DeliveryOutbox {
     this.maxInFlight = opts.maxInFlight ?? 32;
     this.pollMs = opts.pollMs ?? 250;
     this.outage = new Outage(logger, 'delivery outbox');
+    this.deliveries = new DeliveryOutboxRepository(db);
+    this.receivers = new DeliveryReceivers(db);
+    this.transaction = transactionRunner(db);
   }
 
   async start(): Promise<void> {
@@ -138,11 +128,10 @@ export class DeliveryOutbox {
 
   private async pump(): Promise<void> {
     if (this.inFlight >= this.maxInFlight) return;
-    const { rows } = await this.db.raw(`SELECT DISTINCT kind, target_id FROM delivery_outbox WHERE ${READY} LIMIT 500`);
-    for (const r of rows as Array<{ kind: string; target_id: string }>) {
-      const key = `${r.kind}/${r.target_id}`;
+    for (const r of await this.deliveries.readyReceivers(500)) {
+      const key = `${r.kind}/${r.targetId}`;
       while ((this.lanes.get(key) ?? 0) < this.perTarget && this.inFlight < this.maxInFlight && !this.stopped) {
-        this.startLane(key, r.kind, r.target_id);
+        this.startLane(key, r.kind, r.targetId);
       }
     }
   }
@@ -171,19 +160,18 @@ export class DeliveryOutbox {
    * that nothing but the HTTP call stands between a claim and its send.
    */
   private async lane(kind: string, targetId: string): Promise<void> {
-    const table = TARGET_TABLE[kind];
+    const hasReceiver = this.receivers.hasReceiver(kind);
     let target: Record<string, any> | null = null;
     let readAt = 0;
     while (!this.stopped) {
       const settings = await this.settings.get();
-      if (table && Date.now() - readAt > 2000) {
+      if (hasReceiver && Date.now() - readAt > 2000) {
         // Re-read now and then: a change to the receiver (URL, secret, disabled) applies within 2 s.
-        target = await this.db(table).where('id', targetId).first() ?? null;
+        target = await this.receivers.find(kind, targetId);
         readAt = Date.now();
       }
-      if (table && (!target || target.enabled === false)) {
-        await this.db.raw(`UPDATE delivery_outbox SET status = 'cancelled', last_error = ?, completed_at = now(), lease_until = NULL
-                            WHERE kind = ? AND target_id = ? AND status = 'pending'`, [target ? 'receiver disabled' : 'receiver deleted', kind, targetId]);
+      if (hasReceiver && (!target || target.enabled === false)) {
+        await this.deliveries.cancelPending(kind, targetId, target ? 'receiver disabled' : 'receiver deleted');
         return;
       }
       const claimed = await this.claim(kind, targetId, settings.webhookTimeoutMs + LEASE_MARGIN_MS, this.batch);
@@ -229,15 +217,8 @@ export class DeliveryOutbox {
     this.retryAt = Date.now() + this.outage.delayMs(this.pollMs, 10_000);
   }
 
-  async claim(kind: string, targetId: string, leaseMs: number, limit = 1): Promise<OutboxRow[]> {
-    const { rows } = await this.db.raw(
-      `WITH picked AS (SELECT id FROM delivery_outbox WHERE kind = ? AND target_id = ? AND ${READY}
-                        ORDER BY id LIMIT ? FOR UPDATE SKIP LOCKED)
-       UPDATE delivery_outbox d SET status = 'delivering', attempts = d.attempts + 1,
-              lease_until = now() + (? * interval '1 millisecond'), lease_owner = ?
-         FROM picked WHERE d.id = picked.id
-       RETURNING d.*`, [kind, targetId, limit, leaseMs, this.owner]);
-    return (rows as unknown[]).map((r) => camelizeRow(r) as OutboxRow).sort((a, b) => a.id - b.id);
+  claim(kind: string, targetId: string, leaseMs: number, limit = 1): Promise<OutboxRow[]> {
+    return this.deliveries.claimBatch(kind, targetId, leaseMs, this.owner, limit);
   }
 
   private async send(row: OutboxRow, target: Record<string, any> | null, timeoutMs: number): Promise<PostOutcome> {
@@ -272,13 +253,13 @@ export class DeliveryOutbox {
     });
     if (ok.length) {
       const done = await Promise.all(ok.map(([r, o]) => this.recordSuccess(r.id, o)));
-      const table = TARGET_TABLE[rows[0].kind];
+      const hasReceiver = this.receivers.hasReceiver(rows[0].kind);
       const key = `${rows[0].kind}/${rows[0].targetId}`;
       // lastDeliveredAt is refreshed at most once a second per receiver; clearing the failed mark is never put off.
-      if (done.some(Boolean) && table && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
+      if (done.some(Boolean) && hasReceiver && rows[0].kind !== 'chat' && (target?.failed || Date.now() - (this.marked.get(key) ?? 0) > 1000)) {
         this.marked.set(key, Date.now());
         if (target) target.failed = false;
-        await this.db(table).where('id', rows[0].targetId).update({ lastDeliveredAt: this.db.fn.now(), failed: false });
+        await this.receivers.markDelivered(rows[0].kind, rows[0].targetId);
       }
     }
     if (retry.length) {
@@ -317,24 +298,11 @@ export class DeliveryOutbox {
           const again = group.filter((g) => g.retry);
           const mine = new Set<number>();
           if (ok.length) {
-            const { rows } = await this.db.raw(
-              `UPDATE delivery_outbox d SET status = 'succeeded', lease_until = NULL, lease_owner = NULL, last_status = v.st,
-                      last_error = NULL, duration_ms = v.dur, completed_at = now()
-                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, st int, dur int)
-                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
-                RETURNING d.id`,
-              [JSON.stringify(ok.map(({ id, st, dur }) => ({ id, st, dur }))), this.owner]);
-            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+            for (const id of await this.deliveries.markDelivered(ok, this.owner)) mine.add(id);
           }
           if (again.length) {
-            const { rows } = await this.db.raw(
-              `UPDATE delivery_outbox d SET status = 'pending', next_attempt_at = now() + (v.delay * interval '1 millisecond'),
-                      lease_until = NULL, lease_owner = NULL, last_status = v.st, last_error = v.err, duration_ms = v.dur
-                 FROM jsonb_to_recordset(?::jsonb) AS v(id bigint, delay int, st int, err text, dur int)
-                WHERE d.id = v.id AND d.lease_owner = ? AND d.status = 'delivering'
-                RETURNING d.id`,
-              [JSON.stringify(again.map(({ id, st, dur, retry }) => ({ id, st, dur, delay: retry!.delay, err: retry!.err }))), this.owner]);
-            for (const r of rows as Array<{ id: number | string }>) mine.add(Number(r.id));
+            const retries = again.map(({ id, st, dur, retry }) => ({ id, st, dur, delay: retry!.delay, err: retry!.err }));
+            for (const id of await this.deliveries.scheduleRetries(retries, this.owner)) mine.add(id);
           }
           for (const g of group) g.resolve(mine.has(g.id));
         } catch (e) {
@@ -352,8 +320,7 @@ export class DeliveryOutbox {
    */
   async releaseOrphans(): Promise<number> {
     const host = os.hostname();
-    const { rows } = await this.db.raw(`SELECT DISTINCT lease_owner FROM delivery_outbox WHERE status = 'delivering' AND lease_owner LIKE ?`, [`${host}:%`]);
-    const dead = (rows as Array<{ lease_owner: string }>).map((r) => r.lease_owner).filter((owner) => {
+    const dead = (await this.deliveries.leaseOwnersOn(host)).filter((owner) => {
       if (owner === this.owner) return false;
       const pid = Number(owner.slice(host.length + 1).split(':')[0]);
       if (!Number.isInteger(pid) || pid === process.pid) return true;
@@ -365,39 +332,31 @@ export class DeliveryOutbox {
       }
     });
     if (dead.length === 0) return 0;
-    const n = await this.db('delivery_outbox').where('status', 'delivering').whereIn('leaseOwner', dead)
-      .update({ status: 'pending', leaseUntil: null, leaseOwner: null, nextAttemptAt: this.db.fn.now() });
+    const n = await this.deliveries.releaseLeases(dead);
     this.logger.info('outbox deliveries of a stopped process released', { count: n });
     return n;
   }
 
   /** Records a final outcome of one delivery; a webhook that fails gets its count, mark and (on the change to failed) a webhook.failed event. */
   private async finish(row: OutboxRow, status: 'succeeded' | 'failed' | 'cancelled', o: PostOutcome): Promise<void> {
-    await this.db.transaction(async (trx) => {
-      const n = await trx('delivery_outbox').where({ id: row.id, leaseOwner: this.owner, status: 'delivering' }).update({
-        status, leaseUntil: null, leaseOwner: null, lastStatus: o.status, lastError: o.error,
-        durationMs: o.durationMs, completedAt: trx.fn.now(),
-      });
-      if (n === 0 || status === 'cancelled') return; // the lease was lost: whoever holds it reports
-      const table = TARGET_TABLE[row.kind];
-      if (!table) return;
+    await this.transaction(async (trx) => {
+      const ours = await this.deliveries.complete(row.id, this.owner, status, o, trx);
+      if (!ours || status === 'cancelled') return; // the lease was lost: whoever holds it reports
+      if (!this.receivers.hasReceiver(row.kind)) return;
       if (status === 'succeeded') {
-        if (row.kind !== 'chat') await trx(table).where('id', row.targetId).update({ lastDeliveredAt: trx.fn.now(), failed: false });
+        if (row.kind !== 'chat') await this.receivers.markDelivered(row.kind, row.targetId, trx);
         return;
       }
       if (row.kind === 'chat') {
         this.logger.warn('chat message not delivered', { channelId: row.targetId, error: o.error });
         return;
       }
-      const before = await trx(table).where('id', row.targetId).forUpdate().first('failed');
-      const [t] = await trx(table).where('id', row.targetId)
-        .update({ failureCount: trx.raw('failure_count + 1'), failed: true, lastFailedAt: trx.fn.now() })
-        .returning(['id', 'name']);
+      const { wasFailed, name } = await this.receivers.markFailed(row.kind, row.targetId, trx);
       this.logger.warn('webhook delivery failed', { kind: row.kind, targetId: row.targetId, event: row.eventType, attempts: row.attempts, error: o.error });
       // One notice when the webhook turns failed (not one per lost delivery), and never a chain of them.
-      if (!before || before.failed || row.eventType === 'webhook.failed' || row.eventType === 'test') return;
+      if (wasFailed !== false || row.eventType === 'webhook.failed' || row.eventType === 'test') return;
       await this.events.publish('webhook.failed', row.environmentId, {
-        webhookId: row.targetId, webhookName: t?.name ?? null, webhookKind: row.kind, deliveryId: row.id,
+        webhookId: row.targetId, webhookName: name, webhookKind: row.kind, deliveryId: row.id,
         event: row.eventType, attempts: row.attempts, lastStatus: o.status, error: o.error,
       }, trx);
     });
