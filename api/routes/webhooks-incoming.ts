@@ -89,8 +89,9 @@ export default function incomingWebhookRoutes(s: Services) {
     route<unknown, unknown, Signed>({
       method: 'POST', path: '/api/webhooks/deploy', operationId: 'webhookDeploy', tag: 'webhooks', access: 'public',
       summary: 'CI deploy of one service (X-Webhook-Signature: lowercase hex HMAC-SHA256 of the raw body with WEBHOOK_SECRET). '
-        + 'Body {service (name or id), environment (name), imageTag?, generateArtifacts?}. Failed deploys answer {error}.',
-      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 500, 503],
+        + 'Body {service (name or id), environment (name), imageTag?, generateArtifacts?}. A deploy that ran and failed '
+        + '(failed or rolled back on the servers) answers 502 {error, deploymentId, status}: the request was valid, the target did not converge.',
+      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 502, 503],
       response: object({ success: bool, deploymentId: str(), status: str() }),
       async handler(ctx, { resource: sig }) {
         const body = validateBody<{ service: string; environment: string; imageTag?: string; generateArtifacts: boolean }>(deployBody, ctx.request.body ?? {});
@@ -104,9 +105,11 @@ export default function incomingWebhookRoutes(s: Services) {
             const out = await deployServiceForWebhook(s, {
               environmentId: env.id, serviceId: service.id, serviceName: service.name, imageTag: body.imageTag, generateArtifacts: body.generateArtifacts,
             });
+            // 502 as for an outgoing webhook's failed receiver (DECISIONS): the request was fine,
+            // the servers behind us did not converge. 500 would claim a bug in Stevedore.
             if (!out.success) {
-              throw new AppError('INTERNAL', `The deploy ${out.status.replace('_', ' ')}${out.error ? `: ${out.error}` : ''}`,
-                { status: 500, details: { deploymentId: out.deploymentId, status: out.status } });
+              throw new AppError('SERVICE_UNAVAILABLE', `The deploy ${out.status.replace('_', ' ')}${out.error ? `: ${out.error}` : ''}`,
+                { status: 502, details: { deploymentId: out.deploymentId, status: out.status } });
             }
             return result(200, { success: true, deploymentId: out.deploymentId, status: out.status });
           });

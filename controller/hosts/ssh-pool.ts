@@ -2,7 +2,7 @@
 // A fresh connection costs 80-180 ms of handshake; a reused one runs `exec true` in a few ms.
 import type { Client } from 'ssh2';
 import { openConnection } from './ssh-connect.js';
-import { Semaphore } from './semaphore.js';
+import { channelSlots, type ChannelSlots } from './channel-slots.js';
 import type { HostServer } from './server.js';
 
 export interface SshPoolOptions {
@@ -19,7 +19,7 @@ interface Entry {
   privateKey: string;
   pinned: string | null;
   client?: Promise<Client>;
-  channels: Semaphore;
+  channels: ChannelSlots;
   connects: number;
 }
 
@@ -34,7 +34,7 @@ export class SshPool {
   /** Add or replace a server; replacing drops its current connection so new settings apply. */
   register(server: HostServer, privateKey: string): void {
     if (this.entries.has(server.id)) this.drop(server.id);
-    const channels = new Semaphore(this.opts.maxChannelsPerConnection);
+    const channels = channelSlots(this.opts.maxChannelsPerConnection);
     this.entries.set(server.id, { server, privateKey, pinned: server.hostKeyFingerprint ?? null, channels, connects: 0 });
   }
 

@@ -2,6 +2,7 @@ import crypto from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment } from '../support/fixtures.js';
+import { newSshKeyPair } from '../support/ssh-key.js';
 
 const SECRET = 'ci-shared-secret';
 const CODEHOST_SECRET = 'codehost-shared-secret';
@@ -87,6 +88,22 @@ describe('incoming webhooks', () => {
     expect(missing.body).to.include({ code: 'VALIDATION_ERROR', field: 'service' });
     const badTag = await post({ service: 'api', environment: 'prod-hooks', imageTag: 'a b' });
     expect(badTag.body).to.include({ field: 'imageTag' });
+  });
+
+  it('deploy whose deploy ran and failed answers 502 with {error}, not 500', async () => {
+    // A placement on a server nobody listens for: the plan runs, the step fails, the plan fails.
+    const s = svc.services;
+    await s.db('environments').where({ id: env.id }).update({ sshPrivateKeySealed: s.secretBox.seal(newSshKeyPair().private) });
+    const server = await s.servers.insert({ environmentId: env.id, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never);
+    const failing = await s.services.create(env.id, { name: 'failing', containerImageId: imageId, imageTag: '1.0.0' });
+    await s.deployments.create(failing.id, env.id, { serverId: server.id, containerName: 'failing-1' });
+    const body = JSON.stringify({ service: 'failing', environment: 'prod-hooks', imageTag: '2.0.0' });
+    const res = await send(svc, '/api/webhooks/deploy', body, 'x-webhook-signature', hex(SECRET, body));
+    expect(res.status, res.text).to.equal(502);
+    expect(res.body.error).to.be.a('string').and.match(/^The deploy /);
+    expect(res.body).to.not.have.property('code');
+    const plan = await svc.services.db('deployment_plans').where({ id: res.body.deploymentId }).first();
+    expect(plan.status).to.equal(res.body.status).and.not.equal('succeeded');
   });
 
   it('deploy-image checks its three preconditions: image exists, autoUpdate on (400 with a hint), a linked service', async () => {

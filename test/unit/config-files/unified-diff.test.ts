@@ -29,6 +29,12 @@ describe('unified diff', () => {
       '--- /dev/null\n+++ b/f\n@@ -0,0 +1,2 @@\n+one\n+two\n\\ No newline at end of file\n');
   });
 
+  it('prints a one-line range without its count and marks a final newline lost on one side only', () => {
+    expect(unifiedDiff('x\ny\n', 'x\nz')).to.equal(
+      '--- a\n+++ b\n@@ -1,2 +1,2 @@\n x\n-y\n+z\n\\ No newline at end of file\n');
+    expect(unifiedDiff('only\n', 'other\n')).to.equal('--- a\n+++ b\n@@ -1 +1 @@\n-only\n+other\n');
+  });
+
   it('applying the hunks to the old text gives the new text', () => {
     const a = 'k=1\nx=2\ny=3\nz=4\n';
     const b = 'k=1\nx=20\ny=3\nw=5\nz=4\n';
