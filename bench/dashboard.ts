@@ -42,6 +42,8 @@ try {
     const page = await (await browser.newContext()).newPage();
     // signed in as the dashboard keeps it (these callbacks run in the page: globalThis is its window)
     await page.addInitScript((t) => (globalThis as any).sessionStorage.setItem('stevedore.token', t), token);
+    // long tasks (script, style, layout over 50 ms) show where the main thread goes after the data arrive
+    if (process.env.VERBOSE) await page.addInitScript(() => { (globalThis as any).longTasks = []; new PerformanceObserver((l) => (globalThis as any).longTasks.push(...l.getEntries())).observe({ type: 'longtask' as never, buffered: true }); });
     await page.goto(`${svc.url}/env/${env.id}`);
     await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('tr[data-service]').length === n, SERVICES, { timeout: 60_000, polling: 'raf' });
     const [rendered, dataAt] = await page.evaluate(() => [performance.now(),
@@ -50,6 +52,7 @@ try {
     if (process.env.VERBOSE) {
       console.log(await page.evaluate(() => performance.getEntriesByType('resource')
         .map((e) => `${e.name.replace(/^https?:\/\/[^/]+/, '')} ${e.startTime.toFixed(0)}..${(e as unknown as { responseEnd: number }).responseEnd.toFixed(0)}`).join('\n')));
+      console.log(await page.evaluate(() => `long tasks: ${(globalThis as any).longTasks.map((e: { startTime: number; duration: number }) => `${e.startTime.toFixed(0)}+${e.duration.toFixed(0)}`).join(', ')}; rendered at ${performance.now().toFixed(0)}`));
     }
     apiDone.push(dataAt);
     await page.context().close();

@@ -14,6 +14,8 @@ export function App() {
   const [me, setMe] = useState<Me | null>(null);
   const [error, setError] = useState<Error | null>(null);
   const found = match(routes, pathname);
+  // the first page's data load runs alongside the sign-in check instead of after it
+  useState(() => { if (found && !found.route.public && currentToken()) found.route.preload?.(found.params); });
 
   useEffect(() => onSignedOut(() => { setMe(null); navigate('/login', true); }), []);
   useEffect(() => {

@@ -15,6 +15,8 @@ export interface Route {
   role?: Role;
   /** Reachable without signing in. */
   public?: boolean;
+  /** Starts loading the page's data while the sign-in is still being checked (the API checks the role). */
+  preload?: (params: Record<string, string>) => void;
 }
 
 const CHANGE = 'stevedore:navigate';

@@ -4,7 +4,7 @@
 import type { Route } from './router';
 import { LoginPage } from './pages/login';
 import { HomePage } from './pages/home';
-import { OverviewPage } from './pages/overview';
+import { OverviewPage, preloadOverview } from './pages/overview';
 import { ServicePage } from './pages/service';
 import { PlanPage } from './pages/plan';
 import { DriftPage } from './pages/drift';
@@ -15,7 +15,7 @@ import { SettingsPage } from './pages/settings';
 export const routes: Route[] = [
   { path: '/login', page: LoginPage, title: 'Sign in', public: true },
   { path: '/', page: HomePage, title: 'Environments' },
-  { path: '/env/:envId', page: OverviewPage, title: 'Overview', nav: 'Overview' },
+  { path: '/env/:envId', page: OverviewPage, title: 'Overview', nav: 'Overview', preload: preloadOverview },
   { path: '/env/:envId/drift', page: DriftPage, title: 'Drift', nav: 'Drift' },
   { path: '/env/:envId/config-files', page: ConfigFilesPage, title: 'Config files', nav: 'Config files' },
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },

@@ -23,9 +23,24 @@ async function loadOverview(envId: string, signal: AbortSignal) {
   return { servers, services, placements, plans: plans.items as any[], notifications, manifests };
 }
 
+// Opened by address, the overview's requests start with the sign-in check (routes.ts: preload)
+// and the page takes that answer once; a later load (an event, another environment) asks again.
+let early: { envId: string; data: ReturnType<typeof loadOverview> } | undefined;
+
+export function preloadOverview({ envId }: Record<string, string>) {
+  early = { envId, data: loadOverview(envId, new AbortController().signal) };
+  early.data.catch(() => undefined); // the page shows the error when it takes the answer
+}
+
+function takeEarly(envId: string) {
+  const e = early;
+  early = undefined;
+  return e?.envId === envId ? e.data : undefined;
+}
+
 export function OverviewPage({ params }: { params: Record<string, string> }) {
   const { envId } = params;
-  const o = useLoad((signal) => loadOverview(envId, signal), [envId]);
+  const o = useLoad((signal) => takeEarly(envId) ?? loadOverview(envId, signal), [envId]);
   useEvents(`/api/events?environmentId=${envId}`, (e) => {
     if (['plan.updated', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created'].includes(e.type)) o.reload();
   });
@@ -51,7 +66,7 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
         </table>
       </section>
 
-      <section aria-labelledby="services-h">
+      <section aria-labelledby="services-h" class="long">
         <h2 id="services-h">Services ({services.length})</h2>
         <table>
           <thead><tr><th scope="col">Service</th><th scope="col">Desired tag</th><th scope="col">Status</th><th scope="col">Deployments (server: running tag, status)</th></tr></thead>
