@@ -84,10 +84,12 @@ function writeFolder(dir: string, tag: string): void {
     '  settings:', '    general: {sshUser: root}', '    operations: {driftPolicy: heal}',
   ].join('\n'), false));
   writeFileSync(join(dir, 'servers.yaml'), fleet.servers.map((f) => doc('Server', f.name, `  hostname: ${f.host}\n  sshPort: ${f.port}`)).join(''));
-  writeFileSync(join(dir, 'images.yaml'), doc('ContainerImage', 'web', `  imageName: ${fleet.images.webV1.replace(/:v1$/, '')}`));
+  // busybox without a HEALTHCHECK: 500 idle containers that cost nothing (the web image runs its
+  // health probe every second, which at this count alone would take the machine's two cores)
+  writeFileSync(join(dir, 'images.yaml'), doc('ContainerImage', 'box', `  imageName: ${fleet.images.busybox.replace(/:base$/, '')}`));
   const docs = [];
   for (let i = 0; i < SERVICES; i++) {
-    docs.push(doc('Service', `cv${i}-${tag}`, ['  image: web', '  imageTag: v1', '  env: {LOG_LEVEL: info}', '  deployments:',
+    docs.push(doc('Service', `cv${i}-${tag}`, ['  image: box', '  imageTag: base', '  command: [sleep, "2147483647"]', '  env: {LOG_LEVEL: info}', '  deployments:',
       `    - server: ${fleet.servers[i % fleet.servers.length]!.name}`].join('\n')));
   }
   writeFileSync(join(dir, 'services.yaml'), docs.join(''));
