@@ -30,6 +30,7 @@ import { NotificationRoutingsRepository } from './store/repositories/notificatio
 import { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
 import { NotificationsRepository } from './store/repositories/notifications.js';
 import { DeploymentViews } from './store/repositories/deployment-views.js';
+import { EnvironmentOverview } from './store/repositories/environment-overview.js';
 import { ServiceImages } from './store/repositories/service-images.js';
 import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
@@ -76,6 +77,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     services: new ServicesRepository(db),
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
+    environmentOverview: new EnvironmentOverview(db),
     containerImages: new ContainerImagesRepository(db),
     serviceImages: new ServiceImages(db),
     serviceDependencies: new ServiceDependenciesRepository(db),

@@ -29,6 +29,7 @@ import type { NotificationRoutingsRepository } from './store/repositories/notifi
 import type { DeliveryTargetsRepository } from './store/repositories/delivery-targets.js';
 import type { NotificationsRepository } from './store/repositories/notifications.js';
 import type { DeploymentViews } from './store/repositories/deployment-views.js';
+import type { EnvironmentOverview } from './store/repositories/environment-overview.js';
 import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
@@ -63,6 +64,8 @@ export interface Services {
   deployments: DeploymentsRepository;
   /** Deployments joined with their services' names, for listings. */
   deploymentViews: DeploymentViews;
+  /** The dashboard overview of one environment in a few queries. */
+  environmentOverview: EnvironmentOverview;
   containerImages: ContainerImagesRepository;
   /** Services found through their container image (CI webhooks). */
   serviceImages: ServiceImages;

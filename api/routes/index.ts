@@ -20,6 +20,7 @@ import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import composeRoutes from './compose.js';
 import driftRoutes from './drift.js';
+import environmentOverviewRoutes from './environment-overview.js';
 import serviceRoutes from './services.js';
 import deploymentRoutes from './deployments.js';
 import containerImageRoutes from './container-images.js';
@@ -73,6 +74,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...deployRoutes(s),
     ...composeRoutes(s),
     ...driftRoutes(s),
+    ...environmentOverviewRoutes(s),
     ...serviceRoutes(s),
     ...serviceOperationRoutes(s),
     ...deploymentRoutes(s),

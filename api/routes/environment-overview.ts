@@ -1,0 +1,58 @@
+// The dashboard's overview of one environment in one request: what used to take the servers,
+// services (in pages of 200), health-status, plans, notifications and manifests routes.
+import type { Services } from '../../controller/services.js';
+import { manifestsStatusOf } from '../../controller/manifests/status.js';
+import { route } from '../http/route.js';
+import { arrayOf, bool, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+import { environmentOf } from './loaders.js';
+
+const conditions = arrayOf({ type: 'object' });
+const serverItem = object({
+  id: uuid, name: str(), hostname: str(), status: nullable(str()), message: nullable(str()), checkedAt: nullableTimestamp, conditions,
+});
+const deploymentItem = object({
+  deploymentId: uuid, serverId: uuid, serverName: str(), containerName: str(), status: str(), runningTag: nullable(str()), conditions,
+});
+const serviceItem = object({ id: uuid, name: str(), desiredTag: nullable(str()), conditions, deployments: arrayOf(deploymentItem) });
+const planItem = object({ id: uuid, name: str(), status: str(), error: nullable(str()), createdAt: timestamp, finishedAt: nullableTimestamp });
+const notificationItem = object({ id: uuid, type: str(), title: nullable(str()), message: nullable(str()), createdAt: timestamp });
+const applyRecord = nullable({ type: 'object' });
+const overviewRead = object({
+  environmentId: uuid,
+  servers: arrayOf(serverItem),
+  services: arrayOf(serviceItem),
+  plans: arrayOf(planItem),
+  notifications: object({ unread: int(0), items: arrayOf(notificationItem) }),
+  manifests: object({
+    dir: nullable(str()), watching: bool, lastAttempted: applyRecord, lastApplied: applyRecord,
+    degraded: arrayOf(object({ name: str(), reason: str(), message: str() })),
+  }),
+});
+
+type Degraded = { type: string; status: string; reason?: string; message?: string };
+const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.actor.id : null);
+
+export default function environmentOverviewRoutes(s: Services) {
+  return [
+    route({
+      method: 'GET', path: '/api/environments/{envId}/overview', operationId: 'getEnvironmentOverview', tag: 'environments',
+      access: 'viewer', load: environmentOf(s), response: overviewRead,
+      summary: "One environment at a glance: servers with health and conditions, services with each deployment's server, "
+        + 'running and desired tag and conditions, the 10 latest plans, the caller\'s unread notifications, the manifests folder',
+      async handler(ctx, { resource }) {
+        const o = await s.environmentOverview.of(resource.id, userIdOf(ctx));
+        const st = manifestsStatusOf(s);
+        // the environment's own Degraded services (GET /api/manifests/status lists every environment's)
+        const degraded = o.services.flatMap((svc) => {
+          const c = (svc.conditions as Degraded[]).find((x) => x.type === 'Degraded' && x.status === 'True');
+          return c ? [{ name: svc.name, reason: c.reason ?? 'Unknown', message: c.message ?? '' }] : [];
+        });
+        return {
+          environmentId: resource.id, ...o,
+          manifests: { dir: s.config.manifestsDir ?? null, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied, degraded },
+        };
+      },
+    }),
+  ];
+}
