@@ -60,7 +60,7 @@ describe('dashboard in a real browser (e2e)', function () {
     const rows = page.locator('tr[data-server]');
     expect(await rows.count()).to.equal(3);
     for (const text of await rows.allInnerTexts()) expect(text).to.match(/^s\d\s.*\shealthy\b/);
-    // each deployment: its server, the tag it runs and its conditions (from GET .../health-status)
+    // each deployment: its server, the tag it runs and its conditions (from GET .../overview)
     expect(await page.locator(`li[data-deployment="${container}"]`).innerText()).to.match(/^s1: v1\s+Ready$/);
     await shot(page, 'overview');
   });
