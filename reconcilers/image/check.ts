@@ -63,9 +63,8 @@ async function checkImageNow(s: Services, imageId: string): Promise<ImageCheckRe
     if (queued && tags.includes(queued.tag)) looked.add(queued.tag);
     const digests: Record<string, { now: string; before?: string }> = {};
     const look = async (tag: string) => {
-      const [{ digest }, before] = await Promise.all([client.digest(repository, tag), s.containerImages.lastDigestOf(image.id, tag)]);
-      digests[tag] = { now: digest, before: before?.digest };
-      await s.containerImages.recordDigest(image.id, tag, digest);
+      const { digest } = await client.digest(repository, tag);
+      digests[tag] = { now: digest, before: await s.containerImages.observeDigest(image.id, tag, digest) };
     };
     await Promise.all([...looked].map(look));
     const observed = () => planImageUpdate({ currentTag, policy: image.policy, tags, digests, failed: failedOf(image), inFlight, queued });
