@@ -2,6 +2,8 @@ import getRawBody from 'raw-body';
 import type { Services } from '../../controller/services.js';
 import { AppError, conflict, isAppError, unauthorized, validationError } from '../../controller/errors/app-error.js';
 import { heldBack } from '../../controller/images/held-back.js';
+import { judgePushedTag, type PushedVersionVerdict } from '../../controller/images/pushed-version.js';
+import { currentTagOf } from '../../reconcilers/image/current-tag.js';
 import { verifySignature } from '../../controller/webhooks/signature.js';
 import { ReplayGuard } from '../../controller/webhooks/replay-guard.js';
 import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../controller/webhooks/deploy-gateway.js';
@@ -157,12 +159,17 @@ export default function incomingWebhookRoutes(s: Services) {
     route<unknown, unknown, Signed>({
       method: 'POST', path: '/api/webhooks/codehost', operationId: 'webhookCodehost', tag: 'webhooks', access: 'public',
       summary: 'Code-host webhook (X-Hub-Signature-256: sha256=<hex> with CODEHOST_WEBHOOK_SECRET). Only the package event with '
-        + 'action published deploys: every service whose image name contains the package name, one auto-rollback plan per environment.',
+        + 'action published deploys: every service whose image name contains the package name, one auto-rollback plan per environment. '
+        + 'Only where the update check would: the tag is newer than the image\'s current one under its policy (or is the current tag, re-pushed), '
+        + 'and is not the version whose auto-update failed (409 when that holds back every service). Services left out are listed in skipped.',
       load: signed(() => s.config.codehostWebhookSecret, 'x-hub-signature-256', 'sha256='), errors: [401, 409, 503],
-      response: object({ success: bool, ignored: bool, serviceCount: int(0), plans: arrayOf(object({ environment: str(), planId: uuid, services: arrayOf(str()) })) }),
+      response: object({
+        success: bool, ignored: bool, reason: str(), serviceCount: int(0), plans: arrayOf(object({ environment: str(), planId: uuid, services: arrayOf(str()) })),
+        skipped: arrayOf(object({ service: str(), environment: str(), reason: str() })),
+      }),
       async handler(ctx, { resource: sig }) {
         const event = ctx.get('x-github-event') || ctx.get('x-codehost-event');
-        const body = (ctx.request.body ?? {}) as { action?: string; package?: { name?: string; package_version?: { version?: string; container_metadata?: { tag?: { name?: string } } } } };
+        const body = (ctx.request.body ?? {}) as { action?: string; package?: { name?: string; package_version?: { version?: string; container_metadata?: { tag?: { name?: string; digest?: string } } } } };
         ctx.state.audit = { skip: true }; // only a deploy is audited (in once())
         if (event === 'ping') return { success: true, ignored: true, reason: 'ping', serviceCount: 0, plans: [] };
         if (event !== 'package' || body.action !== 'published') {
@@ -175,8 +182,27 @@ export default function incomingWebhookRoutes(s: Services) {
         if (typeof imageTag !== 'string' || !/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/.test(imageTag)) {
           throw validationError('The package version carries no usable image tag', 'package.package_version');
         }
-        const rows = await s.serviceImages.usingPackage(name);
-        if (rows.length === 0) return { success: true, ignored: true, reason: 'no service uses this package', serviceCount: 0, plans: [] };
+        const pushedDigest = version?.container_metadata?.tag?.digest;
+        const digest = typeof pushedDigest === 'string' && /^sha256:[a-f0-9]{64}$/.test(pushedDigest) ? pushedDigest : null;
+        const matched = await s.serviceImages.usingPackage(name);
+        if (matched.length === 0) return { success: true, ignored: true, reason: 'no service uses this package', serviceCount: 0, plans: [] };
+        // the update check's reading of "newer" and its failed-version hold, per image
+        const verdicts = new Map<string, PushedVersionVerdict>();
+        for (const id of new Set(matched.map((r) => r.containerImageId))) {
+          const image = await s.containerImages.findById(id);
+          if (image) verdicts.set(id, judgePushedTag(image, await currentTagOf(s, image), imageTag, digest));
+        }
+        const rows = matched.filter((r) => verdicts.get(r.containerImageId)?.deploy);
+        const skipped = matched.flatMap((r) => {
+          const v = verdicts.get(r.containerImageId);
+          return v && !v.deploy ? [{ service: r.name, environment: r.environmentName, reason: v.reason, held: v.held }] : [];
+        });
+        const skippedOut = skipped.map(({ held: _held, ...x }) => x);
+        if (rows.length === 0) {
+          const held = skipped.find((x) => x.held);
+          if (held) throw conflict(held.reason, 'Push a newer version, or deploy this one on purpose with POST /api/container-images/{id}/deploy');
+          return { success: true, ignored: true, reason: skipped[0]?.reason ?? 'no service uses this package', serviceCount: 0, plans: [], skipped: skippedOut };
+        }
         return once(ctx, sig, async () => {
           const byEnv = new Map<string, typeof rows>();
           for (const r of rows) byEnv.set(r.environmentId, [...(byEnv.get(r.environmentId) ?? []), r]);
@@ -188,7 +214,7 @@ export default function incomingWebhookRoutes(s: Services) {
             plans.push({ environment: list[0].environmentName, planId: plan.planId, services: list.map((r: { name: string }) => r.name) });
           }
           ctx.state.audit = { action: 'webhookCodehost', resourceType: 'packages', details: { source: 'webhook', package: name, imageTag, plans: plans.map((p) => p.planId) } };
-          return result(202, { success: true, ignored: false, serviceCount: rows.length, plans });
+          return result(202, { success: true, ignored: false, serviceCount: rows.length, plans, skipped: skippedOut });
         });
       },
     }),

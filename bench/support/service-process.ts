@@ -8,6 +8,8 @@ import knexFactory from 'knex';
 
 export interface ServiceProcess {
   port: number;
+  /** The bench's own database (for pg_stat_database figures). */
+  database: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -49,5 +51,5 @@ export async function startServiceProcess(o: { adminUrl: string; prefix: string;
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  return { port, child, stop };
+  return { port, database: dbName, child, stop };
 }

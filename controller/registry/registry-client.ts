@@ -40,6 +40,12 @@ export class RegistryClient {
   private scheme: 'none' | 'basic' | 'bearer' | null = null;
   private bearerChallenge: Challenge | null = null;
   private readonly tokens = new Map<string, { token: string; until: number }>();
+  /**
+   * The registry closes the connection after every manifest HEAD (docker-registry 2.8 does): a new
+   * TCP (and TLS) connection per digest. Once seen, digests are read by GET, which keeps it alive.
+   * Registries that keep HEAD alive (Docker Hub, where only GET counts as a pull) stay on HEAD.
+   */
+  private headClosesConnection = false;
 
   constructor(private readonly opts: RegistryClientOptions) {
     const u = new URL(opts.url.includes('://') ? opts.url : `https://${opts.url}`);
@@ -69,9 +75,11 @@ export class RegistryClient {
 
   /** The digest of a tag (or digest) by HEAD; GET when the registry sends no Docker-Content-Digest on HEAD. */
   async digest(repository: string, reference: string): Promise<ManifestRef> {
+    if (this.headClosesConnection) return (await this.manifest(repository, reference)).ref;
     const url = new URL(`/v2/${repository}/manifests/${reference}`, this.base);
     const head = await this.request(url, 'HEAD', pullScope(repository), { accept: MANIFEST_TYPES.join(', ') });
     if (!head.ok) throw await httpError(head, `${repository}:${reference}`);
+    if (head.headers.get('connection')?.toLowerCase() === 'close') this.headClosesConnection = true;
     const digest = head.headers.get('docker-content-digest');
     if (digest) return { digest, mediaType: head.headers.get('content-type') ?? '' };
     return (await this.manifest(repository, reference)).ref;

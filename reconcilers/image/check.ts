@@ -7,7 +7,7 @@ import type { ContainerImageRow } from '../../controller/store/repositories/cont
 import { clientFor } from '../../controller/registry/client-for.js';
 import { isRegistryError } from '../../controller/registry/registry-error.js';
 import { getCondition, REASONS, setCondition, type Condition } from '../conditions.js';
-import { planImageUpdate, type ImageUpdatePlan } from './plan.js';
+import { planImageUpdate, type ImageUpdatePlan, type UpdateToDeploy } from './plan.js';
 import { registryOf } from './registry-of.js';
 import { currentTagOf } from './current-tag.js';
 import { settleAutoUpdate, startAutoUpdate, type PendingAutoUpdate } from './auto-update.js';
@@ -28,6 +28,8 @@ export interface ImageCheckResult {
 export interface ImageStatus {
   conditions?: Condition[];
   autoUpdate?: PendingAutoUpdate | null;
+  /** An update found while the auto-update plan ran: deployed when it ends (a re-push is seen only once). */
+  queuedUpdate?: UpdateToDeploy | null;
   lastError?: string | null;
   [k: string]: unknown;
 }
@@ -54,18 +56,21 @@ async function checkImageNow(s: Services, imageId: string): Promise<ImageCheckRe
     const { registry, repository } = await registryOf(s, image);
     const client = clientFor(s, registry);
     const tags = await client.tags(repository);
+    const inFlight = image.autoUpdate ? status.autoUpdate ?? null : null;
+    const queued = image.autoUpdate ? status.queuedUpdate ?? null : null;
     const looked = new Set<string>();
     if (currentTag && tags.includes(currentTag)) looked.add(currentTag);
+    if (queued && tags.includes(queued.tag)) looked.add(queued.tag);
     const digests: Record<string, { now: string; before?: string }> = {};
     const look = async (tag: string) => {
-      const [{ digest }, before] = await Promise.all([client.digest(repository, tag), s.containerImages.lastDigestOf(image.id, tag)]);
-      digests[tag] = { now: digest, before: before?.digest };
-      await s.containerImages.recordDigest(image.id, tag, digest);
+      const { digest } = await client.digest(repository, tag);
+      digests[tag] = { now: digest, before: await s.containerImages.observeDigest(image.id, tag, digest) };
     };
     await Promise.all([...looked].map(look));
-    const first = planImageUpdate({ currentTag, policy: image.policy, tags, digests, failed: failedOf(image) });
-    if (first.latestTag) await look(first.latestTag);
-    plan = planImageUpdate({ currentTag, policy: image.policy, tags, digests, failed: failedOf(image) });
+    const observed = () => planImageUpdate({ currentTag, policy: image.policy, tags, digests, failed: failedOf(image), inFlight, queued });
+    const first = observed();
+    if (first.latestTag && !digests[first.latestTag]) await look(first.latestTag);
+    plan = observed();
   } catch (e) {
     if (!isRegistryError(e)) throw e;
     const conditions = setCondition(status.conditions ?? [], { type: 'UpdateAvailable', status: 'Unknown', reason: REASONS.CheckFailed, message: e.message });
@@ -78,7 +83,9 @@ async function checkImageNow(s: Services, imageId: string): Promise<ImageCheckRe
   let pending = status.autoUpdate ?? null;
   if (image.autoUpdate && plan.deploy && !pending) pending = await startAutoUpdate(s, image, plan.deploy);
   const autoUpdatePlanId = pending?.planId ?? null;
-  await s.containerImages.recordCheck(image.id, plan.latestTag, { ...status, conditions, autoUpdate: pending, lastError: null });
+  const queuedUpdate = image.autoUpdate ? plan.queued : null;
+  if (queuedUpdate) s.logger.info('image update found while an auto-update runs; deployed when it ends', { containerImageId: image.id, tag: queuedUpdate.tag, planId: autoUpdatePlanId });
+  await s.containerImages.recordCheck(image.id, plan.latestTag, { ...status, conditions, autoUpdate: pending, queuedUpdate, lastError: null });
   const now = getCondition(conditions, 'UpdateAvailable')!;
   // once per new finding: the condition turning True or saying something new, or a re-pushed tag
   if (now.status === 'True' && (before?.status !== 'True' || before.message !== now.message || plan.changedDigests.length > 0)) {

@@ -1,7 +1,11 @@
 // The image reconciler's pure part: from the tags and digests the registry shows and what was
 // recorded before, what is new and what (if anything) auto-update should deploy. The update-check
 // route, the periodic reconcile and auto-update all read this one function.
-import { newerTags, newestTag, type VersionPolicy } from '../../controller/images/version-policy.js';
+import { isNewer, newerTags, newestTag, type VersionPolicy } from '../../controller/images/version-policy.js';
+import { isFailedVersion } from '../../controller/images/held-back.js';
+
+export interface ImageVersion { tag: string; digest: string | null }
+export type UpdateToDeploy = ImageVersion & { why: 'newer-tag' | 'digest-changed' };
 
 export interface ImageObservation {
   currentTag: string | null;
@@ -10,7 +14,11 @@ export interface ImageObservation {
   /** Digest now, and the one recorded before (undefined: never seen), per tag that was looked at. */
   digests: Record<string, { now: string; before?: string }>;
   /** The version whose auto-update failed and rolled back. */
-  failed: { tag: string; digest: string | null } | null;
+  failed: ImageVersion | null;
+  /** The auto-update plan still running (nothing new starts until it ends). */
+  inFlight?: ImageVersion | null;
+  /** An update found while a plan ran, remembered for when it ends (its tag's digest is looked at too). */
+  queued?: UpdateToDeploy | null;
 }
 
 export interface ImageUpdatePlan {
@@ -20,7 +28,9 @@ export interface ImageUpdatePlan {
   changedDigests: Array<{ tag: string; previous: string; digest: string }>;
   updateAvailable: boolean;
   /** What auto-update deploys (null: nothing, or only what already failed). */
-  deploy: { tag: string; digest: string | null; why: 'newer-tag' | 'digest-changed' } | null;
+  deploy: UpdateToDeploy | null;
+  /** What to deploy once the running plan ends: found meanwhile (a re-push is seen only once, by its digest changing). */
+  queued: UpdateToDeploy | null;
   /** Why nothing is deployed although an update exists (for people). */
   held: string | null;
 }
@@ -35,22 +45,28 @@ export function planImageUpdate(o: ImageObservation): ImageUpdatePlan {
   const currentRepushed = o.currentTag ? changedDigests.find((c) => c.tag === o.currentTag) : undefined;
   const updateAvailable = latestTag !== null || !!currentRepushed;
 
-  let deploy: ImageUpdatePlan['deploy'] = null;
+  let wanted: UpdateToDeploy | null = null;
   let held: string | null = null;
-  const isFailed = (tag: string, digest: string | null) => !!o.failed && o.failed.tag === tag && (o.failed.digest === null || o.failed.digest === digest);
   // the failed version is held back until a newer tag (or a re-push of it: a new digest) appears;
   // a re-push of the current tag is still deployed while a newer tag is held back
   const candidates: Array<{ tag: string; why: 'newer-tag' | 'digest-changed' }> = [];
   if (latestTag) candidates.push({ tag: latestTag, why: 'newer-tag' });
   if (currentRepushed) candidates.push({ tag: currentRepushed.tag, why: 'digest-changed' });
+  // still worth deploying: the tag still points where it did when found, and is the current tag or newer
+  const q = o.queued;
+  if (q && o.digests[q.tag]?.now === q.digest && (q.tag === o.currentTag || isNewer(q.tag, o.currentTag, policy))) candidates.push(q);
   for (const c of candidates) {
     const digest = o.digests[c.tag]?.now ?? null;
-    if (isFailed(c.tag, digest)) {
+    if (isFailedVersion(o.failed, c.tag, digest)) {
       held ??= `${c.tag} failed and was rolled back; waiting for a newer version`;
       continue;
     }
-    deploy = { tag: c.tag, digest, why: c.why };
+    wanted = { tag: c.tag, digest, why: c.why };
     break;
   }
-  return { latestTag, newTags, changedDigests, updateAvailable, deploy, held };
+  const f = o.inFlight;
+  if (!f) return { latestTag, newTags, changedDigests, updateAvailable, deploy: wanted, queued: null, held };
+  // one plan at a time: what the running plan already deploys is not queued again
+  const queued = wanted && !(wanted.tag === f.tag && wanted.digest === f.digest) ? wanted : null;
+  return { latestTag, newTags, changedDigests, updateAvailable, deploy: null, queued, held };
 }

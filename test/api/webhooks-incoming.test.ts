@@ -147,4 +147,49 @@ describe('incoming webhooks', () => {
     const noName = await post('package', { action: 'published', package: { package_version: { version: '2.0.0' } } });
     expect(noName.body).to.include({ code: 'VALIDATION_ERROR', field: 'package.name' });
   });
+
+  it('codehost deploys only what the update check calls newer: policy, re-push of the current tag, failed version held (409)', async () => {
+    const D1 = `sha256:${'1'.repeat(64)}`;
+    const D2 = `sha256:${'2'.repeat(64)}`;
+    const db = svc.services.db;
+    const [{ id: hookedId }] = await db('container_images').insert({
+      environmentId: env.id, imageName: 'registry.local:5000/acme/hooked', autoUpdate: true,
+      policy: JSON.stringify({ type: 'semver', range: '^1.4' }), failedTag: '1.4.1', failedDigest: D1,
+    }).returning('id');
+    // a deployment on a server nobody listens on: a plan can be built (it fails later, off the request)
+    const s = svc.services;
+    await db('environments').where({ id: env.id }).update({ sshPrivateKeySealed: s.secretBox.seal(newSshKeyPair().private) });
+    const server = await s.servers.insert({ environmentId: env.id, name: 'nowhere-hooked', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never);
+    const hooked = await s.services.create(env.id, { name: 'hooked', containerImageId: hookedId, imageTag: '1.4.0' });
+    await s.deployments.create(hooked.id, env.id, { serverId: server.id, containerName: 'hooked-1' });
+    const publish = (tag: string, digest?: string) => {
+      const body = JSON.stringify({ action: 'published', package: { name: 'hooked', package_version: { version: digest ?? tag, container_metadata: { tag: { name: tag, digest } } } } });
+      return send(svc, '/api/webhooks/codehost', body, 'x-hub-signature-256', 'sha256=' + hex(CODEHOST_SECRET, body), { 'x-github-event': 'package' });
+    };
+    const plansNamed = async (tag: string) => (await db('deployment_plans').where({ name: `codehost: hooked:${tag}` })).length;
+
+    for (const tag of ['1.3.9', '2.0.0', '1.5.0-rc.1', 'latest']) {
+      const res = await publish(tag);
+      expect(res.status, `${tag}: ${res.text}`).to.equal(200);
+      expect(res.body).to.include({ ignored: true, serviceCount: 0 });
+      expect(res.body.reason, tag).to.contain(`hooked:${tag} is not newer than 1.4.0`);
+      expect(res.body.skipped).to.deep.equal([{ service: 'hooked', environment: 'prod-hooks', reason: res.body.reason }]);
+      expect(await plansNamed(tag), tag).to.equal(0);
+    }
+    const held = await publish('1.4.1', D1);
+    expect(held.status, held.text).to.equal(409);
+    expect(held.body).to.include({ code: 'CONFLICT' });
+    expect(held.body.message).to.contain('1.4.1 failed and was rolled back');
+    expect(await plansNamed('1.4.1')).to.equal(0);
+
+    const repushed = await publish('1.4.0', D2); // the running tag re-pushed: followed by digest, as the update check does
+    expect(repushed.status, repushed.text).to.equal(202);
+    expect(await plansNamed('1.4.0')).to.equal(1);
+
+    const rebuilt = await publish('1.4.1', D2); // a new digest of the failed tag is a new version
+    expect(rebuilt.status, rebuilt.text).to.equal(202);
+    expect(rebuilt.body).to.include({ ignored: false, serviceCount: 1 });
+    expect(rebuilt.body.plans.map((p: { services: string[] }) => p.services)).to.deep.equal([['hooked']]);
+    expect(await plansNamed('1.4.1')).to.equal(1);
+  });
 });

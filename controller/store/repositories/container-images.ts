@@ -74,6 +74,19 @@ export class ContainerImagesRepository extends BaseRepository<ContainerImageRow>
     return row as ImageDigestRow;
   }
 
+  /**
+   * Records a digest seen for a tag and answers the digest last seen for it before (undefined: the
+   * tag was never checked), in one round trip: an update check of many images pays per statement.
+   */
+  async observeDigest(containerImageId: string, tag: string, digest: string, trx?: Knex.Transaction): Promise<string | undefined> {
+    const { rows } = await (trx ?? this.db).raw(`
+      with previous as (select digest from image_digests where container_image_id = ? and tag = ? order by last_seen_at desc limit 1),
+           seen as (insert into image_digests (container_image_id, tag, digest) values (?, ?, ?)
+                    on conflict (container_image_id, tag, digest) do update set last_seen_at = now() returning id)
+      select (select digest from previous) as previous, (select count(*) from seen) as seen`, [containerImageId, tag, containerImageId, tag, digest]);
+    return (rows[0] as { previous: string | null }).previous ?? undefined;
+  }
+
   async setCurrentTag(id: string, currentTag: string, trx?: Knex.Transaction): Promise<void> {
     await this.q(trx).where('id', id).update({ currentTag, updatedAt: this.db.fn.now() } as never);
   }

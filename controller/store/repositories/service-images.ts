@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 
-export interface ServiceOfPackage { id: string; name: string; environmentId: string; environmentName: string }
+export interface ServiceOfPackage { id: string; name: string; environmentId: string; containerImageId: string; environmentName: string }
 
 /** Reads of services through the container image they run, for the CI webhooks. */
 export class ServiceImages {
@@ -17,6 +17,6 @@ export class ServiceImages {
       .join('environments as e', 'e.id', 's.environmentId')
       .whereRaw('strpos(i.image_name, ?) > 0', [packageName])
       .orderBy([{ column: 'e.name' }, { column: 's.name' }])
-      .select('s.id', 's.name', 's.environmentId', 'e.name as environmentName');
+      .select('s.id', 's.name', 's.environmentId', 's.containerImageId', 'e.name as environmentName');
   }
 }
