@@ -70,7 +70,9 @@ describe('incoming webhooks deploying to the fleet (e2e)', function () {
   });
 
   it('codehost: a published package deploys every service whose image name contains the package name', async () => {
-    const body = JSON.stringify({ action: 'published', package: { name: 'stevedore-test/web', package_version: { version: 'v1' } } });
+    // v2: newer than the services' v1, or (after the tests above) a re-push of their current tag;
+    // an older version is skipped, as the update check would (test/api/webhooks-incoming.test.ts)
+    const body = JSON.stringify({ action: 'published', package: { name: 'stevedore-test/web', package_version: { version: 'v2' } } });
     const sig = 'sha256=' + crypto.createHmac('sha256', CODEHOST_SECRET).update(body).digest('hex');
     const res = await w.svc.http.post('/api/webhooks/codehost', undefined, {
       raw: body, headers: { 'content-type': 'application/json', 'x-github-event': 'package', 'x-hub-signature-256': sig },
@@ -82,7 +84,7 @@ describe('incoming webhooks deploying to the fleet (e2e)', function () {
     const plan = await waitPlan(w, res.body.plans[0].planId);
     expect(plan.status).to.equal('succeeded');
     const web = await w.s.db('deployments').join('services', 'services.id', 'deployments.service_id').where('services.name', 'hookweb').first('deployments.container_name as containerName');
-    expect(await httpBody('s1', web.containerName)).to.contain('web v1');
+    expect(await httpBody('s1', web.containerName)).to.contain('web v2');
   });
 
   it('a deploy that fails answers {error}', async () => {
