@@ -1,5 +1,6 @@
 import { CLI_VERSION } from '../version.js';
-import { applyCommand, diffCommand, UsageError, validateCommand } from './manifest-commands.js';
+import { applyCommand, diffCommand, validateCommand } from './manifest-commands.js';
+import { runCommand } from './run-command.js';
 
 const USAGE = `Usage: stevedore <command>
 
@@ -29,19 +30,7 @@ export async function clientMain(argv: string[]): Promise<void> {
     process.stdout.write(`stevedore ${CLI_VERSION}\n`);
     return;
   }
-  const command = name ? commands[name] : undefined;
-  if (!command) {
-    process.stderr.write(USAGE);
-    process.exit(name ? 64 : 0);
-  }
-  try {
-    const code = await command(args);
-    if (typeof code === 'number') process.exit(code);
-  } catch (e) {
-    const usage = e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') || (e as { code?: string }).code === 'ENOENT';
-    process.stderr.write(`stevedore ${name}: ${usage ? (e as Error).message : (e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
-  }
+  await runCommand(name, name ? commands[name] : undefined, args, USAGE);
 }
 
 // no top-level await: the bundle is CommonJS

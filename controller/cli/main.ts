@@ -1,7 +1,8 @@
 import { ConfigError } from '../config/parse-env.js';
 import type { HttpApp } from '../serve.js';
 import { serveCommand } from './serve-command.js';
-import { applyCommand, diffCommand, UsageError, validateCommand } from './manifest-commands.js';
+import { applyCommand, diffCommand, validateCommand } from './manifest-commands.js';
+import { runCommand } from './run-command.js';
 
 const USAGE = `Usage: stevedore <command>
 
@@ -23,16 +24,5 @@ const commands = (createApp: HttpApp): Record<string, (args: string[]) => Promis
 /** `createApp` is the API (api/app.ts), handed in by bin/ so that controller/ never imports api/. */
 export async function main(argv: string[], createApp: HttpApp): Promise<void> {
   const [name, ...args] = argv;
-  const command = name ? commands(createApp)[name] : undefined;
-  if (!command) {
-    process.stderr.write(USAGE);
-    process.exit(name ? 64 : 0);
-  }
-  try {
-    const code = await command(args);
-    if (typeof code === 'number') process.exit(code);
-  } catch (e) {
-    process.stderr.write(`stevedore ${name}: ${e instanceof ConfigError || e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS') || (e as { code?: string }).code === 'ENOENT' ? (e as Error).message : (e as Error).stack ?? String(e)}\n`);
-    process.exit(1);
-  }
+  await runCommand(name, name ? commands(createApp)[name] : undefined, args, USAGE, (e) => e instanceof ConfigError);
 }
