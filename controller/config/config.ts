@@ -9,6 +9,8 @@ export interface SchedulerConfig {
   imageUpdateCheckSec: number;
   /** How often due database backups and restore drills are looked for. */
   backupSec: number;
+  /** How often server metrics are sampled (the SSH collector's cycle, the agent's interval). */
+  metricsSec: number;
 }
 
 export interface Config {
@@ -31,6 +33,8 @@ export interface Config {
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
   metricsRetentionDays: number;
+  /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
+  publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -65,8 +69,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
       imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
+      metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 3600),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
+    publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
     logLevel,
   };
+}
+
+/** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */
+function parsePublicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(value)) throw new ConfigError('STEVEDORE_PUBLIC_URL must be an http(s) URL such as https://stevedore.example.com');
+  return value.replace(/\/+$/, '');
 }
