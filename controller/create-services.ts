@@ -40,6 +40,7 @@ import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys
 import { SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import { ServerSamplesRepository } from './store/repositories/server-samples.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
 import { BackupStores } from './databases/storage/stores.js';
@@ -97,6 +98,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serverContainers: new ServerContainersRepository(db),
     idempotencyKeys: new IdempotencyKeysRepository(db),
     serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
+    serverSamples: new ServerSamplesRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

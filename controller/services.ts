@@ -40,6 +40,7 @@ import type { DatabaseOps } from './databases/database-ops.js';
 import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -92,6 +93,8 @@ export interface Services {
   servers: ServersRepository;
   /** Bootstraps of servers (install and start Docker), step by step. */
   serverBootstrapRuns: ServerBootstrapRunsRepository;
+  /** Server metrics, a time series partitioned by day (controller/monitoring/). */
+  serverSamples: ServerSamplesRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Idempotency-Key records of write requests. */
