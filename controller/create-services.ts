@@ -41,6 +41,7 @@ import { SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { ServerAgentsRepository } from './store/repositories/server-agents.js';
+import { ServerSamplesRepository } from './store/repositories/server-samples.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
 import { BackupStores } from './databases/storage/stores.js';
@@ -99,6 +100,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     idempotencyKeys: new IdempotencyKeysRepository(db),
     serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
     serverAgents: new ServerAgentsRepository(db),
+    serverSamples: new ServerSamplesRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

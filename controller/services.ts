@@ -41,6 +41,7 @@ import type { ObjectStorageRepository } from './store/repositories/object-storag
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
+import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -95,6 +96,8 @@ export interface Services {
   serverBootstrapRuns: ServerBootstrapRunsRepository;
   /** Monitoring agents: each server's agent token (hashed) and when its agent was last heard from. */
   serverAgents: ServerAgentsRepository;
+  /** Server metrics, a time series partitioned by day (controller/monitoring/). */
+  serverSamples: ServerSamplesRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Idempotency-Key records of write requests. */

@@ -7,7 +7,6 @@ import type { AgentIdentity } from '../../store/repositories/server-agents.js';
 import type { ContainerSample, ServerSample } from '../server-sample.js';
 import { agentConfigOf, type AgentConfig } from './agent-config.js';
 import { keepCollected } from './collected-metrics.js';
-import { storeServerSamples } from './store-samples.js';
 
 /** The readings an agent may post: a ServerSample without the fields the controller sets. */
 export type AgentReadings = Omit<ServerSample, 'serverId' | 'at' | 'source' | 'containers'> & { containers?: ContainerSample[] };
@@ -20,7 +19,7 @@ export async function ingestAgentSample(s: Services, agent: AgentIdentity, readi
   }
   const config = await agentConfigOf(s, agent);
   const sample = keepCollected({ ...readings, serverId: agent.serverId, at: new Date(), source: 'agent' }, config.collect);
-  await storeServerSamples(s, [sample]);
+  await s.serverSamples.insertServerSamples([sample]);
   const previous = await s.serverAgents.touchIngest(agent.serverId, version);
   if (!previous) {
     // the first sample since install or token regeneration: the agent is connected
