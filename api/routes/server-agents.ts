@@ -6,10 +6,8 @@ import { regenerateAgentToken } from '../../controller/monitoring/agent/regenera
 import type { ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
-import type { Ctx } from '../http/types.js';
 import { environmentOf, rowOf } from './loaders.js';
-
-const URL_PATTERN = '^https?://[^\\s/?#]+(/[^\\s?#]*)?$';
+import { agentInstallFields, agentInstallOptions, type AgentInstallBody } from './agent-install-body.js';
 
 const statusRead = object({
   serverId: uuid, metricsMode: enumOf('disabled', 'ssh', 'agent'), bundledVersion: str(), reachable: bool,
@@ -19,24 +17,13 @@ const statusRead = object({
   lastIngestAt: nullableTimestamp, reportedVersion: nullable(str()), observedAt: timestamp, message: str(),
 });
 const installRead = object({ ...(statusRead.properties as Record<string, never>), reachedController: bool });
-const installFields = {
-  controllerUrl: str({ pattern: URL_PATTERN, maxLength: 2000 }),
-  waitSec: int(0, 60, { default: 15 }),
-};
-const installBody = object(installFields);
+const installBody = object(agentInstallFields);
 const eventRead = object({ id: int(1), type: str(), data: { type: 'object' }, createdAt: timestamp });
 
-type InstallBody = { controllerUrl?: string; waitSec: number };
-
-/** Where the server's agent should post: the body's URL, else STEVEDORE_PUBLIC_URL, else the URL this request came in by. */
-const controllerUrlOf = (s: Services, ctx: Ctx, body: { controllerUrl?: string }) =>
-  (body.controllerUrl ?? s.config.publicUrl ?? ctx.origin).replace(/\/+$/, '');
 
 /** The monitoring agent of a server (install, remove, status, token) and the metrics mode switch. */
 export default function serverAgentRoutes(s: Services) {
   const load = rowOf(s.servers, 'Server');
-  const install = async (ctx: Ctx, server: ServerRow, body: InstallBody) =>
-    installAgent(s, server, { controllerUrl: controllerUrlOf(s, ctx, body), waitMs: body.waitSec * 1000 });
   return [
     route<unknown, unknown, ServerRow>({
       method: 'GET', path: '/api/servers/{id}/agent', operationId: 'getServerAgent', tag: 'monitoring', access: 'viewer', load,
@@ -46,15 +33,16 @@ export default function serverAgentRoutes(s: Services) {
       handler: (_ctx, { resource }) => observeAgent(s, resource),
     }),
 
-    route<InstallBody, unknown, ServerRow>({
+    route<AgentInstallBody, unknown, ServerRow>({
       method: 'POST', path: '/api/servers/{id}/agent', operationId: 'installServerAgent', tag: 'monitoring', access: 'operator', load,
       summary: 'Install (or re-install) the agent over SSH with a fresh token, start it (systemd unit, or a supervised loop) and set '
         + "the metrics mode to agent. controllerUrl: where the server reaches the controller (default STEVEDORE_PUBLIC_URL, else this "
         + "request's URL). Waits up to waitSec for the agent's first configuration fetch (reachedController). 409 for socket-mode servers",
       body: installBody, response: installRead, errors: [409, 502, 503],
       async handler(ctx, { resource, body }) {
-        const out = await install(ctx, resource, body);
-        ctx.state.audit = { environmentId: resource.environmentId, details: { controllerUrl: controllerUrlOf(s, ctx, body), reachedController: out.reachedController } };
+        const options = agentInstallOptions(s, ctx, body);
+        const out = await installAgent(s, resource, options);
+        ctx.state.audit = { environmentId: resource.environmentId, details: { controllerUrl: options.controllerUrl, reachedController: out.reachedController } };
         return out;
       },
     }),
@@ -81,30 +69,6 @@ export default function serverAgentRoutes(s: Services) {
         // the audit entry records the request, never the token
         ctx.state.audit = { environmentId: resource.environmentId, details: { tokenPrefix: out.tokenPrefix, deliveredToAgent: out.deliveredToAgent } };
         return out;
-      },
-    }),
-
-    route<InstallBody & { mode: ServerRow['metricsMode'] }, unknown, ServerRow>({
-      method: 'POST', path: '/api/servers/{id}/metrics-mode', operationId: 'changeServerMetricsMode', tag: 'monitoring', access: 'operator',
-      load,
-      summary: 'Change how the server is monitored: to agent installs the agent (as POST …/agent), away from agent removes it (as '
-        + 'DELETE …/agent); ssh and disabled only set the mode. The same mode is a no-op',
-      body: object({ mode: enumOf('disabled', 'ssh', 'agent'), ...installFields }, ['mode']),
-      response: object({ serverId: uuid, metricsMode: enumOf('disabled', 'ssh', 'agent'), changed: bool, agent: nullable(installRead) }),
-      errors: [409, 502, 503],
-      async handler(ctx, { resource, body }) {
-        ctx.state.audit = { environmentId: resource.environmentId, details: { from: resource.metricsMode, to: body.mode } };
-        if (body.mode === resource.metricsMode) return { serverId: resource.id, metricsMode: resource.metricsMode, changed: false, agent: null };
-        if (body.mode === 'agent') {
-          const agent = await install(ctx, resource, body);
-          return { serverId: resource.id, metricsMode: agent.metricsMode, changed: true, agent };
-        }
-        if (resource.metricsMode === 'agent') {
-          const agent = await uninstallAgent(s, resource, body.mode);
-          return { serverId: resource.id, metricsMode: agent.metricsMode, changed: true, agent: { ...agent, reachedController: false } };
-        }
-        await s.servers.update(resource.id, { metricsMode: body.mode });
-        return { serverId: resource.id, metricsMode: body.mode, changed: true, agent: null };
       },
     }),
 
