@@ -98,11 +98,12 @@ function bytes(v,   n, u) {
   else if (u == "kB" || u == "KB") n *= 1000; else if (u == "MB") n *= 1000000; else if (u == "GB") n *= 1000000000; else if (u == "TB") n *= 1000000000000
   return n
 }
+NF < 3 { next }
 {
   name = $1; cpu = $2; sub(/%$/, "", cpu); split($3, m, " / "); gsub(/ /, "", m[1]); gsub(/ /, "", m[2])
   gsub(/["\\]/, "", name)
   if (cpu == "--" || cpu == "") cpu = 0
-  printf "%s{\"name\":\"%s\",\"cpuPercent\":%.2f,\"memoryUsedBytes\":%.0f,\"memoryLimitBytes\":%.0f}", (NR > 1 ? "," : ""), name, cpu, bytes(m[1]), bytes(m[2])
+  printf "%s{\"name\":\"%s\",\"cpuPercent\":%.2f,\"memoryUsedBytes\":%.0f,\"memoryLimitBytes\":%.0f}", (n++ ? "," : ""), name, cpu, bytes(m[1]), bytes(m[2])
 }'
 
 # One sample as JSON, with only the metrics COLLECT names (a metric that cannot be read is left out).
@@ -177,7 +178,8 @@ loop_pid() {
 # restarts the sampling loop whenever it ends; stop kills the whole process group.
 supervise() {
   echo $$ >"$PID_FILE"
-  trap 'rm -f "$PID_FILE"; kill 0 2>/dev/null; exit 0' TERM INT
+  # reset the trap first: `kill 0` signals this shell too, and a trap that caught its own signal would spin
+  trap 'trap - TERM INT; rm -f "$PID_FILE"; kill -TERM 0 2>/dev/null; exit 0' TERM INT
   while :; do
     /bin/sh "$SELF" run &
     wait $!
@@ -212,16 +214,18 @@ UNIT
     nohup /bin/sh "$SELF" supervise </dev/null >>"$LOG_FILE" 2>&1 &
   fi
   n=0
-  while [ $n -lt 50 ]; do loop_pid >/dev/null && return 0; n=$((n + 1)); sleep 0.1; done
+  # a loaded machine may take seconds to start a shell
+  while [ $n -lt 300 ]; do loop_pid >/dev/null && return 0; n=$((n + 1)); sleep 0.1; done
   log "the supervised loop did not start"; exit 1
 }
 stop_loop() {
   p=$(loop_pid) || { rm -f "$PID_FILE"; return 0; }
   # the supervisor leads its own process group (setsid): signal the group, loop and sleep included
-  kill -TERM -- "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
+  # (dash's kill takes no `--`: a negative pid right after the signal is a group)
+  kill -TERM "-$p" 2>/dev/null || kill -TERM "$p" 2>/dev/null
   n=0
-  while [ $n -lt 50 ] && kill -0 "$p" 2>/dev/null; do n=$((n + 1)); sleep 0.1; done
-  kill -KILL -- "-$p" 2>/dev/null
+  while [ $n -lt 50 ] && kill -0 "-$p" 2>/dev/null; do n=$((n + 1)); sleep 0.1; done
+  kill -KILL "-$p" 2>/dev/null
   rm -f "$PID_FILE"
 }
 stop() {
