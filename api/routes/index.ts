@@ -49,6 +49,7 @@ import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
+import metricsRoutes from './metrics.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -103,5 +104,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
+    ...metricsRoutes(s),
   ];
 }
