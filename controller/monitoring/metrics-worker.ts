@@ -58,7 +58,7 @@ export async function maintainPartitions(s: Services, now = new Date()): Promise
 export async function startMetricsWorker(s: Services): Promise<() => Promise<void>> {
   const intervalSec = s.config.scheduler.metricsSec;
   // a server's read must end well before the next cycle starts
-  const timeoutMs = Math.min(20_000, Math.max(2000, intervalSec * 500));
+  const timeoutMs = Math.min(30_000, Math.max(10_000, intervalSec * 500));
   const collector = new SshCollector(s.hosts);
   const partitions = async () => {
     const { created, dropped } = await maintainPartitions(s);
