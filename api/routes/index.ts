@@ -51,6 +51,7 @@ import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
 import agentRoutes from './agent.js';
 import serverAgentRoutes from './server-agents.js';
+import metricsRoutes from './metrics.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -107,5 +108,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
+    ...metricsRoutes(s),
   ];
 }

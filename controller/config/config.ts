@@ -9,8 +9,10 @@ export interface SchedulerConfig {
   imageUpdateCheckSec: number;
   /** How often due database backups and restore drills are looked for. */
   backupSec: number;
-  /** How often server metrics are sampled (the SSH collector's cycle, the agent's interval). */
+  /** How often servers are sampled: the SSH collector's cycle, and the interval the agent is told. */
   metricsSec: number;
+  /** How often metrics partitions are created ahead and those past retention dropped. */
+  metricsRetentionSec: number;
 }
 
 export interface Config {
@@ -69,7 +71,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
       imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
-      metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 3600),
+      metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
+      metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
     publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),

@@ -6,6 +6,7 @@ import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 import { startImageWorker } from '../../reconcilers/image/image-worker.js';
 import { startBackupScheduler } from '../databases/backup-worker.js';
+import { startMetricsWorker } from '../monitoring/metrics-worker.js';
 import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
@@ -24,6 +25,8 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   // (operations.driftPolicy decides between reporting and healing)
   { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
+  // ssh metrics sampling, and the daily partitions of the samples (ahead, and past retention)
+  { name: 'metrics', start: startMetricsWorker },
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
   { name: 'image-reconciler', start: startImageWorker },
