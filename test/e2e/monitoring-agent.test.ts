@@ -66,6 +66,11 @@ describe('monitoring agent on a fleet server (e2e)', function () {
     expect(sample!.diskUsedBytes).to.be.above(0).and.below(sample!.diskTotalBytes!);
     expect(sample!.processes).to.be.above(0);
     expect(sample!.containers).to.be.an('array');
+    // and through the metrics read path
+    const read = await viewer.get(`/api/servers/${serverId}/metrics`);
+    expect(read.status, read.text).to.equal(200);
+    expect(read.body).to.deep.include({ metricsMode: 'agent', stale: false });
+    expect(read.body.sample.source).to.equal('agent');
 
     // from the server, across the fleet network, as the agent would call: a wrong token is 401
     const wrong = await onServer(`curl -s -o /dev/null -w '%{http_code}' -X POST -H 'Authorization: Bearer agt_not-the-token' `
@@ -92,7 +97,8 @@ describe('monitoring agent on a fleet server (e2e)', function () {
     const old = await svc.http.request('POST', '/api/agent/ingest', { cpuPercent: 1 }, { token: regenerated.body.token });
     expect(old.status).to.equal(401);
 
-    const events = await viewer.get(`/api/environments/${install.body.serverId ? (await viewer.get(`/api/servers/${serverId}`)).body.environmentId : ''}/agent-events`);
+    const envId = (await viewer.get(`/api/servers/${serverId}`)).body.environmentId;
+    const events = await viewer.get(`/api/environments/${envId}/agent-events`);
     expect(events.body.items.map((e: { type: string }) => e.type)).to.include.members(['agent.installed', 'agent.connected', 'agent.token_regenerated', 'agent.removed']);
   });
 
