@@ -126,6 +126,11 @@ describe('monitoring agent routes without a server: token, ingest, config, roles
     expect(status.body).to.include({ reachable: false, installed: null, running: null, hasToken: true, metricsMode: 'agent' });
     expect(status.body.message).to.match(/could not be asked/);
 
+    // an install that cannot reach the server records nothing: no token, mode unchanged
+    const fresh = await insertServer(w.svc, w.envId);
+    expectError(await w.operator.post(`/api/servers/${fresh.id}/agent`, { controllerUrl: 'http://10.0.0.1:8080' }), 409, 'CONFLICT');
+    expect((await w.viewer.get(`/api/servers/${fresh.id}/agent`)).body).to.include({ hasToken: false, metricsMode: 'disabled' });
+
     const host = await w.admin.post(`/api/environments/${w.envId}/servers/register-host`, { name: 'controller-host' });
     expect(host.status, host.text).to.equal(201);
     expectError(await w.operator.post(`/api/servers/${host.body.id}/agent`, {}), 409, 'CONFLICT');

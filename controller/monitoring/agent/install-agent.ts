@@ -36,10 +36,11 @@ export async function installAgent(s: Services, server: ServerRow, o: InstallOpt
   }
   const token = generateAgentToken();
   const since = Date.now();
-  // the token is valid before the agent starts, so its first request is accepted
-  await s.serverAgents.setToken(server.id, { hash: agentTokenHash(token), prefix: agentTokenPrefix(token), controllerUrl: o.controllerUrl });
+  // the script first: an unreachable server fails here, before anything is recorded
   await s.hosts.exec(server.id, await asServerUser(s, server, writeFromStdin(AGENT_SCRIPT, 0o755)),
     { stdin: bundledAgentScript(), timeoutMs: 30_000 });
+  // the token is valid before the agent starts, so its first request is accepted
+  await s.serverAgents.setToken(server.id, { hash: agentTokenHash(token), prefix: agentTokenPrefix(token), controllerUrl: o.controllerUrl });
   await writeAgentEnv(s, server, o.controllerUrl, token);
   await s.hosts.exec(server.id, await asServerUser(s, server, agentCommand('start')), { timeoutMs: 60_000 });
   const updated = (await s.servers.update(server.id, { metricsMode: 'agent' }))!;
