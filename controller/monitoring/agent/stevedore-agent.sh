@@ -101,7 +101,8 @@ function bytes(v,   n, u) {
 NF < 3 { next }
 {
   name = $1; cpu = $2; sub(/%$/, "", cpu); split($3, m, " / "); gsub(/ /, "", m[1]); gsub(/ /, "", m[2])
-  gsub(/["\\]/, "", name)
+  # only names Docker can give: anything else would make the controller refuse the whole sample
+  if (name !~ /^[A-Za-z0-9][A-Za-z0-9_.-]*$/) next
   if (cpu == "--" || cpu == "") cpu = 0
   printf "%s{\"name\":\"%s\",\"cpuPercent\":%.2f,\"memoryUsedBytes\":%.0f,\"memoryLimitBytes\":%.0f}", (n++ ? "," : ""), name, cpu, bytes(m[1]), bytes(m[2])
 }'

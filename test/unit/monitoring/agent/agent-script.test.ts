@@ -19,7 +19,7 @@ describe('agent script sample', () => {
     writeFileSync(join(bin, 'docker'), `#!/bin/sh
 case "$1" in
   info) echo ${dataRoot} ;;
-  stats) printf 'web-1\\t12.50%%\\t1.5MiB / 2GiB\\nodd"name\\t--\\t0B / 0B\\ndb\\t150.00%%\\t512kB / 1GB\\n' ;;
+  stats) printf 'web-1\\t12.50%%\\t1.5MiB / 2GiB\\nodd"name\\t1%%\\t0B / 0B\\nidle\\t--\\t0B / 0B\\ndb\\t150.00%%\\t512kB / 1GB\\n' ;;
 esac
 `);
     chmodSync(join(bin, 'docker'), 0o755);
@@ -35,7 +35,7 @@ esac
     for (const k of ['load1', 'load5', 'load15', 'openFds', 'tcpConnections', 'processes', 'swapTotalBytes']) expect(s[k], k).to.be.a('number');
     expect(s.containers).to.deep.equal([
       { name: 'web-1', cpuPercent: 12.5, memoryUsedBytes: 1572864, memoryLimitBytes: 2147483648 },
-      { name: 'oddname', cpuPercent: 0, memoryUsedBytes: 0, memoryLimitBytes: 0 },
+      { name: 'idle', cpuPercent: 0, memoryUsedBytes: 0, memoryLimitBytes: 0 },
       { name: 'db', cpuPercent: 150, memoryUsedBytes: 512000, memoryLimitBytes: 1000000000 },
     ]);
   });
