@@ -114,7 +114,9 @@ async function history(url: string) {
       FROM generate_series(?::timestamptz, ?::timestamptz - interval '1 second', interval '1 minute') t
       CROSS JOIN generate_series(0, ? - 1) s`, [from.toISOString(), to.toISOString(), SERVERS]);
   }
-  await db.raw('ANALYZE server_samples');
+  // what the partitions pass does for finished days, and autovacuum (insert threshold) for today
+  await repo.vacuumPastPartitions(end);
+  await db.raw('VACUUM (ANALYZE) server_samples');
   const { rows: [{ n }] } = await db.raw('select count(*)::bigint as n from server_samples');
   const { rows: [{ size }] } = await db.raw(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'server_samples'::regclass`);
   console.log(`history: filled ${n} samples (${SERVERS} servers x ${DAYS} days, 1/min, ${size}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);

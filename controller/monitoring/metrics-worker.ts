@@ -2,8 +2,9 @@
 // every server in `ssh` metrics mode (at most 16 at a time, each bounded by a deadline), stores
 // the cycle in one insert and announces it per environment (`metrics.collected`, read by the
 // live metrics stream). Every SCHEDULER_METRICS_RETENTION_SEC the partitions of the coming days
-// are created and those past METRICS_RETENTION_DAYS dropped. A server that cannot be reached
-// only misses its sample; a database error skips the tick (the scheduler logs it).
+// are created, those past METRICS_RETENTION_DAYS dropped and finished days vacuumed. A server
+// that cannot be reached only misses its sample; a database error skips the tick (the scheduler
+// logs it).
 import type { Services } from '../services.js';
 import { mapLimit } from '../servers/health.js';
 import { SshCollector } from './ssh-collector.js';
@@ -49,10 +50,12 @@ export async function collectSshMetrics(s: Services, collector: SshCollector, ti
 }
 
 /** Creates the partitions of today and the next days; drops those wholly older than the retention. */
-export async function maintainPartitions(s: Services, now = new Date()): Promise<{ created: string[]; dropped: string[] }> {
+export async function maintainPartitions(s: Services, now = new Date()): Promise<{ created: string[]; dropped: string[]; vacuumed: string[] }> {
   const created = await s.serverSamples.ensurePartitions(now, DAYS_AHEAD);
   const dropped = await s.serverSamples.dropPartitionsBefore(new Date(now.getTime() - s.config.metricsRetentionDays * DAY_MS));
-  return { created, dropped };
+  // days that are over: their pages all-visible, so their history is read from the index alone
+  const vacuumed = await s.serverSamples.vacuumPastPartitions(now);
+  return { created, dropped, vacuumed };
 }
 
 export async function startMetricsWorker(s: Services): Promise<() => Promise<void>> {
@@ -61,8 +64,8 @@ export async function startMetricsWorker(s: Services): Promise<() => Promise<voi
   const timeoutMs = Math.min(30_000, Math.max(10_000, intervalSec * 500));
   const collector = new SshCollector(s.hosts);
   const partitions = async () => {
-    const { created, dropped } = await maintainPartitions(s);
-    if (created.length || dropped.length) s.logger.info('metrics partitions maintained', { created, dropped });
+    const { created, dropped, vacuumed } = await maintainPartitions(s);
+    if (created.length || dropped.length || vacuumed.length) s.logger.info('metrics partitions maintained', { created, dropped, vacuumed });
   };
   // at start-up too: the first cycle finds today's partition ready
   await s.scheduler.runOnce(METRICS_PARTITIONS_JOB, partitions);

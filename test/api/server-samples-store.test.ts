@@ -71,4 +71,23 @@ describe('server samples storage (daily partitions)', () => {
     expect(parts).to.include(partitionOf(new Date(old.getTime() + DAY)));
     expect(parts).to.include(partitionOf(utcDay(Date.now())));
   });
+
+  it('vacuums the finished days that took inserts, once, and leaves today alone', async () => {
+    const s = svc.services.serverSamples;
+    const a = await insertServer(svc, envId);
+    const yesterday = utcDay(Date.now() - DAY);
+    await s.insertServerSamples([
+      { serverId: a.id, at: new Date(yesterday.getTime() + 60_000), source: 'ssh', cpuPercent: 5 },
+      { serverId: a.id, at: new Date(), source: 'ssh', cpuPercent: 6 },
+    ]);
+    // the statistics collector reports inserts at transaction end, give it its moment
+    let vacuumed: string[] = [];
+    for (let i = 0; i < 50 && !vacuumed.includes(partitionOf(yesterday)); i++) {
+      vacuumed = vacuumed.concat(await s.vacuumPastPartitions(new Date()));
+      if (!vacuumed.includes(partitionOf(yesterday))) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(vacuumed).to.include(partitionOf(yesterday));
+    expect(vacuumed).to.not.include(partitionOf(utcDay(Date.now())));
+    expect(await s.vacuumPastPartitions(new Date())).to.not.include(partitionOf(yesterday));
+  });
 });

@@ -27,7 +27,12 @@ export async function up(knex: Knex): Promise<void> {
       processes integer,
       containers jsonb
     ) PARTITION BY RANGE (at)`);
-  await knex.raw('CREATE INDEX server_samples_server_at ON server_samples (server_id, at)');
+  // Covering: a history read of one server is an index-only scan over that server's adjacent
+  // entries, instead of one heap page per sample (a cycle writes every server's row side by side,
+  // so one server's rows are spread over as many pages as it has samples).
+  await knex.raw(`CREATE INDEX server_samples_server_at ON server_samples (server_id, at) INCLUDE (
+    cpu_percent, memory_used_bytes, memory_total_bytes, swap_used_bytes, swap_total_bytes, disk_used_bytes, disk_total_bytes,
+    load1, load5, load15, open_fds, tcp_connections, processes)`);
 }
 
 export async function down(knex: Knex): Promise<void> {

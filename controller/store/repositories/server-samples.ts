@@ -101,6 +101,23 @@ export class ServerSamplesRepository {
     return dropped;
   }
 
+  /**
+   * VACUUMs the partitions of past days that took inserts since their last vacuum: it marks their
+   * pages all-visible, so history reads of those days stay index-only scans (never heap reads).
+   */
+  async vacuumPastPartitions(before: Date): Promise<string[]> {
+    const r = await this.db.raw<{ rows: Array<{ name: string }> }>(
+      `SELECT relname AS name FROM pg_stat_user_tables WHERE relname LIKE 'server\\_samples\\_p%' AND n_ins_since_vacuum > 0`);
+    const done: string[] = [];
+    for (const { name } of r.rows) {
+      const m = PARTITION_NAME.exec(name);
+      if (!m || Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + DAY_MS > before.getTime()) continue;
+      await this.db.raw(`VACUUM (ANALYZE) ${name}`);
+      done.push(name);
+    }
+    return done;
+  }
+
   /** The partitions that exist, oldest first. */
   async partitionNames(): Promise<string[]> {
     const r = await this.db.raw<{ rows: Array<{ name: string }> }>(
