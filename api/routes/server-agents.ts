@@ -20,8 +20,10 @@ const installRead = object({ ...(statusRead.properties as Record<string, never>)
 const installBody = object(agentInstallFields);
 const eventRead = object({ id: int(1), type: str(), data: { type: 'object' }, createdAt: timestamp });
 
-
-/** The monitoring agent of a server (install, remove, status, token) and the metrics mode switch. */
+/**
+ * The monitoring agent of a server (status, install, remove, token) and the agent events of an
+ * environment. Changing the metrics mode (which installs or removes it) is in servers.ts.
+ */
 export default function serverAgentRoutes(s: Services) {
   const load = rowOf(s.servers, 'Server');
   return [
