@@ -51,13 +51,17 @@ export class ServerAgentsRepository {
     await this.db('server_agents').where({ serverId }).update({ lastConfigAt: this.db.fn.now(), lastVersion: version });
   }
 
-  /** Records an ingest; resolves to the previous ingest time (null: the first since the token was set). */
+  /**
+   * Records an ingest; resolves to the previous ingest time (null: the first since the token was
+   * set). One statement per post: the row is locked by the subquery, so two posts racing after a
+   * new token cannot both see null.
+   */
   async touchIngest(serverId: string, version: string | null): Promise<Date | null> {
-    return this.db.transaction(async (trx) => {
-      const before = await trx('server_agents').where({ serverId }).forUpdate().first('lastIngestAt');
-      await trx('server_agents').where({ serverId }).update({ lastIngestAt: trx.fn.now(), lastVersion: version });
-      return (before?.lastIngestAt as Date | null | undefined) ?? null;
-    });
+    const { rows } = await this.db.raw(
+      `UPDATE server_agents a SET last_ingest_at = now(), last_version = ?
+       FROM (SELECT server_id, last_ingest_at AS previous FROM server_agents WHERE server_id = ? FOR UPDATE) o
+       WHERE a.server_id = o.server_id RETURNING o.previous`, [version, serverId]);
+    return (rows[0]?.previous as Date | null | undefined) ?? null;
   }
 
   /** Forgets the server's agent: its token stops working at once. */
