@@ -96,7 +96,7 @@ async function ssh() {
 }
 
 async function history(url: string) {
-  const db = createKnex(url, 2);
+  const db = createKnex(url, 1); // one connection: its backend is the one whose CPU is measured
   const repo = new ServerSamplesRepository(db);
   const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
   const start = new Date(end.getTime() - DAYS * DAY);
@@ -121,17 +121,21 @@ async function history(url: string) {
   const { rows: [{ size }] } = await db.raw(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'server_samples'::regclass`);
   console.log(`history: filled ${n} samples (${SERVERS} servers x ${DAYS} days, 1/min, ${size}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const times: number[] = [];
+  const cpu: number[] = [];
+  const { rows: [{ pid }] } = await db.raw('select pg_backend_pid() as pid');
   let points = 0;
   for (let i = 0; i < 11; i++) {
     const server = uuidOf((i * 97) % SERVERS);
-    const w0 = performance.now();
+    const n0 = nodeCpuMs(), p0 = ticks(pid), w0 = performance.now();
     const stepSec = stepFor(start, end, 60);
     const body = JSON.stringify(toColumnar(start, end, stepSec, await repo.history({ serverIds: [server], from: start, to: end, stepSec })));
     times.push(performance.now() - w0);
+    cpu.push(nodeCpuMs() - n0 + ticks(pid) - p0);
     points = JSON.parse(body).timestamps.length;
   }
   console.log(`history: 7 days of one server at 1-minute resolution (${points} points): median ${median(times.slice(1)).toFixed(0)} ms, `
-    + `max ${Math.max(...times.slice(1)).toFixed(0)} ms (first, cold: ${times[0]!.toFixed(0)} ms), repository to JSON`);
+    + `max ${Math.max(...times.slice(1)).toFixed(0)} ms (first, cold: ${times[0]!.toFixed(0)} ms), repository to JSON; `
+    + `CPU per query (controller + PostgreSQL backend) median ${median(cpu.slice(1)).toFixed(0)} ms; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
   await db.destroy();
 }
 

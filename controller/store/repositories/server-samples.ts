@@ -147,7 +147,8 @@ export class ServerSamplesRepository {
     const bucket = `extract(epoch FROM date_bin(make_interval(secs => ?), at, timestamptz '1970-01-01 00:00:00+00'))::bigint`;
     const where = `server_id = ANY(?::uuid[]) AND at >= ? AND at < ?`;
     const range = [q.serverIds, q.from.toISOString(), q.to.toISOString()];
-    const perServer = cols.map((c) => `avg(${c})::float8 AS ${c}`).join(', ');
+    // float8 accumulation: avg of a bigint would sum in numeric, several times slower
+    const perServer = cols.map((c) => `avg(${c}::float8) AS ${c}`).join(', ');
     // one server: a single aggregation; several: per server first, then across them
     const sql = q.serverIds.length === 1
       ? `SELECT ${bucket} AS bucket, ${perServer} FROM ${TABLE} WHERE ${where} GROUP BY 1 ORDER BY 1`
