@@ -15,5 +15,12 @@ export async function startHealthWorker(s: Services): Promise<() => Promise<void
     const down = checked.filter((c) => c.result.status !== 'healthy').length;
     s.logger.debug('health sweep done', { servers: checked.length, unhealthy: down });
   });
+  // health logs after the system setting healthLogRetentionDays; alert states of checks not seen
+  // for as long (their container or port is gone)
+  s.scheduler.every('health-log-retention', 3600, async () => {
+    const days = Number((await s.systemSettings.get()).healthLogRetentionDays) || 30;
+    await s.healthLogs.prune(days);
+    await s.alertStates.prune(days);
+  });
   return async () => undefined;
 }
