@@ -49,6 +49,7 @@ import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
+import healthCheckRoutes from './health-checks.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -86,6 +87,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...manifestRoutes(s),
     ...serverRoutes(s),
     ...serverOperationRoutes(s),
+    ...healthCheckRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),

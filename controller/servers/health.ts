@@ -7,6 +7,7 @@ import { HostError } from '../hosts/errors.js';
 import type { HealthStatus, ServerRow } from '../store/repositories/servers.js';
 import { refreshContainerStates } from './container-states.js';
 import { recordServerChecks } from '../monitoring/record-server-checks.js';
+import type { CheckResult } from '../monitoring/check-result.js';
 
 export interface HealthResult {
   status: Exclude<HealthStatus, 'unknown'>;
@@ -120,7 +121,7 @@ export interface SweepOptions {
 }
 
 /** One pass of the health reconciler over every server (or one environment's). */
-export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise<Array<{ server: ServerRow; result: HealthResult }>> {
+export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise<Array<{ server: ServerRow; result: HealthResult; checks: CheckResult[] }>> {
   const servers = opts.environmentId ? await s.servers.listByEnvironment(opts.environmentId) : await s.servers.listAll();
   // a full pass knows every server: close connections of servers deleted meanwhile
   if (!opts.environmentId) s.hosts.retain(servers.map((r) => r.id));
@@ -137,12 +138,13 @@ export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise
       s.logger.warn('container states could not be refreshed', { serverId: server.id, error: String(err) });
       return undefined;
     });
-    if (recorded) {
-      await recordServerChecks(s, recorded.server, result, { look, timeoutMs }).catch((err: unknown) => {
+    const checks = recorded
+      ? await recordServerChecks(s, recorded.server, result, { look, timeoutMs }).catch((err: unknown) => {
         s.logger.warn('monitoring checks could not be recorded', { serverId: server.id, error: String(err) });
-      });
-    }
+        return [];
+      })
+      : [];
     opts.onChecked?.(server, result);
-    return { server, result };
+    return { server, result, checks };
   });
 }

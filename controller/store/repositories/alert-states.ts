@@ -33,6 +33,10 @@ export class AlertStatesRepository {
     await trx('alert_states').insert(row).onConflict('checkKey').merge();
   }
 
+  find(checkKey: string): Promise<AlertStateRow | undefined> {
+    return this.db('alert_states').where({ checkKey }).first() as Promise<AlertStateRow | undefined>;
+  }
+
   /** The checks of a server (its own and its containers') that are down. */
   downOfServer(serverId: string): Promise<AlertStateRow[]> {
     return this.db('alert_states').where({ serverId, status: 'down' }) as Promise<AlertStateRow[]>;
