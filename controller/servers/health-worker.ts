@@ -8,8 +8,9 @@ export const HEALTH_JOB = 'servers.health';
 
 export async function startHealthWorker(s: Services): Promise<() => Promise<void>> {
   const intervalSec = s.config.scheduler.healthCheckSec;
-  // a check must end well before the next pass starts
-  const timeoutMs = Math.min(DEFAULT_HEALTH_TIMEOUT_MS, Math.max(1000, intervalSec * 500));
+  // a check ends around the next pass (the scheduler never starts a pass while one runs), yet
+  // gets 3 s at least: a busy but healthy server must not count as a failed check
+  const timeoutMs = Math.min(DEFAULT_HEALTH_TIMEOUT_MS, Math.max(3000, intervalSec * 500));
   s.scheduler.every(HEALTH_JOB, intervalSec, async () => {
     const checked = await sweepHealth(s, { concurrency: 8, timeoutMs });
     const down = checked.filter((c) => c.result.status !== 'healthy').length;
