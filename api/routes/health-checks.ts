@@ -1,16 +1,17 @@
 import type { Services } from '../../controller/services.js';
 import { conflict } from '../../controller/errors/app-error.js';
 import { sweepHealth } from '../../controller/servers/health.js';
+import { checkDatabases } from '../../controller/monitoring/database-checks.js';
 import { certCheck, tcpCheck } from '../../controller/monitoring/port-checks.js';
 import type { ServerRow } from '../../controller/store/repositories/servers.js';
-import type { HealthLogFilter, HealthLogRow } from '../../controller/store/repositories/health-logs.js';
+import type { CheckKind, HealthLogFilter, HealthLogRow } from '../../controller/store/repositories/health-logs.js';
 import type { AlertStateRow } from '../../controller/store/repositories/alert-states.js';
 import type { EnvironmentRow } from '../../controller/store/repositories/environments.js';
 import { route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid, arrayOf } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 
-const kind = enumOf('server', 'container', 'tcp', 'cert');
+const kind = enumOf('server', 'container', 'tcp', 'cert', 'database');
 const checkStatus = enumOf('ok', 'warning', 'failed');
 const healthLogRead = object({
   id: str(), environmentId: uuid, kind, checkKey: str(), serverId: nullable(uuid), deploymentId: nullable(uuid), target: str(),
@@ -49,7 +50,7 @@ export default function healthCheckRoutes(s: Services) {
       },
     }),
 
-    route<unknown, { status?: 'up' | 'down'; kind?: 'server' | 'container' | 'tcp' | 'cert'; limit: number; offset: number }, EnvironmentRow>({
+    route<unknown, { status?: 'up' | 'down'; kind?: CheckKind; limit: number; offset: number }, EnvironmentRow>({
       method: 'GET', path: '/api/environments/{envId}/health-checks', operationId: 'listHealthChecks', tag: 'monitoring', access: 'viewer',
       load: env, summary: 'Each check of the environment with its alert state: up or down (after the health.failed bounce threshold), '
         + 'consecutive failures and successes, reminders sent, the last result',
@@ -63,8 +64,8 @@ export default function healthCheckRoutes(s: Services) {
     route<{ timeoutMs?: number }, unknown, EnvironmentRow>({
       method: 'POST', path: '/api/environments/{envId}/health-checks/run', operationId: 'runHealthChecks', tag: 'monitoring',
       access: 'operator', load: env,
-      summary: 'Run every check of the environment now (the same pass as the background sweep: servers, containers, and with the '
-        + 'monitoring toggles tcp and cert checks); results are stored, alert states stepped and alerts sent as usual',
+      summary: 'Run every check of the environment now (the same pass as the background sweep: servers, containers, with the '
+        + 'monitoring toggles tcp and cert checks, and databases with monitoring on); results are stored, alert states stepped and alerts sent as usual',
       body: object({ timeoutMs: int(500, 60_000) }),
       response: object({ checkedAt: timestamp, servers: int(0), failed: int(0), items: arrayOf(object({
         kind, checkKey: str(), serverId: nullable(uuid), deploymentId: nullable(uuid), target: str(), status: checkStatus,
@@ -73,7 +74,8 @@ export default function healthCheckRoutes(s: Services) {
       async handler(ctx, { resource, body }) {
         const checkedAt = new Date().toISOString();
         const done = await sweepHealth(s, { environmentId: resource.id, timeoutMs: body.timeoutMs ?? 10_000 });
-        const items = done.flatMap((d) => d.checks).map(({ environmentId: _e, ...c }) => c);
+        const databases = await checkDatabases(s, { environmentId: resource.id });
+        const items = [...done.flatMap((d) => d.checks), ...databases].map(({ environmentId: _e, ...c }) => c);
         ctx.state.audit = { environmentId: resource.id, details: { servers: done.length, checks: items.length } };
         return { checkedAt, servers: done.length, failed: items.filter((i) => i.status === 'failed').length, items };
       },

@@ -116,6 +116,26 @@ describe('health checks API', () => {
     expect((await operator.post(`/api/servers/${serverId}/connection-test`, { port: 80, host: '$(reboot)' })).body).to.include({ field: 'host' });
   });
 
+  it('checks the reachability of a database with monitoring on, with the run route and as a health log', async () => {
+    const listener = net.createServer((c) => c.end());
+    servers.push(listener);
+    const port = await listen(listener);
+    const created = await operator.post(`/api/environments/${envId}/databases`, {
+      name: 'orders', type: 'postgres', databaseName: 'app', host: '127.0.0.1', port, monitoringEnabled: true,
+    });
+    expect(created.status, created.text).to.equal(201);
+    const key = `database:${created.body.id}`;
+    const up = await operator.post(`/api/environments/${envId}/health-checks/run`, { timeoutMs: 2000 });
+    expect(up.body.items.find((i: { kind: string }) => i.kind === 'database')).to.include({ checkKey: key, status: 'ok', error: null });
+    listener.close();
+    const down = await operator.post(`/api/environments/${envId}/health-checks/run`, { timeoutMs: 2000 });
+    const failed = down.body.items.find((i: { kind: string }) => i.kind === 'database');
+    expect(failed).to.include({ checkKey: key, status: 'failed', target: `database orders (127.0.0.1:${port})` });
+    expect(failed.error).to.include('ECONNREFUSED');
+    const logs = (await viewer.get(`/api/environments/${envId}/health-logs?checkKey=${encodeURIComponent(key)}`)).body;
+    expect(logs.items.map((l: { status: string }) => l.status)).to.deep.equal(['failed', 'ok']);
+  });
+
   it('keeps other environments out (scope) and answers 404 for unknown ones', async () => {
     const adminId = (await admin.get('/api/auth/me')).body.id;
     const other = await createEnvironment(admin);

@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import type { Page, PageQuery } from './base-repository.js';
 
-export type CheckKind = 'server' | 'container' | 'tcp' | 'cert';
+export type CheckKind = 'server' | 'container' | 'tcp' | 'cert' | 'database';
 export type CheckStatus = 'ok' | 'warning' | 'failed';
 
 /** One health check result as it is stored (details: e.g. daysToExpiry of a cert check). */
