@@ -4,6 +4,8 @@ import { certVerdict } from '../../../controller/monitoring/port-checks.js';
 import { containerCheck, publishedTcpPorts } from '../../../controller/monitoring/service-checks.js';
 import { serverConditions } from '../../../controller/monitoring/server-conditions.js';
 import { serverCheck } from '../../../controller/monitoring/record-server-checks.js';
+import { databaseCheck } from '../../../controller/monitoring/database-checks.js';
+import type { DatabaseRow } from '../../../controller/store/repositories/databases.js';
 import { getCondition } from '../../../reconcilers/conditions.js';
 import { crashLoopOf, deploymentConditions } from '../../../reconcilers/deployment/status.js';
 import { plan } from '../../../reconcilers/deployment/plan.js';
@@ -51,6 +53,17 @@ describe('monitoring checks (pure parts)', () => {
     const bad = serverConditions(ok, { status: 'unhealthy', message: 'refused' }, [{ target: 'tcp web-1 on s1 127.0.0.1:8443' }]);
     expect(getCondition(bad, 'Ready')).to.include({ status: 'False', reason: 'ServerUnreachable', message: 'refused' });
     expect(getCondition(bad, 'Degraded')).to.include({ status: 'True', reason: 'ChecksFailing', message: 'down: tcp web-1 on s1 127.0.0.1:8443' });
+  });
+
+  it('turns a database test into a check named by the database and where it is reached', () => {
+    const db = { id: 'db1', environmentId: 'env', name: 'orders', serverId: null, containerName: null, host: '10.0.0.5', port: 5432 } as DatabaseRow;
+    expect(databaseCheck(db, { ok: true, message: 'accepts', durationMs: 3 })).to.include({
+      kind: 'database', checkKey: 'database:db1', target: 'database orders (10.0.0.5:5432)', status: 'ok', latencyMs: 3, error: null,
+    });
+    const inContainer = { ...db, serverId: 'srv', containerName: 'pg-1', host: null, port: null };
+    expect(databaseCheck(inContainer, { ok: false, message: 'exited 2', durationMs: 9 })).to.include({
+      target: 'database orders (container pg-1)', status: 'failed', error: 'exited 2', serverId: 'srv',
+    });
   });
 
   it('raises Degraded CrashLooping while a deployed container keeps restarting, and clears it once it stays up', () => {
