@@ -52,6 +52,7 @@ import adminErrorTrackingRoutes from './admin-error-tracking.js';
 import agentRoutes from './agent.js';
 import serverAgentRoutes from './server-agents.js';
 import metricsRoutes from './metrics.js';
+import healthCheckRoutes from './health-checks.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -91,6 +92,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...serverOperationRoutes(s),
     ...serverAgentRoutes(s),
     ...agentRoutes(s),
+    ...healthCheckRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
