@@ -11,6 +11,14 @@ export interface SchedulerConfig {
   backupSec: number;
 }
 
+/** How replicas sharing one database hand work over (docs/replicas.md). */
+export interface ReplicasConfig {
+  /** A plan whose runner renewed its lease longer ago than this is taken over by another replica. */
+  planLeaseMs: number;
+  /** How often a replica that is not the leader tries the leader lock again (and the leader checks its lock connection). */
+  leaderRetryMs: number;
+}
+
 export interface Config {
   version: string;
   port: number;
@@ -30,6 +38,7 @@ export interface Config {
   /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
+  replicas: ReplicasConfig;
   metricsRetentionDays: number;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
@@ -65,6 +74,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
       imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
+    },
+    replicas: {
+      planLeaseMs: parseInteger('PLAN_LEASE_MS', env.PLAN_LEASE_MS, 7000, 300, 600_000),
+      leaderRetryMs: parseInteger('LEADER_RETRY_MS', env.LEADER_RETRY_MS, 5000, 100, 600_000),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
     logLevel,
