@@ -42,7 +42,7 @@ export async function startService(
   }
   const db: Db = createKnex(url);
   try {
-    const applied = await migrateLatest(db);
+    const applied = await migrateLatest(db, url);
     if (applied.length) logger.info('migrations applied', { count: applied.length });
   } catch (e) {
     await db.destroy();
