@@ -108,7 +108,7 @@ export class Leadership {
     this.session = null;
     if (this.leading) {
       this.leading = false;
-      this.logger.warn('this replica is no longer the leader', { replica: this.replicaId, why });
+      (why === 'stopping' ? this.logger.info : this.logger.warn)('this replica is no longer the leader', { replica: this.replicaId, why });
       for (const w of [...this.work].reverse()) await this.stopOne(w);
     }
     await s?.end().catch(() => undefined);
