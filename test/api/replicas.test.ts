@@ -9,6 +9,7 @@ import { Leadership } from '../../controller/queue/leadership.js';
 import { CacheInvalidation, type CacheTopic } from '../../controller/events/cache-invalidation.js';
 import { ApiTokensRepository } from '../../controller/store/repositories/api-tokens.js';
 import { SystemSettingsRepository } from '../../controller/store/repositories/system-settings.js';
+import { DeploymentPlansRepository } from '../../controller/store/repositories/deployment-plans.js';
 import { createTestDatabase } from '../support/test-database.js';
 
 const logger = createLogger('silent');
@@ -21,7 +22,7 @@ async function until(what: string, ms: number, probe: () => boolean): Promise<vo
   }
 }
 
-describe('replicas: leader lock and cache invalidation', function () {
+describe('replicas: leader lock, plan leases and cache invalidation', function () {
   this.timeout(30_000);
   let url: string;
   let db: Knex;
@@ -52,6 +53,25 @@ describe('replicas: leader lock and cache invalidation', function () {
       await two.stop();
     }
     expect(stopped).to.deep.equal(['one', 'two']);
+  });
+
+  it('hands each plan whose lease ran out to one replica only, and never a live one', async () => {
+    const [env] = await db('environments').insert({ name: 'leases' }).returning('id');
+    const stale = { environmentId: env.id, status: 'running', owner: 'dead', heartbeatAt: db.raw("now() - interval '1 minute'") };
+    const plans = await db('deployment_plans').insert([
+      { ...stale, name: 'p1' }, { ...stale, name: 'p2' }, { ...stale, name: 'p3' },
+      { environmentId: env.id, name: 'live', status: 'running', owner: 'alive', heartbeatAt: db.fn.now() },
+    ]).returning(['id', 'name']);
+    const repo = new DeploymentPlansRepository(db);
+    const [one, two] = await Promise.all([repo.takeOverStale('one', 5000, []), repo.takeOverStale('two', 5000, [])]);
+    const taken = [...one, ...two];
+    expect(taken.map((p) => p.name).sort()).to.deep.equal(['p1', 'p2', 'p3']);
+    expect(taken.every((p) => p.previousOwner === 'dead' && p.takeovers === 1)).to.equal(true);
+    const rows = await db('deployment_plans').whereIn('id', plans.map((p: { id: string }) => p.id)).orderBy('name');
+    expect(rows.map((r) => [r.name, r.owner])).to.deep.equal([
+      ['live', 'alive'], ...one.map((p) => [p.name, 'one']), ...two.map((p) => [p.name, 'two'])].sort((x, y) => x[0].localeCompare(y[0])));
+    // their new owner's lease is fresh: nobody takes them again
+    expect(await repo.takeOverStale('three', 5000, [])).to.have.length(0);
   });
 
   it('announces a revoked token and changed settings to every listener, and not a token merely used', async () => {
