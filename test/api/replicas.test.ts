@@ -1,5 +1,6 @@
 // The parts replicas coordinate with, on the real PostgreSQL: the leader lock (one leader, taken
-// over when it goes) and the cache invalidation NOTIFY fired by the database's triggers. The
+// over when it goes), the takeover of expired plan leases (SKIP LOCKED) and the cache
+// invalidation NOTIFY fired by the database's triggers. The
 // whole of it with two real processes and the fleet: test/e2e/deploy/replicas.test.ts.
 import { expect } from 'chai';
 import type { Knex } from 'knex';
