@@ -28,9 +28,9 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   // heartbeat of running plans + recovery of plans a crashed process left running
   { name: 'deployment-plans', start: startPlanWorker },
   // deployment reconciler: Docker events of every server, plan ends, and the periodic resync
-  // (operations.driftPolicy decides between reporting and healing); on the leader, so one
-  // replica watches each server and a drift is healed by one plan, not one per replica
-  { name: 'deployment-reconciler', start: leaderOnly('deployment-reconciler', startDeploymentWorker) },
+  // (operations.driftPolicy decides between reporting and healing); every replica watches its
+  // servers' events (its own deploys wait on them), the leader alone reconciles
+  { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
