@@ -80,7 +80,8 @@ export class Leadership {
     if (this.stopped) return;
     try {
       if (this.leading) {
-        await this.session!.ping(Math.max(this.retryMs, 1000));
+        // generous: a loaded machine answers slowly, and a needless step-down pauses the leader's work
+        await this.session!.ping(Math.max(2 * this.retryMs, 10_000));
         this.outage.ok();
         return;
       }
