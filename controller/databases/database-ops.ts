@@ -100,7 +100,15 @@ export class DatabaseOps {
       if (!(await this.ctx.databases.claimDue(db.id, 'monitor', db.nextMonitorAt, next))) continue;
       void this.monitor(db).catch((err: Error) => this.ctx.logger.warn('database probe failed', { databaseId: db.id, error: err.message }));
     }
-    for (const kind of ['backup', 'drill'] as ScheduleKind[]) {
+    for (const kind of ['backup', 'drill'] as const) {
+      for (const db of await this.ctx.databases.unscheduled(kind)) {
+        const cron = kind === 'backup' ? db.backupCron : db.drillCron;
+        try {
+          if (cron) await this.ctx.databases.claimDue(db.id, kind, null, nextRun(cron, db.timezone, now));
+        } catch (err) {
+          this.ctx.logger.warn(`the ${kind} schedule cannot be computed`, { databaseId: db.id, error: (err as Error).message });
+        }
+      }
       for (const db of await this.ctx.databases.due(kind, now)) {
         const cron = kind === 'backup' ? db.backupCron : db.drillCron;
         const was = kind === 'backup' ? db.nextBackupAt! : db.nextDrillAt!;

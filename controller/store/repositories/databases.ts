@@ -57,6 +57,11 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
       .where((w) => (kind === 'monitor' ? w.where(next, '<=', now).orWhereNull(next) : w.where(next, '<=', now))) as Promise<DatabaseRow[]>;
   }
 
+  /** Enabled backup (or drill) schedules with no next time yet (set by a manifest): the scheduler computes it. */
+  async unscheduled(kind: 'backup' | 'drill'): Promise<DatabaseRow[]> {
+    return this.q().where(ENABLED_COLUMN[kind], true).whereNull(NEXT_COLUMN[kind]) as Promise<DatabaseRow[]>;
+  }
+
   /**
    * Moves a due schedule to its next time; true for the one caller that moved it (compare-and-set
    * on the old time), so a run happens once even with several replicas or after a restart.
