@@ -40,7 +40,11 @@ import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys
 import { SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import { ServerAgentsRepository } from './store/repositories/server-agents.js';
 import { ServerSamplesRepository } from './store/repositories/server-samples.js';
+import { HealthLogsRepository } from './store/repositories/health-logs.js';
+import { AlertStatesRepository } from './store/repositories/alert-states.js';
+import { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
 import { BackupStores } from './databases/storage/stores.js';
@@ -98,7 +102,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serverContainers: new ServerContainersRepository(db),
     idempotencyKeys: new IdempotencyKeysRepository(db),
     serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
+    serverAgents: new ServerAgentsRepository(db),
     serverSamples: new ServerSamplesRepository(db),
+    healthLogs: new HealthLogsRepository(db),
+    alertStates: new AlertStatesRepository(db),
+    notificationTypeSettings: new NotificationTypeSettingsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

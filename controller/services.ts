@@ -40,7 +40,11 @@ import type { DatabaseOps } from './databases/database-ops.js';
 import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
 import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
+import type { HealthLogsRepository } from './store/repositories/health-logs.js';
+import type { AlertStatesRepository } from './store/repositories/alert-states.js';
+import type { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -93,8 +97,16 @@ export interface Services {
   servers: ServersRepository;
   /** Bootstraps of servers (install and start Docker), step by step. */
   serverBootstrapRuns: ServerBootstrapRunsRepository;
+  /** Monitoring agents: each server's agent token (hashed) and when its agent was last heard from. */
+  serverAgents: ServerAgentsRepository;
   /** Server metrics, a time series partitioned by day (controller/monitoring/). */
   serverSamples: ServerSamplesRepository;
+  /** Every monitoring check result (server, container, tcp, cert). */
+  healthLogs: HealthLogsRepository;
+  /** The alert state of each check (monitoring/alert-machine.ts). */
+  alertStates: AlertStatesRepository;
+  /** Admin overrides of notification types' alert policies. */
+  notificationTypeSettings: NotificationTypeSettingsRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Idempotency-Key records of write requests. */

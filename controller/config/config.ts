@@ -9,7 +9,7 @@ export interface SchedulerConfig {
   imageUpdateCheckSec: number;
   /** How often due database backups and restore drills are looked for. */
   backupSec: number;
-  /** How often servers in `ssh` metrics mode are sampled. */
+  /** How often servers are sampled: the SSH collector's cycle, and the interval the agent is told. */
   metricsSec: number;
   /** How often metrics partitions are created ahead and those past retention dropped. */
   metricsRetentionSec: number;
@@ -35,6 +35,8 @@ export interface Config {
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
   metricsRetentionDays: number;
+  /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
+  publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -73,6 +75,14 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
+    publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
     logLevel,
   };
+}
+
+/** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */
+function parsePublicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(value)) throw new ConfigError('STEVEDORE_PUBLIC_URL must be an http(s) URL such as https://stevedore.example.com');
+  return value.replace(/\/+$/, '');
 }

@@ -49,6 +49,11 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
     return this.list({ environmentId }, page, 'name');
   }
 
+  /** Databases with monitoring on (their reachability check runs every collectionIntervalSec). */
+  monitored(): Promise<DatabaseRow[]> {
+    return this.q().where('monitoringEnabled', true) as Promise<DatabaseRow[]>;
+  }
+
   /** Databases whose backup (or drill) schedule is due now. */
   async due(kind: ScheduleKind, now: Date): Promise<DatabaseRow[]> {
     return this.q().where(ENABLED_COLUMN[kind], true).where(NEXT_COLUMN[kind], '<=', now) as Promise<DatabaseRow[]>;
