@@ -11,6 +11,9 @@ import { EventBus, EVENTS_CHANNEL } from './events/event-bus.js';
 import { EventsRepository } from './store/repositories/events.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { Leadership } from './queue/leadership.js';
+import { CacheInvalidation } from './events/cache-invalidation.js';
+import { clearAuthCache } from './auth/authenticate-token.js';
 import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
@@ -68,6 +71,10 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
+  const leadership = new Leadership(databaseUrl, config.replicas.leaderRetryMs, logger);
+  const invalidation = new CacheInvalidation(databaseUrl, logger);
+  invalidation.on('auth', clearAuthCache);
+  invalidation.on('settings', () => systemSettings.forget());
   const services = {
     config,
     db,
@@ -92,7 +99,9 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
     locks,
-    scheduler: new Scheduler(locks, logger),
+    scheduler: new Scheduler(locks, logger, () => leadership.isLeader),
+    leadership,
+    invalidation,
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,

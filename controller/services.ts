@@ -10,6 +10,8 @@ import type { SettingsStore } from './settings/settings-store.js';
 import type { EventBus } from './events/event-bus.js';
 import type { WorkQueue } from './queue/work-queue.js';
 import type { Scheduler } from './queue/scheduler.js';
+import type { Leadership } from './queue/leadership.js';
+import type { CacheInvalidation } from './events/cache-invalidation.js';
 import type { RegistriesRepository } from './store/repositories/registries.js';
 import type { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import type { SystemSettings } from './settings/system-settings.js';
@@ -83,8 +85,12 @@ export interface Services {
   queue: WorkQueue;
   /** Advisory locks held on a connection of their own: one plan step per server, one replica per job. */
   locks: SessionLocks;
-  /** Periodic singleton jobs across replicas. */
+  /** Periodic singleton jobs across replicas (run by the leader). */
   scheduler: Scheduler;
+  /** Which replica leads (advisory lock on a session of its own) and the work only the leader runs. */
+  leadership: Leadership;
+  /** Drops cached tokens and settings on every replica when any of them changes them. */
+  invalidation: CacheInvalidation;
   registries: RegistriesRepository;
   serviceAccounts: ServiceAccountsRepository;
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */

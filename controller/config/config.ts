@@ -15,6 +15,14 @@ export interface SchedulerConfig {
   metricsRetentionSec: number;
 }
 
+/** How replicas sharing one database hand work over (docs/replicas.md). */
+export interface ReplicasConfig {
+  /** A plan whose runner renewed its lease longer ago than this is taken over by another replica. */
+  planLeaseMs: number;
+  /** How often a replica that is not the leader tries the leader lock again (and the leader checks its lock connection). */
+  leaderRetryMs: number;
+}
+
 export interface Config {
   version: string;
   port: number;
@@ -34,6 +42,7 @@ export interface Config {
   /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
+  replicas: ReplicasConfig;
   metricsRetentionDays: number;
   /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
   publicUrl: string | null;
@@ -73,6 +82,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
       metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
       metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
+    },
+    replicas: {
+      planLeaseMs: parseInteger('PLAN_LEASE_MS', env.PLAN_LEASE_MS, 7000, 300, 600_000),
+      leaderRetryMs: parseInteger('LEADER_RETRY_MS', env.LEADER_RETRY_MS, 5000, 100, 600_000),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
     publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
