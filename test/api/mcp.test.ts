@@ -90,8 +90,8 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
     const all = await toolNames(admin);
     expect(all).to.include.members(['list_environments', 'get_capabilities', 'get_version', 'list_servers', 'deploy_service',
       'sync_config_file', 'list_api_tokens', 'get_environment_settings']);
-    // Tools whose routes do not exist yet are absent.
-    expect(all).to.not.include.members(['list_databases', 'get_server_metrics', 'get_topology', 'run_database_backup']);
+    // Tools whose routes exist are listed (databases, metrics, topology, health checks).
+    expect(all).to.include.members(['list_databases', 'get_server_metrics', 'get_metrics_history', 'get_topology', 'run_database_backup']);
     expect(all.filter((n) => /reveal|^create_|^update_|^delete_/.test(n))).to.deep.equal([]);
 
     const operator = await connectMcp(w.svc.url, w.operator.token);
@@ -287,7 +287,15 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
     expect(tools.get('list_api_tokens')).to.include({ kind: 'admin-read', access: 'tokens:manage' });
     expect(tools.get('get_capabilities')).to.include({ kind: 'local', route: null });
     expect(res.body.tools.filter((t: any) => /^(PUT|PATCH|DELETE) |\/reveal$/.test(t.route ?? ''))).to.deep.equal([]);
-    expect(res.body.absentTools.map((t: any) => t.name)).to.include.members(['get_server_metrics']);
+    expect(tools.get('get_server_metrics')).to.include({ kind: 'read', route: 'GET /api/servers/{id}/metrics' });
+    // a tool is absent only while none of its routes is served (checked against the OpenAPI document)
+    const paths = (await w.svc.http.get('/api/openapi.json')).body.paths;
+    for (const absent of res.body.absentTools) {
+      for (const r of absent.routes) {
+        const [method, path] = r.split(' ');
+        expect(paths[path]?.[method.toLowerCase()], `${absent.name}: ${r}`).to.equal(undefined);
+      }
+    }
     expect(tools.get('get_topology')).to.include({ kind: 'read', route: 'GET /api/environments/{envId}/topology' });
     expect([...tools.keys()].sort()).to.deep.equal(await toolNames(admin));
     expect(res.body.resources.map((r: any) => r.uri)).to.deep.equal(['svc:///capabilities', 'svc:///config-files/{id}', 'svc:///config-fragments/{id}']);
