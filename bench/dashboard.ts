@@ -59,8 +59,8 @@ try {
       };
       w.requestAnimationFrame(check);
     }, [SERVERS, SERVICES]);
-    await page.goto(`${svc.url}/env/${env.id}`);
-    await page.waitForFunction(() => (globalThis as any).allRows !== undefined, undefined, { timeout: 60_000 });
+    await page.goto(`${svc.url}/env/${env.id}`, { waitUntil: 'commit', timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as any).allRows !== undefined, undefined, { timeout: 120_000 });
     const [first, all] = await page.evaluate(() => [(globalThis as any).firstRender as number, (globalThis as any).allRows as number]);
     times.push(first);
     allRows.push(all);
