@@ -50,7 +50,8 @@ describe('dashboard in a real browser (e2e)', function () {
     expect((await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'v1' })).body.status).to.equal('succeeded');
     target = `/etc/dash-${w.tag}/web.conf`;
     expect((await w.admin.post(`/api/environments/${w.envId}/secrets`, { key: 'DASH_TOKEN', value: SECRET })).status).to.equal(201);
-    const file = await w.admin.post(`/api/environments/${w.envId}/config-files`, { name: 'web.conf', content: 'token=${DASH_TOKEN}\nmode=dashboard\n' });
+    expect((await w.admin.post(`/api/environments/${w.envId}/vars`, { key: 'DASH_MODE', value: 'first' })).status).to.equal(201);
+    const file = await w.admin.post(`/api/environments/${w.envId}/config-files`, { name: 'web.conf', content: 'token=${DASH_TOKEN}\nmode=${DASH_MODE}\n' });
     expect(file.status, file.text).to.equal(201);
     const attached = await w.admin.post(`/api/config-files/${file.body.id}/attachments`, { serviceId: web.service.id, targetPath: target });
     expect(attached.status, attached.text).to.equal(201);
@@ -112,23 +113,28 @@ describe('dashboard in a real browser (e2e)', function () {
   });
 
   it('previews a config file redacted, shows its diff and syncs it to the server with the button', async () => {
-    // where the deployment's copy lives on the server, read back through the fleet's own access
+    // where the deployment's copy lives on the server (a deploy writes it too), read back through
+    // the fleet's own access; a new value of the var is what the sync must bring
     const onServer = `/opt/stevedore/deployments/${container}/files${target}`;
     const onDisk = () => serverExec('s1', ['sh', '-c', 'cat "$1" 2>/dev/null || echo absent', 'sh', onServer]);
-    expect(await onDisk()).to.equal('absent\n');
+    const mode = `m-${Date.now().toString(36)}`;
+    const [v] = (await w.admin.get(`/api/environments/${w.envId}/vars`)).body.items.filter((x: { key: string }) => x.key === 'DASH_MODE');
+    expect((await w.admin.patch(`/api/vars/${v.id}`, { value: mode })).status).to.equal(200);
+    const before = await onDisk();
+    expect(before).to.not.include(mode);
     await open(page, '/config-files', 'Config files');
     await page.getByRole('button', { name: 'web.conf' }).click();
-    expect(await page.getByLabel('Rendered preview').innerText()).to.match(/^token=\[REDACTED\]\nmode=dashboard\n?$/);
+    expect((await page.getByLabel('Rendered preview').innerText()).trimEnd()).to.equal(`token=[REDACTED]\nmode=${mode}`);
     await page.getByRole('button', { name: 'Show diff' }).click();
     const diff = page.getByLabel('Diff for s1');
     await diff.waitFor();
-    expect(await diff.innerText()).to.include(`+++ b${target}`).and.include('+mode=dashboard');
-    expect(await onDisk(), 'the diff wrote nothing').to.equal('absent\n');
+    expect(await diff.innerText()).to.include(`+++ b${target}`).and.include(`+mode=${mode}`);
+    expect(await onDisk(), 'the diff wrote nothing').to.equal(before);
     await page.getByRole('button', { name: 'Sync to servers' }).click();
     await page.getByRole('heading', { name: 'Sync result: succeeded' }).waitFor();
     expect(await page.locator('.target', { hasText: 's1' }).locator('.badge').innerText()).to.equal('written');
     expect(await page.content()).to.not.include(SECRET);
-    expect(await onDisk()).to.equal(`token=${SECRET}\nmode=dashboard\n`);
+    expect(await onDisk()).to.equal(`token=${SECRET}\nmode=${mode}\n`);
   });
 
   it('draws the topology: the servers, the web service, a connection, and the Mermaid export', async () => {
