@@ -8,6 +8,7 @@ import { jsonBody } from './middleware/json-body.js';
 import { authenticate } from './middleware/authenticate.js';
 import { idempotency } from './middleware/idempotency.js';
 import { mountRoutes } from './http/mount.js';
+import { routeIndex } from './http/route-index.js';
 import { allRoutes } from './routes/index.js';
 import { buildOpenApi } from './openapi/build-openapi.js';
 import { route, type RouteSpec } from './http/route.js';
@@ -50,7 +51,7 @@ export function createApp(s: Services): Koa {
   // Off: not registered at all, so /mcp is the router's 404. Before idempotency: the envelope is not managed, its replays are.
   if (s.config.mcpEnabled) app.use(mcpEndpoint({ version: s.config.version, allowedHosts: s.config.mcpAllowedHosts, specs, app }));
   app.use(idempotency(s.idempotencyKeys, s.secretBox));
-  app.use(router.routes());
+  app.use(routeIndex(specs, (group, members) => mountRoutes(group, members, s)));
   app.use(router.allowedMethods({ throw: true }));
   return app;
 }

@@ -122,6 +122,7 @@ async function history(url: string) {
   console.log(`history: filled ${n} samples (${SERVERS} servers x ${DAYS} days, 1/min, ${size}) in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
   const times: number[] = [];
   const cpu: number[] = [];
+  const pgCpu: number[] = [];
   const { rows: [{ pid }] } = await db.raw('select pg_backend_pid() as pid');
   let points = 0;
   for (let i = 0; i < 11; i++) {
@@ -131,11 +132,13 @@ async function history(url: string) {
     const body = JSON.stringify(toColumnar(start, end, stepSec, await repo.history({ serverIds: [server], from: start, to: end, stepSec })));
     times.push(performance.now() - w0);
     cpu.push(nodeCpuMs() - n0 + ticks(pid) - p0);
+    pgCpu.push(ticks(pid) - p0);
     points = JSON.parse(body).timestamps.length;
   }
   console.log(`history: 7 days of one server at 1-minute resolution (${points} points): median ${median(times.slice(1)).toFixed(0)} ms, `
     + `max ${Math.max(...times.slice(1)).toFixed(0)} ms (first, cold: ${times[0]!.toFixed(0)} ms), repository to JSON; `
-    + `CPU per query (controller + PostgreSQL backend) median ${median(cpu.slice(1)).toFixed(0)} ms; load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
+    + `CPU per query (controller + PostgreSQL backend) median ${median(cpu.slice(1)).toFixed(0)} ms `
+    + `(backend ${median(pgCpu.slice(1)).toFixed(0)} ms); load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
   await db.destroy();
 }
 

@@ -50,6 +50,7 @@ import { AlertStatesRepository } from './store/repositories/alert-states.js';
 import { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
+import { recordDatabaseProbe } from './monitoring/database-checks.js';
 import { BackupStores } from './databases/storage/stores.js';
 import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
@@ -132,5 +133,6 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     }),
   } as Services;
   services.plans = new PlanEngine(services);
+  services.databaseOps.ctx.onProbed = (row, result) => recordDatabaseProbe(services, row, result);
   return services;
 }

@@ -74,7 +74,7 @@ export default function healthCheckRoutes(s: Services) {
       async handler(ctx, { resource, body }) {
         const checkedAt = new Date().toISOString();
         const done = await sweepHealth(s, { environmentId: resource.id, timeoutMs: body.timeoutMs ?? 10_000 });
-        const databases = await checkDatabases(s, { environmentId: resource.id });
+        const databases = await checkDatabases(s, resource.id);
         const items = [...done.flatMap((d) => d.checks), ...databases].map(({ environmentId: _e, ...c }) => c);
         ctx.state.audit = { environmentId: resource.id, details: { servers: done.length, checks: items.length } };
         return { checkedAt, servers: done.length, failed: items.filter((i) => i.status === 'failed').length, items };

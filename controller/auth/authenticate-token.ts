@@ -1,7 +1,7 @@
 import type { Actor } from './actor.js';
 import { minRole } from './scopes.js';
 import { API_TOKEN_PREFIX, sha256Hex } from '../crypto/api-token.js';
-import { verifyJwt } from './jwt.js';
+import { verifyJwt, type JwtClaims } from './jwt.js';
 import type { UsersRepository } from '../store/repositories/users.js';
 import type { ApiTokensRepository } from '../store/repositories/api-tokens.js';
 
@@ -15,40 +15,73 @@ const TOUCH_EVERY_MS = 60_000;
 const lastTouched = new Map<string, number>();
 
 /**
- * A short cache of resolved tokens: a busy client would otherwise cost a database round trip per
- * request just to learn who it is. Every change to users, tokens or service accounts made through
- * this process clears it at once (clearAuthCache); another replica sees such a change within
- * CACHE_MS.
+ * A short cache of resolved tokens, keyed by the token's SHA-256 (no bearer secret kept as a
+ * key): a busy client would otherwise cost a database round trip per request just to learn who
+ * it is. Every change to users, tokens or service accounts made through this process clears it at
+ * once (clearAuthCache); another replica sees such a change within CACHE_MS. Concurrent requests
+ * with the same uncached token share one resolution instead of each verifying and querying.
  */
 const CACHE_MS = 2_000;
 const CACHE_MAX = 10_000;
 const cache = new Map<string, { actor: Actor; until: number; expiresAt: number | null }>();
+const inFlight = new Map<string, Promise<Resolved | null>>();
+
+/**
+ * JWT signatures already checked, by token hash, until the token's own expiry: verifying one
+ * costs ~370 µs (jsonwebtoken), and the claims of a token never change. What can change (the
+ * user's token version, role, existence) is still read from the database every CACHE_MS, so a
+ * revocation (password or role change bumps the version) is not delayed by this cache.
+ */
+const verified = new Map<string, JwtClaims>();
 
 /** Forgets every cached token resolution: call after revoking, disabling, deleting or re-roling. */
 export function clearAuthCache(): void {
   cache.clear();
+  inFlight.clear();
   cacheGeneration++;
 }
 // A resolution that started before a clear must not be cached after it.
 let cacheGeneration = 0;
 
+interface Resolved { actor: Actor; expiresAt: number | null }
+
 /** Resolves a bearer token to the actor it stands for, or null when it is not valid (any reason). */
 export async function authenticateToken(deps: TokenAuthDeps, token: string): Promise<Actor | null> {
   const now = Date.now();
-  const hit = cache.get(token);
+  const key = sha256Hex(token);
+  const hit = cache.get(key);
   if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) return hit.actor;
-  const generation = cacheGeneration;
-  const resolved = await resolveToken(deps, token);
-  if (resolved && generation === cacheGeneration) {
-    if (cache.size >= CACHE_MAX) cache.clear();
-    cache.set(token, { actor: resolved.actor, until: now + CACHE_MS, expiresAt: resolved.expiresAt });
+  let pending = inFlight.get(key);
+  if (!pending) {
+    const generation = cacheGeneration;
+    pending = resolveToken(deps, token, key).then((resolved) => {
+      if (resolved && generation === cacheGeneration) {
+        if (cache.size >= CACHE_MAX) cache.clear();
+        cache.set(key, { actor: resolved.actor, until: now + CACHE_MS, expiresAt: resolved.expiresAt });
+      }
+      return resolved;
+    }).finally(() => {
+      if (inFlight.get(key) === pending) inFlight.delete(key);
+    });
+    inFlight.set(key, pending);
   }
-  return resolved?.actor ?? null;
+  return (await pending)?.actor ?? null;
 }
 
-async function resolveToken(deps: TokenAuthDeps, token: string): Promise<{ actor: Actor; expiresAt: number | null } | null> {
+function verifiedClaims(secret: string, token: string, key: string): JwtClaims | null {
+  const known = verified.get(key);
+  if (known && known.exp * 1000 > Date.now()) return known;
+  const claims = verifyJwt(secret, token);
+  if (claims) {
+    if (verified.size >= CACHE_MAX) verified.clear();
+    verified.set(key, claims);
+  }
+  return claims;
+}
+
+async function resolveToken(deps: TokenAuthDeps, token: string, hash: string): Promise<Resolved | null> {
   if (token.startsWith(API_TOKEN_PREFIX)) {
-    const row = await deps.apiTokens.findByHashWithOwner(sha256Hex(token));
+    const row = await deps.apiTokens.findByHashWithOwner(hash);
     if (!row || row.revokedAt || row.ownerDisabled) return null;
     if (row.expiresAt && row.expiresAt.getTime() <= Date.now()) return null;
     // last_used_at is informative; writing it on every request would cost a write per read.
@@ -68,7 +101,7 @@ async function resolveToken(deps: TokenAuthDeps, token: string): Promise<{ actor
     };
     return { actor, expiresAt: row.expiresAt ? row.expiresAt.getTime() : null };
   }
-  const claims = verifyJwt(deps.jwtSecret, token);
+  const claims = verifiedClaims(deps.jwtSecret, token, hash);
   if (!claims) return null;
   const user = await deps.users.findById(claims.sub);
   if (!user || user.tokenVersion !== claims.ver) return null;

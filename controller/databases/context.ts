@@ -8,6 +8,7 @@ import type { BackupsRepository, RestoresRepository } from '../store/repositorie
 import type { CommandTypesRepository } from '../store/repositories/command-types.js';
 import type { DatabaseRow, DatabasesRepository } from '../store/repositories/databases.js';
 import { engineOf } from './engines.js';
+import type { MonitoringResult } from './monitor.js';
 import type { BackupStores } from './storage/stores.js';
 
 /** What backups, restores and drills need; built once in create-services. */
@@ -21,6 +22,8 @@ export interface DatabaseContext {
   events: EventBus;
   logger: Logger;
   secretBox: SecretBox;
+  /** Hears every monitoring probe's result: the health log and alerts (controller/monitoring/database-checks.ts). */
+  onProbed?: (db: DatabaseRow, result: MonitoringResult) => Promise<void>;
 }
 
 /** Where the database's commands run: its server and container (host/port databases have neither). */

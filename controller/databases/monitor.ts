@@ -31,6 +31,7 @@ export async function monitorDatabase(ctx: DatabaseContext, db: DatabaseRow, rea
       ? { type: 'Reachable', status: true, reason: 'Answered', message: r.message }
       : { type: 'Reachable', status: false, reason: 'Unreachable', message: r.message });
   }
+  await ctx.onProbed?.(db, result);
   return result;
 }
 

@@ -96,7 +96,7 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
     await pullImage(docker, desired.image, auth);
     desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
-  const verify = () => waitHealthy(docker, d.containerName, r.service.healthCheck, r.log);
+  const verify = () => waitHealthy(docker, d.containerName, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });
   const step = plan(desired, observed);
   const done = (healthy: Healthy, changed: boolean): DeployOutcome => ({ ...healthy, mode: decision.mode, composePath, specHash: desired.specHash, changed });
   if (step.action === 'none') {

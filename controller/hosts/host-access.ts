@@ -5,6 +5,7 @@
 // Socket-mode servers (the controller's own machine) run commands locally, without a shell, and
 // reach Docker through the local socket. Every command is an argv: nothing is ever a shell string.
 import { spawn } from 'node:child_process';
+import { ContainerEventBus } from './container-event-bus.js';
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -67,6 +68,8 @@ type TargetRow = ServerRow & { sshPrivateKeySealed: string | null };
 export class HostAccess {
   readonly pool: SshPool;
   readonly driver: SshDriver;
+  /** Docker events of managed containers, published by the watches, awaited by deploys. */
+  readonly containerEvents = new ContainerEventBus();
   private readonly dockers: DockerClients;
   private readonly composeDetector: ComposeDetector;
   private readonly known = new Map<string, Known>();

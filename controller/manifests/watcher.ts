@@ -5,8 +5,17 @@ import { runApply } from './run-apply.js';
 import { manifestsStatusOf } from './status.js';
 import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
-/** Quiet time after the last change before applying: a git pull of 20 files gives one apply. */
-export const DEBOUNCE_MS = 250;
+/**
+ * A change to a folder that was quiet this long applies at once (after SETTLE_MS); changes while
+ * the folder is busy (a git pull of 20 files, an apply running) coalesce into one more apply this
+ * long after the last of them.
+ */
+export const QUIET_MS = 250;
+/**
+ * Events this close to the first are the same save: an editor's truncate + write, the files of a
+ * checkout written together. They join the apply the first one scheduled.
+ */
+export const SETTLE_MS = 30;
 
 const relevant = (path: string) => /\.ya?ml$/i.test(path);
 /**
@@ -61,20 +70,30 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
     }, 5000);
     retryTimer.unref();
   };
-  const schedule = () => {
+  let lastEventAt = 0;
+  // Leading edge for the first change of a quiet folder, trailing for what follows. A removal
+  // always waits for quiet: a checkout deletes files before it writes their successors, and an
+  // apply in between would see services gone.
+  const schedule = (event: string) => {
+    const now = Date.now();
+    const quiet = now - lastEventAt >= QUIET_MS && !running && !timer;
+    lastEventAt = now;
+    if (timer && leading) return; // part of the save already scheduled
     if (timer) clearTimeout(timer);
+    leading = quiet && event !== 'unlink' && event !== 'unlinkDir';
     timer = setTimeout(() => {
       timer = null;
       void apply('watch');
-    }, DEBOUNCE_MS);
+    }, leading ? SETTLE_MS : QUIET_MS);
   };
+  let leading = false;
 
   const watcher = watch(dir, {
     ignoreInitial: true,
     ignored: (path, stats) => skipped(dir, path) || (!!stats?.isFile() && !relevant(path)),
   });
-  watcher.on('all', (_event, path) => {
-    if (relevant(path)) schedule();
+  watcher.on('all', (event, path) => {
+    if (relevant(path)) schedule(event);
   });
   await new Promise<void>((resolve) => watcher.once('ready', () => resolve()));
   status.watching = true;

@@ -1,7 +1,8 @@
-// Reachability of the databases with monitoring on, through the same test as
-// POST /api/databases/{id}/test (the type's check command in its container, or a TCP connect),
-// each at most every collectionIntervalSec: a health log and an alert state like every check.
+// Database probes as checks: each probe of a monitored database (controller/databases/monitor.ts:
+// the same test as POST /api/databases/{id}/test, plus its size) becomes a health log and steps an
+// alert state like every other check.
 import type { Services } from '../services.js';
+import type { MonitoringResult } from '../databases/monitor.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { alertPolicy } from './alert-policy.js';
 import type { CheckResult } from './check-result.js';
@@ -17,24 +18,20 @@ export function databaseCheck(db: DatabaseRow, t: { ok: boolean; message: string
   };
 }
 
-export interface DatabaseCheckOptions {
-  /** Only this environment's databases, all of them now (the immediate run route). */
-  environmentId?: string;
-  now?: Date;
+/** The health log and alert step of one database probe: DatabaseOps calls it after every probe. */
+export async function recordDatabaseProbe(s: Services, db: DatabaseRow, probe: MonitoringResult): Promise<void> {
+  await recordCheck(s, databaseCheck(db, { ok: probe.reachable, message: probe.message, durationMs: probe.latencyMs }), await alertPolicy(s.notificationTypeSettings));
 }
 
-/** Tests every monitored database whose last check is older than its interval; answers the results. */
-export async function checkDatabases(s: Services, o: DatabaseCheckOptions = {}): Promise<CheckResult[]> {
-  const now = o.now ?? new Date();
-  const policy = await alertPolicy(s.notificationTypeSettings);
-  const out: CheckResult[] = [];
-  const all = await s.databaseOps.ctx.databases.monitored();
-  for (const db of o.environmentId ? all.filter((d) => d.environmentId === o.environmentId) : all) {
-    const last = o.environmentId ? undefined : await s.alertStates.find(`database:${db.id}`);
-    if (last && now.getTime() - new Date(last.lastCheckedAt).getTime() < db.collectionIntervalSec * 1000) continue;
-    const r = databaseCheck(db, await s.databaseOps.test(db));
-    await recordCheck(s, r, policy);
-    out.push(r);
-  }
-  return out;
+/**
+ * Probes an environment's monitored databases now (the immediate run route). The scheduled probes
+ * are DatabaseOps' (each database every collectionIntervalSec, claimed once across replicas);
+ * both record through recordDatabaseProbe, so a database is never probed twice per interval.
+ */
+export async function checkDatabases(s: Services, environmentId: string): Promise<CheckResult[]> {
+  const mine = (await s.databaseOps.ctx.databases.monitored()).filter((d) => d.environmentId === environmentId);
+  return Promise.all(mine.map(async (db) => {
+    const probe = await s.databaseOps.monitor(db);
+    return databaseCheck(db, { ok: probe.reachable, message: probe.message, durationMs: probe.latencyMs });
+  }));
 }

@@ -21,7 +21,8 @@ const DAYS_AHEAD = 3;
 export interface CycleResult { servers: number; stored: number; failed: number }
 
 export async function collectSshMetrics(s: Services, collector: SshCollector, timeoutMs: number): Promise<CycleResult> {
-  const servers = (await s.servers.listAll()).filter((r) => r.metricsMode === 'ssh');
+  const all = await s.servers.listAll();
+  const servers = all.filter((r) => r.metricsMode === 'ssh');
   collector.retain(new Set(servers.map((r) => r.id)));
   const toggles = new Map<string, Promise<MetricsToggles>>();
   const togglesOfEnv = (envId: string) => {
@@ -39,11 +40,13 @@ export async function collectSshMetrics(s: Services, collector: SshCollector, ti
     }
   })).filter((x): x is ServerSample => x !== null);
   await s.serverSamples.insertServerSamples(samples);
+  // one announcement per environment and cycle: the servers sampled now, and the agent-mode
+  // servers (their posts arrive one by one; the stream reads their newest sample at this beat)
   const byEnv = new Map<string, string[]>();
-  const envOf = new Map(servers.map((r) => [r.id, r.environmentId]));
-  for (const sample of samples) {
-    const env = envOf.get(sample.serverId)!;
-    byEnv.set(env, [...(byEnv.get(env) ?? []), sample.serverId]);
+  const sampled = new Set(samples.map((x) => x.serverId));
+  for (const r of all) {
+    if (!sampled.has(r.id) && r.metricsMode !== 'agent') continue;
+    byEnv.set(r.environmentId, [...(byEnv.get(r.environmentId) ?? []), r.id]);
   }
   for (const [env, serverIds] of byEnv) await s.events.publish(METRICS_EVENT, env, { serverIds });
   return { servers: servers.length, stored: samples.length, failed };

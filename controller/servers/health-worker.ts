@@ -3,7 +3,6 @@
 // black-holed server costs one lane for one timeout and never delays the others or the API.
 import type { Services } from '../services.js';
 import { DEFAULT_HEALTH_TIMEOUT_MS, sweepHealth } from './health.js';
-import { checkDatabases } from '../monitoring/database-checks.js';
 
 export const HEALTH_JOB = 'servers.health';
 
@@ -17,8 +16,6 @@ export async function startHealthWorker(s: Services): Promise<() => Promise<void
     const down = checked.filter((c) => c.result.status !== 'healthy').length;
     s.logger.debug('health sweep done', { servers: checked.length, unhealthy: down });
   });
-  // monitored databases, each at its own collectionIntervalSec
-  s.scheduler.every('databases.health', intervalSec, async () => { await checkDatabases(s); });
   // health logs after the system setting healthLogRetentionDays; alert states of checks not seen
   // for as long (their container or port is gone)
   s.scheduler.every('health-log-retention', 3600, async () => {

@@ -20,12 +20,16 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
 
   const watches = new DockerEventWatches({
     docker: (serverId) => s.hosts.docker(serverId),
-    onEvent: (e) => { if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId)); },
+    onEvent: (e) => {
+      s.hosts.containerEvents.publish(e);
+      if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId));
+    },
     // the stream was (re)opened: what happened while it was down was not seen
     onConnected: (serverId) => void enqueueServer(serverId).catch((err: unknown) =>
       s.logger.warn('could not enqueue the deployments of a server', { serverId, error: String(err) })),
     logger: s.logger,
   });
+  s.hosts.containerEvents.watching = (serverId) => watches.isConnected(serverId);
   let syncing = false;
   const syncWatches = async () => {
     if (syncing) return;
@@ -66,6 +70,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     await stopLeading();
     clearInterval(timer);
     unsubscribe();
+    s.hosts.containerEvents.watching = () => false;
     watches.close();
   };
 }

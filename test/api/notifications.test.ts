@@ -145,6 +145,18 @@ describe('notifications, preferences, email and the event stream', () => {
     expect(await count(viewer)).to.be.greaterThan(0);
   });
 
+  it('retention removes live metrics announcements after a day and keeps other events', async () => {
+    const dayAndMore = new Date(Date.now() - 25 * 3_600_000);
+    const [metrics, kept, fresh] = await svc.services.db('events').insert([
+      { type: 'metrics.collected', environmentId: env.id, data: {}, createdAt: dayAndMore },
+      { type: 'plan.succeeded', environmentId: env.id, data: {}, createdAt: dayAndMore },
+      { type: 'metrics.collected', environmentId: env.id, data: {} },
+    ]).returning('id');
+    await svc.services.deliveries.prune();
+    const left = (await svc.services.db('events').whereIn('id', [metrics.id, kept.id, fresh.id]).select('id')).map((r: { id: string }) => Number(r.id));
+    expect(left.sort()).to.deep.equal([Number(kept.id), Number(fresh.id)].sort());
+  });
+
   it('per-user preferences per type switch in-app notifications off and validate the type', async () => {
     const prefs = (await viewer.get('/api/notifications/preferences')).body.items;
     expect(prefs.find((p: { type: string }) => p.type === 'drift.detected')).to.deep.equal({ type: 'drift.detected', category: 'drift', inApp: true, email: false });

@@ -3,7 +3,14 @@ import crypto from 'node:crypto';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, login, PASSWORD, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import Koa from 'koa';
+import Router from '@koa/router';
 import { buildRouter } from '../../api/app.js';
+import { routeIndex } from '../../api/http/route-index.js';
+import { koaPath, type RouteSpec } from '../../api/http/route.js';
+import { concretePath } from '../support/route-paths.js';
 
 describe('platform behaviour across routes', () => {
   let svc: TestService;
@@ -165,6 +172,47 @@ describe('platform behaviour across routes', () => {
       expect(missing).to.deep.equal([]);
       const ids = Object.values(doc.paths).flatMap((p) => Object.values(p as object).map((o: { operationId: string }) => o.operationId));
       expect(new Set(ids).size).to.equal(ids.length);
+    });
+
+    it('the route index dispatches every route to the same handler as the full router', async () => {
+      // Two apps over the same route table: the full router, and the index of groups. Each route
+      // answers its operationId, so a request shows which route took it.
+      const { specs } = buildRouter(svc.services);
+      const mountNamed = (router: Router, list: RouteSpec[]) => {
+        for (const spec of list) router[spec.method.toLowerCase() as 'get'](koaPath(spec.path), (ctx) => { ctx.body = { op: spec.operationId }; });
+      };
+      const full = new Router();
+      mountNamed(full, specs);
+      const serve = async (use: (app: Koa) => void) => {
+        const app = new Koa();
+        use(app);
+        app.use(full.allowedMethods());
+        const server = app.listen(0, '127.0.0.1');
+        await new Promise((r) => server.once('listening', r));
+        return server;
+      };
+      const servers = [await serve((app) => app.use(full.routes())), await serve((app) => app.use(routeIndex(specs, mountNamed)))];
+      try {
+        const answer = async (server: http.Server, method: string, path: string) => {
+          const res = await fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}${path}`, { method });
+          return `${res.status} ${await res.text()}`;
+        };
+        const probes = specs.flatMap((spec, i) => {
+          const path = concretePath(spec, envId);
+          return i % 8 ? [[spec.method, path]] : [[spec.method, path], [spec.method, `${path}/`], [spec.method, path.toUpperCase()]];
+        });
+        probes.push(['GET', '/api/nowhere/x'], ['DELETE', '/api/auth/login'], ['PATCH', '/api/openapi.json']);
+        const differ: string[] = [];
+        for (let i = 0; i < probes.length; i += 25) {
+          await Promise.all(probes.slice(i, i + 25).map(async ([method, path]) => {
+            const [a, b] = await Promise.all([answer(servers[0], method, path), answer(servers[1], method, path)]);
+            if (a !== b) differ.push(`${method} ${path}: full router ${a}, index ${b}`);
+          }));
+        }
+        expect(differ, differ.join('\n')).to.deep.equal([]);
+      } finally {
+        for (const server of servers) server.close();
+      }
     });
 
     it('is shaped as OpenAPI 3.0.3, with no JSON Schema 2019+ keywords', async () => {

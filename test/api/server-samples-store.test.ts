@@ -49,13 +49,16 @@ describe('server samples storage (daily partitions)', () => {
       samples.push({ serverId: b.id, at: new Date(t0 + i * 60_000), source: 'ssh', cpuPercent: 50, memoryUsedBytes: 300 });
     }
     await svc.services.serverSamples.insertServerSamples(samples);
-    const buckets = await svc.services.serverSamples.history({ serverIds: [a.id, b.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 300 });
-    expect(buckets.map((x) => x.at.getTime())).to.deep.equal([t0, t0 + 300_000]);
-    expect(buckets[0]!.values).to.deep.include({ cpuPercent: 30, memoryUsedBytes: 400 });
-    expect(buckets[1]!.values).to.deep.include({ cpuPercent: 40, memoryUsedBytes: 400 });
-    expect(buckets[0]!.values).to.not.have.property('load1');
+    const both = await svc.services.serverSamples.history({ serverIds: [a.id, b.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 300 });
+    expect(both.buckets).to.deep.equal([t0 / 1000, t0 / 1000 + 300]);
+    expect(both.values.cpuPercent).to.deep.equal([30, 40]);
+    expect(both.values.memoryUsedBytes).to.deep.equal([400, 400]);
+    expect(both.values.load1).to.deep.equal([null, null]);
     const one = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 600 });
-    expect(one.map((x) => x.values.cpuPercent)).to.deep.equal([20]);
+    expect(one.values.cpuPercent).to.deep.equal([20]);
+    const none = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0 - 7_200_000), to: new Date(t0 - 3_600_000), stepSec: 600 });
+    expect(none.buckets).to.deep.equal([]);
+    expect(none.values.cpuPercent).to.deep.equal([]);
   });
 
   it('retention drops whole partitions older than the cutoff and keeps the rest', async () => {

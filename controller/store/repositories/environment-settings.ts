@@ -1,6 +1,13 @@
 import type { Knex } from 'knex';
 import { isUuid } from './base-repository.js';
+import { hotQuery } from '../hot-query.js';
 import { defaultSettingsRows, NOTIFICATIONS_MODULE, SETTINGS_MODULES } from '../../settings/environment-settings.js';
+
+// The settings route's read (a hot path: every dashboard page asks): one prepared statement.
+const ENVIRONMENT_SETTINGS = {
+  name: 'environment_settings_if_exists',
+  text: 'select s.values from environments e left join environment_settings s on s.environment_id = e.id and s.module = $2 where e.id = $1 limit 1',
+};
 
 const moduleOf = (name: string) => (name === 'notifications' ? NOTIFICATIONS_MODULE : SETTINGS_MODULES[name]);
 
@@ -21,9 +28,7 @@ export class SettingsStore {
   /** The stored values of a module, {} when none are stored, undefined when the environment does not exist. */
   async getIfEnvironmentExists(environmentId: string, module: string): Promise<Record<string, unknown> | undefined> {
     if (!isUuid(environmentId)) return undefined;
-    const row = await this.db('environments as e')
-      .leftJoin('environment_settings as s', (j) => j.on('s.environment_id', 'e.id').andOn('s.module', this.db.raw('?', [module])))
-      .where('e.id', environmentId).first('s.values');
+    const [row] = await hotQuery<{ values: Record<string, unknown> | null }>(this.db, ENVIRONMENT_SETTINGS, [environmentId, module]);
     return row ? (row.values ?? {}) : undefined;
   }
 

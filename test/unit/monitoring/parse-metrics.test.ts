@@ -96,10 +96,11 @@ describe('metrics history (columnar, downsampled)', () => {
     expect(stepFor(from, week, 10)).to.equal(60);
     expect(stepFor(from, week)).to.equal(840);
     expect(stepFor(from, new Date('2026-11-19T01:00:00Z'))).to.equal(60);
-    const c = toColumnar(from, week, 60, [
-      { at: from, values: { cpuPercent: 5, memoryUsedBytes: 10 } },
-      { at: new Date(from.getTime() + 60_000), values: { cpuPercent: 7 } },
-    ]);
+    const { serverMetricNames } = await import('../../../controller/monitoring/server-sample.js');
+    const values = Object.fromEntries(serverMetricNames.map((m) => [m, [null, null]])) as never as Record<string, Array<number | null>>;
+    values.cpuPercent = [5, 7];
+    values.memoryUsedBytes = [10, null];
+    const c = toColumnar(from, week, 60, { buckets: [from.getTime() / 1000, from.getTime() / 1000 + 60], values: values as never });
     expect(c.timestamps).to.deep.equal(['2026-11-19T00:00:00.000Z', '2026-11-19T00:01:00.000Z']);
     expect(c.series.cpuPercent).to.deep.equal([5, 7]);
     expect(c.series.memoryUsedBytes).to.deep.equal([10, null]);
