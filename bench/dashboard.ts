@@ -2,8 +2,10 @@
 // render of an environment's overview with SERVERS servers (default 50) and SERVICES services
 // (default 500, one deployment each), in Debian's headless Chromium. Goal: under 1 s.
 //   DATABASE_URL=postgres://... npx tsx bench/dashboard.ts [rounds=5]
-// "First render" is from the start of the navigation to the moment every service row is in the
-// page (the whole overview, not a spinner), read from the page's own performance clock.
+// "First render" is from the start of the navigation to the frame where the whole overview is in
+// the page (every section and server, not a spinner) with its first screenful of services; the
+// other rows follow in blocks while the browser is idle, and the time when all are in is printed
+// next to it. Both are read from the page's own performance clock.
 import { buildDashboard } from '../dashboard/build.js';
 import { bootstrapAdmin } from '../test/support/fixtures.js';
 import { launchBrowser } from '../test/support/browser.js';
@@ -38,17 +40,31 @@ try {
   const browser = await launchBrowser();
   const times: number[] = [];
   const apiDone: number[] = [];
+  const allRows: number[] = [];
   for (let r = 0; r < rounds; r++) {
     const page = await (await browser.newContext()).newPage();
     // signed in as the dashboard keeps it (these callbacks run in the page: globalThis is its window)
     await page.addInitScript((t) => (globalThis as any).sessionStorage.setItem('stevedore.token', t), token);
     // long tasks (script, style, layout over 50 ms) show where the main thread goes after the data arrive
     if (process.env.VERBOSE) await page.addInitScript(() => { (globalThis as any).longTasks = []; new PerformanceObserver((l) => (globalThis as any).longTasks.push(...l.getEntries())).observe({ type: 'longtask' as never, buffered: true }); });
-    await page.goto(`${svc.url}/env/${env.id}`);
-    await page.waitForFunction((n) => (globalThis as any).document.querySelectorAll('tr[data-service]').length === n, SERVICES, { timeout: 60_000, polling: 'raf' });
-    const [rendered, dataAt] = await page.evaluate(() => [performance.now(),
-      Math.max(...performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/') && !e.name.includes('/api/events')).map((e) => (e as unknown as { responseEnd: number }).responseEnd))]);
-    times.push(rendered);
+    // both moments are taken in the page, at the first frame each holds: first render (every
+    // section of the overview and every server, with the first screenful of services), all rows
+    // (a string: tsx would wrap a named function of this file in a helper the page does not have)
+    await page.addInitScript(`{
+      const rows = (sel) => document.querySelectorAll(sel).length;
+      const check = () => {
+        if (window.firstRender === undefined && document.querySelector('#manifests-h') && rows('tr[data-server]') === ${SERVERS} && rows('tr[data-service]') >= ${Math.min(SERVICES, 20)}) window.firstRender = performance.now();
+        if (window.allRows === undefined && rows('tr[data-service]') === ${SERVICES}) window.allRows = performance.now();
+        if (window.allRows === undefined) requestAnimationFrame(check);
+      };
+      requestAnimationFrame(check);
+    }`);
+    await page.goto(`${svc.url}/env/${env.id}`, { waitUntil: 'commit', timeout: 120_000 });
+    await page.waitForFunction(() => (globalThis as any).allRows !== undefined, undefined, { timeout: 120_000 });
+    const [first, all] = await page.evaluate(() => [(globalThis as any).firstRender as number, (globalThis as any).allRows as number]);
+    times.push(first);
+    allRows.push(all);
+    const dataAt = await page.evaluate(() => Math.max(...performance.getEntriesByType('resource').filter((e) => e.name.includes('/api/') && !e.name.includes('/api/events')).map((e) => (e as unknown as { responseEnd: number }).responseEnd)));
     if (process.env.VERBOSE) {
       console.log(await page.evaluate(() => performance.getEntriesByType('resource')
         .map((e) => `${e.name.replace(/^https?:\/\/[^/]+/, '')} ${e.startTime.toFixed(0)}..${(e as unknown as { responseEnd: number }).responseEnd.toFixed(0)}`).join('\n')));
@@ -58,7 +74,8 @@ try {
     await page.context().close();
   }
   await browser.close();
-  console.log(`overview of ${SERVERS} servers and ${SERVICES} services: first render ${median(times).toFixed(0)} ms median (${times.map((t) => t.toFixed(0)).join(', ')}; goal < 1000 ms); its API answers all in at ${median(apiDone).toFixed(0)} ms`);
+  const list = (xs: number[]) => xs.map((t) => t.toFixed(0)).join(', ');
+  console.log(`overview of ${SERVERS} servers and ${SERVICES} services: first render ${median(times).toFixed(0)} ms median (${list(times)}; goal < 1000 ms); all ${SERVICES} service rows at ${median(allRows).toFixed(0)} ms (${list(allRows)}); its API answers all in at ${median(apiDone).toFixed(0)} ms`);
 } finally {
   await svc.stop();
 }

@@ -1,6 +1,5 @@
 // The route table: one line and one file under pages/ per page. Pages with `nav` appear in the
-// environment's navigation, in this order; later pages (metrics, databases and backups, images,
-// topology) join here.
+// environment's navigation, in this order; later pages (metrics, images) join here.
 import type { Route } from './router';
 import { LoginPage } from './pages/login';
 import { HomePage } from './pages/home';
@@ -10,6 +9,8 @@ import { PlanPage } from './pages/plan';
 import { DriftPage } from './pages/drift';
 import { ConfigFilesPage } from './pages/config-files';
 import { AuditPage } from './pages/audit';
+import { DatabasesPage } from './pages/databases';
+import { TopologyPage } from './pages/topology';
 import { SettingsPage } from './pages/settings';
 
 export const routes: Route[] = [
@@ -18,6 +19,8 @@ export const routes: Route[] = [
   { path: '/env/:envId', page: OverviewPage, title: 'Overview', nav: 'Overview', preload: preloadOverview },
   { path: '/env/:envId/drift', page: DriftPage, title: 'Drift', nav: 'Drift' },
   { path: '/env/:envId/config-files', page: ConfigFilesPage, title: 'Config files', nav: 'Config files' },
+  { path: '/env/:envId/databases', page: DatabasesPage, title: 'Databases', nav: 'Databases' },
+  { path: '/env/:envId/topology', page: TopologyPage, title: 'Topology', nav: 'Topology' },
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },
   { path: '/env/:envId/settings', page: SettingsPage, title: 'Settings', nav: 'Settings', role: 'admin' },
   { path: '/env/:envId/services/:serviceId', page: ServicePage, title: 'Service' },

@@ -42,6 +42,7 @@ function ConfigFile({ id }: { id: string }) {
       <h2 id="file-h">{file.name}</h2>
       <p class="reason">{(file.attachments ?? []).length} attachment(s). Secrets are shown redacted.</p>
       {preview.unresolvedKeys.length > 0 && <p class="error">Unresolved keys: {preview.unresolvedKeys.join(', ')}</p>}
+      {(preview.unknownFragments ?? []).length > 0 && <p class="error">Unknown fragments: {preview.unknownFragments.join(', ')}</p>}
       <h3>Preview</h3>
       {preview.content === null ? <p>Binary asset, {preview.size} bytes.</p> : <pre tabIndex={0} aria-label="Rendered preview">{preview.content}</pre>}
       {can(me, 'operator') && (

@@ -4,6 +4,7 @@
 import { get } from '../api';
 import { useEvents, useLoad } from '../hooks';
 import { Link } from '../router';
+import { Block, useProgressiveBlocks } from '../progressive';
 import { ConditionBadge, ErrorNote, HealthBadge, PlanStatus, when, type Condition } from '../components/status';
 
 interface Server { id: string; name: string; hostname: string; status: string | null; message: string | null; checkedAt: string | null; conditions: Condition[] }
@@ -64,31 +65,7 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
         </table>
       </section>
 
-      <section aria-labelledby="services-h" class="long">
-        <h2 id="services-h">Services ({services.length})</h2>
-        <table>
-          <thead><tr><th scope="col">Service</th><th scope="col">Desired tag</th><th scope="col">Status</th><th scope="col">Deployments (server: running tag, status)</th></tr></thead>
-          <tbody>
-            {services.map((s) => (
-              <tr data-service={s.name}>
-                <th scope="row"><Link href={`/env/${envId}/services/${s.id}`}>{s.name}</Link></th>
-                <td><code>{s.desiredTag ?? '—'}</code></td>
-                <td><ConditionBadge conditions={s.conditions} /></td>
-                <td>
-                  <ul class="plain">
-                    {s.deployments.map((d) => (
-                      <li data-deployment={d.containerName}>
-                        {d.serverName}: <code>{d.runningTag ?? 'none'}</code>{' '}
-                        <ConditionBadge conditions={d.conditions} />
-                      </li>
-                    ))}
-                  </ul>
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </section>
+      <ServicesTable envId={envId} services={services} />
 
       <div class="columns">
         <section aria-labelledby="plans-h">
@@ -115,6 +92,45 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
         </section>
       </div>
     </div>
+  );
+}
+
+// The services table of a big environment is built in parts (progressive.ts): the first screenful
+// comes with the rest of the page, the other rows in blocks while the browser is idle. aria-busy
+// tells assistive technology the table is still filling; the heading has the full count at once.
+function ServicesTable({ envId, services }: { envId: string; services: Service[] }) {
+  const blocks = useProgressiveBlocks(services.length);
+  const rows = (list: Service[], from: number, to: number) => list.slice(from, to).map((s) => <ServiceRow key={s.id} envId={envId} s={s} />);
+  return (
+    <section aria-labelledby="services-h" class="long">
+      <h2 id="services-h">Services ({services.length})</h2>
+      <table aria-busy={blocks.length > 0 && blocks[blocks.length - 1][1] < services.length}>
+        <thead><tr><th scope="col">Service</th><th scope="col">Desired tag</th><th scope="col">Status</th><th scope="col">Deployments (server: running tag, status)</th></tr></thead>
+        <tbody>
+          {blocks.map(([from, to]) => <Block key={from} items={services} from={from} to={to} render={rows} />)}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function ServiceRow({ envId, s }: { envId: string; s: Service }) {
+  return (
+    <tr data-service={s.name}>
+      <th scope="row"><Link href={`/env/${envId}/services/${s.id}`}>{s.name}</Link></th>
+      <td><code>{s.desiredTag ?? '—'}</code></td>
+      <td><ConditionBadge conditions={s.conditions} /></td>
+      <td>
+        <ul class="plain">
+          {s.deployments.map((d) => (
+            <li data-deployment={d.containerName}>
+              {d.serverName}: <code>{d.runningTag ?? 'none'}</code>{' '}
+              <ConditionBadge conditions={d.conditions} />
+            </li>
+          ))}
+        </ul>
+      </td>
+    </tr>
   );
 }
 

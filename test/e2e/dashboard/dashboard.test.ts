@@ -1,6 +1,6 @@
 // The dashboard in Debian's Chromium against the real service and the fleet: sign in, the
-// overview, a deploy followed live, drift healed with the button, a failing tag rolled back, the
-// viewer's read-only pages, and axe-core on each page.
+// overview, a deploy followed live, drift healed with the button, a failing tag rolled back, a
+// config file synced with the button, the viewer's read-only pages, and axe-core on each page.
 import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -22,6 +22,9 @@ describe('dashboard in a real browser (e2e)', function () {
   let page: Page;
   let web: Awaited<ReturnType<typeof addService>>;
   let container: string;
+  // a config file attached to web, holding a secret the browser must never see
+  const SECRET = `dash-tok-${Date.now().toString(36)}-Qx7`;
+  let target: string;
 
   const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }); };
   const signIn = async (ctx: BrowserContext, email: string) => {
@@ -45,6 +48,13 @@ describe('dashboard in a real browser (e2e)', function () {
     web = await addService(w, 'web', { servers: ['s1'], healthCheck: QUICK_HEALTH });
     container = web.deployments[0].containerName;
     expect((await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'v1' })).body.status).to.equal('succeeded');
+    target = `/etc/dash-${w.tag}/web.conf`;
+    expect((await w.admin.post(`/api/environments/${w.envId}/secrets`, { key: 'DASH_TOKEN', value: SECRET })).status).to.equal(201);
+    expect((await w.admin.post(`/api/environments/${w.envId}/vars`, { key: 'DASH_MODE', value: 'first' })).status).to.equal(201);
+    const file = await w.admin.post(`/api/environments/${w.envId}/config-files`, { name: 'web.conf', content: 'token=${DASH_TOKEN}\nmode=${DASH_MODE}\n' });
+    expect(file.status, file.text).to.equal(201);
+    const attached = await w.admin.post(`/api/config-files/${file.body.id}/attachments`, { serviceId: web.service.id, targetPath: target });
+    expect(attached.status, attached.text).to.equal(201);
     browser = await launchBrowser();
     // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy forbids
     context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
@@ -102,6 +112,42 @@ describe('dashboard in a real browser (e2e)', function () {
     expect(await containerImage('s1', container)).to.match(/web:v2 running$/);
   });
 
+  it('previews a config file redacted, shows its diff and syncs it to the server with the button', async () => {
+    // where the deployment's copy lives on the server (a deploy writes it too), read back through
+    // the fleet's own access; a new value of the var is what the sync must bring
+    const onServer = `/opt/stevedore/deployments/${container}/files${target}`;
+    const onDisk = () => serverExec('s1', ['sh', '-c', 'cat "$1" 2>/dev/null || echo absent', 'sh', onServer]);
+    const mode = `m-${Date.now().toString(36)}`;
+    const [v] = (await w.admin.get(`/api/environments/${w.envId}/vars`)).body.items.filter((x: { key: string }) => x.key === 'DASH_MODE');
+    expect((await w.admin.patch(`/api/vars/${v.id}`, { value: mode })).status).to.equal(200);
+    const before = await onDisk();
+    expect(before).to.not.include(mode);
+    await open(page, '/config-files', 'Config files');
+    await page.getByRole('button', { name: 'web.conf' }).click();
+    expect((await page.getByLabel('Rendered preview').innerText()).trimEnd()).to.equal(`token=[REDACTED]\nmode=${mode}`);
+    await page.getByRole('button', { name: 'Show diff' }).click();
+    const diff = page.getByLabel('Diff for s1');
+    await diff.waitFor();
+    expect(await diff.innerText()).to.include(`+++ b${target}`).and.include(`+mode=${mode}`);
+    expect(await onDisk(), 'the diff wrote nothing').to.equal(before);
+    await page.getByRole('button', { name: 'Sync to servers' }).click();
+    await page.getByRole('heading', { name: 'Sync result: succeeded' }).waitFor();
+    expect(await page.locator('.target', { hasText: 's1' }).locator('.badge').innerText()).to.equal('written');
+    expect(await page.content()).to.not.include(SECRET);
+    expect(await onDisk()).to.equal(`token=${SECRET}\nmode=${mode}\n`);
+  });
+
+  it('draws the topology: the servers, the web service, a connection, and the Mermaid export', async () => {
+    const link = await w.admin.post('/api/connections', { environmentId: w.envId, from: { kind: 'Service', id: web.service.id }, to: { kind: 'Server', id: w.servers.s2 }, label: 'metrics' });
+    expect(link.status, link.text).to.equal(201);
+    await open(page, '/topology', 'Topology');
+    await page.locator('svg.topology line.edge').waitFor();
+    expect(await page.getByTestId('topology-links').innerText()).to.equal('web → s2 connection: metrics');
+    const nodes = await page.locator('svg.topology g.node').allTextContents();
+    for (const n of ['s1', 's2', 's3', 'web']) expect(nodes.some((t) => t.startsWith(n)), n).to.equal(true);
+    expect(await page.getByLabel('Mermaid flowchart').innerText()).to.match(/^flowchart/);
+  });
+
   it('shows a viewer the same pages without deploy, heal, sync, cancel or rollback buttons', async () => {
     await userWithRole(w.admin, 'viewer', 'viewer@example.test');
     const viewer = await browser.newContext({ bypassCSP: true });
@@ -117,6 +163,10 @@ describe('dashboard in a real browser (e2e)', function () {
     await p.locator(`tr[data-deployment="${container}"]`).waitFor();
     expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
     expect(await p.getByRole('link', { name: 'Settings' }).count()).to.equal(0);
+    await open(p, '/config-files', 'Config files');
+    await p.getByRole('button', { name: 'web.conf' }).click();
+    await p.getByLabel('Rendered preview').waitFor();
+    expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
     await viewer.close();
   });
 
@@ -126,6 +176,8 @@ describe('dashboard in a real browser (e2e)', function () {
     ['Service', async () => `/services/${web.service.id}`, 'tr[data-deployment]', ''],
     ['Drift', async () => '/drift', 'tr[data-deployment]', ''],
     ['Config files', async () => '/config-files', 'main p', ''],
+    ['Databases', async () => '/databases', 'main p', ''],
+    ['Topology', async () => '/topology', 'svg.topology', ''],
     ['Audit log', async () => '/audit', 'tbody tr', 'audit-log'],
     ['Settings', async () => '/settings', 'form.settings', 'settings'],
     ['Deployment plan', async () => `/plans/${(await w.s.db('deployment_plans').where({ environmentId: w.envId }).orderBy('createdAt', 'desc').first()).id}`, '[data-plan]', ''],
