@@ -1,7 +1,15 @@
-import { dropTestDatabases } from './test-database.js';
+import { dropTestDatabases, prepareTemplate } from './test-database.js';
 
-/** Loaded by .mocharc.json: drop the databases the run created. */
+/**
+ * Loaded by .mocharc.json: the migrated template database is built once before any test (on a
+ * loaded machine migrating takes longer than one hook's 20 s), and what the run created is dropped.
+ */
 export const mochaHooks = {
+  async beforeAll(this: Mocha.Context) {
+    if (!process.env.DATABASE_URL) return; // unit tests run without one
+    this.timeout(180_000);
+    await prepareTemplate();
+  },
   async afterAll() {
     await dropTestDatabases();
   },

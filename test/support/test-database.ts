@@ -41,6 +41,12 @@ async function buildTemplate(): Promise<string> {
   return name;
 }
 
+/** Migrates the template now (mocha root hook, with a timeout of its own): no test's hook pays for it. */
+export async function prepareTemplate(): Promise<void> {
+  template ??= buildTemplate();
+  await template;
+}
+
 /** Creates a fresh database with the current schema and returns its URL. */
 export async function createTestDatabase(): Promise<string> {
   template ??= buildTemplate();
