@@ -12,7 +12,7 @@ const ERROR_TEXT: Record<number, string> = {
   415: 'VALIDATION_ERROR: the request body is not application/json',
   422: 'READONLY_FIELD',
   429: 'RATE_LIMITED, with Retry-After',
-  500: 'INTERNAL',
+  500: 'INTERNAL: an unexpected failure; the response says nothing of internals',
   502: 'The remote endpoint did not answer 2xx',
   503: 'SERVICE_UNAVAILABLE',
 };
@@ -40,7 +40,7 @@ function statusesOf(spec: RouteSpec): number[] {
   if (spec.readOnly?.length) codes.add(422);
   if (spec.load || /\{\w+\}/.test(spec.path)) codes.add(404);
   if (spec.method !== 'GET') codes.add(409);
-  codes.add(429);
+  codes.add(429).add(500); // any operation can fail unexpectedly: INTERNAL, in the envelope, details only in the log
   return [...codes].sort();
 }
 

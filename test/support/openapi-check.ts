@@ -142,6 +142,11 @@ function checkFor(baseUrl: string): Promise<DocumentCheck> {
   return check;
 }
 
+/** Fetches and compiles the service's document now (a rate-limit test counts requests after it). */
+export async function loadDocument(baseUrl: string): Promise<void> {
+  await checkFor(baseUrl);
+}
+
 export class OpenApiMismatch extends Error {
   override name = 'OpenApiMismatch';
 }
