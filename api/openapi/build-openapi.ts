@@ -35,7 +35,8 @@ function content(schema: Schema | undefined, type = 'application/json') {
 function statusesOf(spec: RouteSpec): number[] {
   const codes = new Set<number>(spec.errors ?? []);
   if (spec.access !== 'public') codes.add(401).add(403);
-  if (spec.body || spec.query || spec.requestBody) codes.add(400);
+  // writes without a body schema refuse body fields (mount.ts) and signed webhooks validate their own
+  if (spec.body || spec.query || spec.requestBody || WRITE.has(spec.method)) codes.add(400);
   if (spec.body) codes.add(413).add(415);
   if (spec.readOnly?.length) codes.add(422);
   if (spec.load || /\{\w+\}/.test(spec.path)) codes.add(404);
