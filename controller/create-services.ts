@@ -11,6 +11,9 @@ import { EventBus, EVENTS_CHANNEL } from './events/event-bus.js';
 import { EventsRepository } from './store/repositories/events.js';
 import { WorkQueue } from './queue/work-queue.js';
 import { Scheduler } from './queue/scheduler.js';
+import { Leadership } from './queue/leadership.js';
+import { CacheInvalidation } from './events/cache-invalidation.js';
+import { clearAuthCache } from './auth/authenticate-token.js';
 import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
@@ -40,6 +43,11 @@ import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys
 import { SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import { ServerAgentsRepository } from './store/repositories/server-agents.js';
+import { ServerSamplesRepository } from './store/repositories/server-samples.js';
+import { HealthLogsRepository } from './store/repositories/health-logs.js';
+import { AlertStatesRepository } from './store/repositories/alert-states.js';
+import { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 import { transactionRunner } from './store/transaction.js';
 import { DatabaseOps } from './databases/database-ops.js';
 import { BackupStores } from './databases/storage/stores.js';
@@ -63,6 +71,10 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
+  const leadership = new Leadership(databaseUrl, config.replicas.leaderRetryMs, logger);
+  const invalidation = new CacheInvalidation(databaseUrl, logger);
+  invalidation.on('auth', clearAuthCache);
+  invalidation.on('settings', () => systemSettings.forget());
   const services = {
     config,
     db,
@@ -87,7 +99,9 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
     queue: new WorkQueue({ logger }),
     locks,
-    scheduler: new Scheduler(locks, logger),
+    scheduler: new Scheduler(locks, logger, () => leadership.isLeader),
+    leadership,
+    invalidation,
     registries: new RegistriesRepository(db),
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
@@ -97,6 +111,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serverContainers: new ServerContainersRepository(db),
     idempotencyKeys: new IdempotencyKeysRepository(db),
     serverBootstrapRuns: new ServerBootstrapRunsRepository(db),
+    serverAgents: new ServerAgentsRepository(db),
+    serverSamples: new ServerSamplesRepository(db),
+    healthLogs: new HealthLogsRepository(db),
+    alertStates: new AlertStatesRepository(db),
+    notificationTypeSettings: new NotificationTypeSettingsRepository(db),
     webhookReplays: new ReplayGuard(db),
     chatChannels: new ChatChannelsRepository(db),
     notificationRoutings: new NotificationRoutingsRepository(db),

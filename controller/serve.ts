@@ -27,7 +27,8 @@ export interface RunningService {
 
 /**
  * Starts the whole service: database (embedded when DATABASE_URL is unset), migrations, API.
- * Background workers register themselves through `startWorkers` hooks as they are added.
+ * Background workers start from controller/workers/; those only the leader replica runs start
+ * when this replica wins the leader lock (controller/queue/leadership.ts).
  */
 export async function startService(
   createApp: HttpApp, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
@@ -41,7 +42,7 @@ export async function startService(
   }
   const db: Db = createKnex(url);
   try {
-    const applied = await migrateLatest(db);
+    const applied = await migrateLatest(db, url);
     if (applied.length) logger.info('migrations applied', { count: applied.length });
   } catch (e) {
     await db.destroy();
@@ -50,11 +51,14 @@ export async function startService(
   }
   const services = createServices(config, db, logger, url);
   await services.events.start();
+  await services.invalidation.start();
   const stopWorkers: Array<() => Promise<void>> = [];
   for (const w of WORKERS) {
     const stop = await w.start(services);
     if (stop) stopWorkers.unshift(stop);
   }
+  // after every worker registered its leader-only part: a lone replica leads before it serves
+  await services.leadership.start();
   const app = createApp(services);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -80,6 +84,8 @@ export async function startService(
         await drain(inFlight, config.shutdownGraceMs);
         server.closeAllConnections();
         await closed;
+        // leader work stops first and the leader lock goes with its session: another replica takes over
+        await within(services.leadership.stop(), STOP_STEP_MS);
         for (const stopWorker of stopWorkers) await within(stopWorker().catch(() => {}), STOP_STEP_MS);
         await within(services.scheduler.stop(), STOP_STEP_MS);
         // reconciles still running may wait on a server: give them a moment before the
@@ -87,6 +93,7 @@ export async function startService(
         await within(services.queue.stop(), STOP_STEP_MS);
         await services.hosts.close();
         await within(services.events.stop(), STOP_STEP_MS);
+        await within(services.invalidation.stop(), STOP_STEP_MS);
         services.smtp.close();
         await db.destroy();
         await embedded?.stop();

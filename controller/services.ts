@@ -10,6 +10,8 @@ import type { SettingsStore } from './settings/settings-store.js';
 import type { EventBus } from './events/event-bus.js';
 import type { WorkQueue } from './queue/work-queue.js';
 import type { Scheduler } from './queue/scheduler.js';
+import type { Leadership } from './queue/leadership.js';
+import type { CacheInvalidation } from './events/cache-invalidation.js';
 import type { RegistriesRepository } from './store/repositories/registries.js';
 import type { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import type { SystemSettings } from './settings/system-settings.js';
@@ -40,6 +42,11 @@ import type { DatabaseOps } from './databases/database-ops.js';
 import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
+import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
+import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
+import type { HealthLogsRepository } from './store/repositories/health-logs.js';
+import type { AlertStatesRepository } from './store/repositories/alert-states.js';
+import type { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -78,8 +85,12 @@ export interface Services {
   queue: WorkQueue;
   /** Advisory locks held on a connection of their own: one plan step per server, one replica per job. */
   locks: SessionLocks;
-  /** Periodic singleton jobs across replicas. */
+  /** Periodic singleton jobs across replicas (run by the leader). */
   scheduler: Scheduler;
+  /** Which replica leads (advisory lock on a session of its own) and the work only the leader runs. */
+  leadership: Leadership;
+  /** Drops cached tokens and settings on every replica when any of them changes them. */
+  invalidation: CacheInvalidation;
   registries: RegistriesRepository;
   serviceAccounts: ServiceAccountsRepository;
   /** System-wide settings; `systemSettings.get()` for webhook delivery, retention and the like. */
@@ -92,6 +103,16 @@ export interface Services {
   servers: ServersRepository;
   /** Bootstraps of servers (install and start Docker), step by step. */
   serverBootstrapRuns: ServerBootstrapRunsRepository;
+  /** Monitoring agents: each server's agent token (hashed) and when its agent was last heard from. */
+  serverAgents: ServerAgentsRepository;
+  /** Server metrics, a time series partitioned by day (controller/monitoring/). */
+  serverSamples: ServerSamplesRepository;
+  /** Every monitoring check result (server, container, tcp, cert). */
+  healthLogs: HealthLogsRepository;
+  /** The alert state of each check (monitoring/alert-machine.ts). */
+  alertStates: AlertStatesRepository;
+  /** Admin overrides of notification types' alert policies. */
+  notificationTypeSettings: NotificationTypeSettingsRepository;
   /** What container discovery last found on each server. */
   serverContainers: ServerContainersRepository;
   /** Idempotency-Key records of write requests. */

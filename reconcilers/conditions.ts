@@ -35,6 +35,10 @@ export const REASONS = {
   NameConflict: 'NameConflict',
   DeployFailed: 'DeployFailed',
   RolledBack: 'RolledBack',
+  /** The container keeps restarting since it was deployed (its restart count rises). */
+  CrashLooping: 'CrashLooping',
+  /** Monitoring checks of the server or its containers are down (servers). */
+  ChecksFailing: 'ChecksFailing',
   AsDesired: 'AsDesired',
   // Drifted
   InSync: 'InSync',
@@ -48,6 +52,7 @@ export const REASONS = {
   Synced: 'Synced',
   SyncFailed: 'SyncFailed',
   Reachable: 'Reachable',
+  ServerChecksPassing: 'ChecksPassing',
   // UpdateAvailable (images)
   NewerTag: 'NewerTag',
   TagRePushed: 'TagRePushed',

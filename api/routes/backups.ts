@@ -1,7 +1,8 @@
 import type { Services } from '../../controller/services.js';
 import { conflict, forbiddenRole, notFound, validationError } from '../../controller/errors/app-error.js';
 import { nextRun, scheduleProblem } from '../../controller/databases/cron-schedule.js';
-import { toBackup, toRestore, type BackupRow } from '../../controller/store/repositories/backups.js';
+import { toBackup, toRestore, type BackupRow, type RestoreRow } from '../../controller/store/repositories/backups.js';
+import { removeKeptScratch } from '../../controller/databases/scratch.js';
 import type { DatabaseRow } from '../../controller/store/repositories/databases.js';
 import { result, route } from '../http/route.js';
 import {
@@ -138,6 +139,21 @@ export default function backupRoutes(s: Services) {
       method: 'GET', path: '/api/restores/{id}', operationId: 'getRestore', tag: 'backups', access: 'viewer',
       load: rowOf(restores, 'Restore'), response: restoreSchema, summary: 'One restore or restore drill: status, duration, check output, reason',
       handler: async (_ctx, { resource }) => toRestore(resource),
+    }),
+
+    route<unknown, unknown, RestoreRow>({
+      method: 'DELETE', path: '/api/restores/{id}/scratch-container', operationId: 'removeScratchContainer', tag: 'backups', access: 'operator',
+      load: rowOf(restores, 'Restore'), response: restoreSchema, errors: [409],
+      summary: 'Remove the scratch container a restore kept for inspection (only a container labelled as this database\'s scratch)',
+      async handler(ctx, { resource }) {
+        if (resource.target !== 'scratch' || !resource.scratchContainer) throw conflict('This restore kept no scratch container');
+        if (resource.status === 'running') throw conflict('The restore is still running');
+        const db = (await databases.findById(resource.databaseId)) ?? (() => { throw notFound('Database'); })();
+        const removed = await removeKeptScratch(ops.ctx, db, resource.scratchContainer);
+        const row = await restores.update(resource.id, { scratchContainer: null });
+        ctx.state.audit = { environmentId: db.environmentId, details: { container: resource.scratchContainer, removed } };
+        return toRestore(row!);
+      },
     }),
 
     route<unknown, unknown, DatabaseRow>({

@@ -76,7 +76,9 @@ export default function databaseRoutes(s: Services) {
           && await repo.findOne({ environmentId: resource.environmentId, name: body.name })) {
           throw conflict(NAME_TAKEN, 'Choose another name', 'name');
         }
-        const row = await repo.update(resource.id, { ...(await columns(resource.environmentId, body)), generation: resource.generation + 1 });
+        // monitoring switched on or re-timed: the next probe is due at the scheduler's next tick
+        const reprobe = body.monitoringEnabled !== undefined || body.collectionIntervalSec !== undefined ? { nextMonitorAt: null } : {};
+        const row = await repo.update(resource.id, { ...(await columns(resource.environmentId, body)), ...reprobe, generation: resource.generation + 1 });
         ctx.state.audit = { environmentId: resource.environmentId, details: { fields: Object.keys(body) } };
         return toDatabase(row!);
       },

@@ -49,6 +49,10 @@ import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
 import serviceOperationRoutes from './service-operations.js';
 import adminErrorTrackingRoutes from './admin-error-tracking.js';
+import agentRoutes from './agent.js';
+import serverAgentRoutes from './server-agents.js';
+import metricsRoutes from './metrics.js';
+import healthCheckRoutes from './health-checks.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -86,6 +90,9 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...manifestRoutes(s),
     ...serverRoutes(s),
     ...serverOperationRoutes(s),
+    ...serverAgentRoutes(s),
+    ...agentRoutes(s),
+    ...healthCheckRoutes(s),
     ...secretRoutes(s),
     ...varRoutes(s),
     ...configFragmentRoutes(s),
@@ -103,5 +110,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
+    ...metricsRoutes(s),
   ];
 }

@@ -1,6 +1,7 @@
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope, notFound, validationError } from '../../controller/errors/app-error.js';
-import { CATEGORIES, NOTIFICATION_CODES, NOTIFICATION_TYPES } from '../../controller/notifications/types.js';
+import { CATEGORIES, NOTIFICATION_CODES, NOTIFICATION_TYPES, isAlertType, notificationType, type NotificationType } from '../../controller/notifications/types.js';
+import { effectiveTypes } from '../../controller/monitoring/alert-policy.js';
 import { defaultPreference, toNotification } from '../../controller/delivery/fanout.js';
 import type { StreamEvent } from '../../controller/events/event-bus.js';
 import { route } from '../http/route.js';
@@ -12,7 +13,14 @@ const notificationRead = object({
   id: uuid, type: str(), category: str(), severity: enumOf('info', 'warning', 'error'), environmentId: nullable(uuid),
   title: str(), message: str(), data: { type: 'object' }, read: bool, readAt: nullableTimestamp, createdAt: timestamp,
 });
-const typeRead = object({ code: str(), category: str(), defaultSeverity: str(), bounceThreshold: int(1), title: str() });
+const typeRead = object({
+  code: str(), category: str(), defaultSeverity: str(), bounceThreshold: int(1), recoverThreshold: int(1), reminderIntervalSec: int(0), title: str(),
+});
+/** What the catalogue shows of a type: alert types carry their policy, the others 1 / 1 / 0 (every occurrence is sent). */
+const toType = (t: NotificationType) => ({
+  code: t.code, category: t.category, defaultSeverity: t.defaultSeverity, bounceThreshold: t.bounceThreshold,
+  recoverThreshold: t.recoverThreshold ?? 1, reminderIntervalSec: t.reminderIntervalSec ?? 0, title: t.title,
+});
 const preferenceRead = object({ type: str(), category: str(), inApp: bool, email: bool });
 
 /** The SSE names of the general stream (DECISIONS.md, Streams). */
@@ -34,11 +42,32 @@ export default function notificationRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/admin/notification-types', operationId: 'listNotificationTypes', tag: 'notifications',
-      access: 'admin', summary: 'The notification type catalogue: code, category, default severity, bounce threshold',
+      access: 'admin', summary: 'The notification type catalogue: code, category, default severity, and for alert types (health.failed) '
+        + 'the alert policy: consecutive failures before down (bounceThreshold), successes before up, reminder interval while down',
       response: object({ items: arrayOf(typeRead) }),
-      handler: async () => ({
-        items: NOTIFICATION_TYPES.map((t) => ({ code: t.code, category: t.category, defaultSeverity: t.defaultSeverity, bounceThreshold: t.bounceThreshold, title: t.title })),
-      }),
+      handler: async () => ({ items: (await effectiveTypes(s.notificationTypeSettings)).map(toType) }),
+    }),
+
+    route<{ bounceThreshold?: number; recoverThreshold?: number; reminderIntervalSec?: number }>({
+      method: 'PATCH', path: '/api/admin/notification-types/{code}', operationId: 'updateNotificationType', tag: 'notifications',
+      access: 'admin', summary: 'Change the alert policy of an alert type (health.failed): bounceThreshold (consecutive failed checks before '
+        + 'down), recoverThreshold (successes before up), reminderIntervalSec (0: no reminders). 400 for a type that is not an alert type',
+      body: object({ bounceThreshold: int(1, 100), recoverThreshold: int(1, 100), reminderIntervalSec: int(0, 604_800) }, [], { minProperties: 1 }),
+      response: typeRead, errors: [404],
+      async handler(ctx, { body }) {
+        const code = String(ctx.params.code);
+        const t = notificationType(code);
+        if (!t) throw notFound('Notification type');
+        if (!isAlertType(t)) throw validationError(`${code} is sent on every occurrence: only alert types have a policy`, 'code');
+        const current = (await effectiveTypes(s.notificationTypeSettings)).find((x) => x.code === code)!;
+        await s.notificationTypeSettings.upsert({
+          code, bounceThreshold: body.bounceThreshold ?? current.bounceThreshold,
+          recoverThreshold: body.recoverThreshold ?? current.recoverThreshold ?? 1,
+          reminderIntervalSec: body.reminderIntervalSec ?? current.reminderIntervalSec ?? 0,
+        });
+        ctx.state.audit = { details: { code, ...body } };
+        return toType((await effectiveTypes(s.notificationTypeSettings)).find((x) => x.code === code)!);
+      },
     }),
 
     route<unknown, { limit: number; offset: number; unreadOnly?: boolean; environmentId?: string; category?: string }>({

@@ -17,6 +17,8 @@ import {
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 import { server } from '../../controller/kinds/server.js';
+import { changeMetricsMode } from '../../controller/monitoring/agent/change-metrics-mode.js';
+import { agentInstallFields, agentInstallOptions } from './agent-install-body.js';
 
 const serverSchemas = server.schemas!;
 
@@ -339,14 +341,18 @@ export default function serverRoutes(s: Services) {
       },
     }),
 
-    route<{ mode: ServerRow['metricsMode'] }>({
+    route<{ mode: ServerRow['metricsMode']; controllerUrl?: string; waitSec: number }>({
       method: 'POST', path: '/api/servers/{id}/metrics-mode', operationId: 'setServerMetricsMode', tag: 'servers', access: 'operator', load,
-      summary: 'Change how metrics are collected from the server: disabled, ssh or agent',
-      body: object({ mode: enumOf('disabled', 'ssh', 'agent') }, ['mode']), response: serverSchemas.read,
+      summary: 'Change how metrics are collected from the server: disabled, ssh or agent. To agent installs the monitoring agent '
+        + '(as POST …/agent, with its controllerUrl and waitSec), away from agent removes it (as DELETE …/agent); the same mode is a '
+        + 'no-op. Answers the server and, when the agent was installed or removed, its observed status (agent)',
+      body: object({ mode: enumOf('disabled', 'ssh', 'agent'), ...agentInstallFields }, ['mode']),
+      response: { ...serverSchemas.read, properties: { ...(serverSchemas.read.properties as object), agent: { type: 'object', nullable: true } } },
+      errors: [409, 502, 503],
       async handler(ctx, { resource, body }) {
-        const row = await s.servers.update(resource.id, { metricsMode: body.mode, generation: resource.generation + 1 });
+        const out = await changeMetricsMode(s, resource, body.mode, () => agentInstallOptions(s, ctx, body));
         ctx.state.audit = { environmentId: resource.environmentId, details: { from: resource.metricsMode, to: body.mode } };
-        return toServer(row!);
+        return { ...toServer(out.server), agent: out.agent };
       },
     }),
   ];

@@ -65,11 +65,12 @@ export const DEFAULT_SERVICE_TYPES: TypeDefinition[] = [
 ];
 
 /**
- * Seeded by migration 20261129C; backup, restore, check and ready added by 20261214D. Tokens:
+ * Seeded by migration 20261129C; backup, restore, check and ready added by 20261214D, size by 20261216M. Tokens:
  * {{database}} and {{user}} are the database's name and user, {{query}} a drill's check query (the password is handed to the
  * command in the engine's environment variable, see controller/databases/engines.ts).
  * backup writes the dump to stdout; restore reads it from stdin; check prints one line (a
- * restore drill's proof); ready exits 0 once the server accepts TCP connections.
+ * restore drill's proof); ready exits 0 once the server accepts TCP connections; size prints the
+ * database's size in bytes (monitoring).
  */
 export const DEFAULT_DATABASE_TYPES: TypeDefinition[] = [
   {
@@ -82,6 +83,7 @@ export const DEFAULT_DATABASE_TYPES: TypeDefinition[] = [
       { name: 'restore', description: 'Restore a custom-format dump from stdin, replacing what it holds', target: 'container', command: ['pg_restore', '--clean', '--if-exists', '--no-owner', '--exit-on-error', '-U', '{{user}}', '-d', '{{database}}'] },
       { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['psql', '-U', '{{user}}', '-d', '{{database}}', '-tAc', '{{query}}'] },
       { name: 'check', description: 'Count the tables outside the system schemas', target: 'container', command: ['psql', '-U', '{{user}}', '-d', '{{database}}', '-tAc', "select count(*) from information_schema.tables where table_schema not in ('pg_catalog', 'information_schema')"] },
+      { name: 'size', description: 'Print the size of the database in bytes', target: 'container', command: ['psql', '-U', '{{user}}', '-d', '{{database}}', '-tAc', 'select pg_database_size(current_database())'] },
     ],
   },
   {
@@ -93,6 +95,7 @@ export const DEFAULT_DATABASE_TYPES: TypeDefinition[] = [
       { name: 'restore', description: 'Run an SQL dump from stdin', target: 'container', command: ['mysql', '-u', '{{user}}', '{{database}}'] },
       { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['mysql', '-N', '-u', '{{user}}', '-e', '{{query}}', '{{database}}'] },
       { name: 'check', description: 'Count the tables', target: 'container', command: ['mysql', '-N', '-u', '{{user}}', '-e', 'select count(*) from information_schema.tables where table_schema = database()', '{{database}}'] },
+      { name: 'size', description: 'Print the size of the database in bytes', target: 'container', command: ['mysql', '-N', '-u', '{{user}}', '-e', 'select coalesce(sum(data_length + index_length), 0) from information_schema.tables where table_schema = database()', '{{database}}'] },
     ],
   },
   {
@@ -104,6 +107,7 @@ export const DEFAULT_DATABASE_TYPES: TypeDefinition[] = [
       { name: 'restore', description: 'Run an SQL dump from stdin', target: 'container', command: ['mariadb', '-u', '{{user}}', '{{database}}'] },
       { name: 'query', description: 'Run one SQL query, printing bare values', target: 'container', command: ['mariadb', '-N', '-u', '{{user}}', '-e', '{{query}}', '{{database}}'] },
       { name: 'check', description: 'Count the tables', target: 'container', command: ['mariadb', '-N', '-u', '{{user}}', '-e', 'select count(*) from information_schema.tables where table_schema = database()', '{{database}}'] },
+      { name: 'size', description: 'Print the size of the database in bytes', target: 'container', command: ['mariadb', '-N', '-u', '{{user}}', '-e', 'select coalesce(sum(data_length + index_length), 0) from information_schema.tables where table_schema = database()', '{{database}}'] },
     ],
   },
   {

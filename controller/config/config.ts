@@ -9,6 +9,18 @@ export interface SchedulerConfig {
   imageUpdateCheckSec: number;
   /** How often due database backups and restore drills are looked for. */
   backupSec: number;
+  /** How often servers are sampled: the SSH collector's cycle, and the interval the agent is told. */
+  metricsSec: number;
+  /** How often metrics partitions are created ahead and those past retention dropped. */
+  metricsRetentionSec: number;
+}
+
+/** How replicas sharing one database hand work over (docs/replicas.md). */
+export interface ReplicasConfig {
+  /** A plan whose runner renewed its lease longer ago than this is taken over by another replica. */
+  planLeaseMs: number;
+  /** How often a replica that is not the leader tries the leader lock again (and the leader checks its lock connection). */
+  leaderRetryMs: number;
 }
 
 export interface Config {
@@ -30,7 +42,10 @@ export interface Config {
   /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
+  replicas: ReplicasConfig;
   metricsRetentionDays: number;
+  /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
+  publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -65,8 +80,22 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       resyncSec: parseInteger('SCHEDULER_RESYNC_SEC', env.SCHEDULER_RESYNC_SEC, 600, 1, 86400),
       imageUpdateCheckSec: parseInteger('SCHEDULER_IMAGE_UPDATE_CHECK_SEC', env.SCHEDULER_IMAGE_UPDATE_CHECK_SEC, 3600, 1, 604800),
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
+      metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
+      metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
+    },
+    replicas: {
+      planLeaseMs: parseInteger('PLAN_LEASE_MS', env.PLAN_LEASE_MS, 7000, 300, 600_000),
+      leaderRetryMs: parseInteger('LEADER_RETRY_MS', env.LEADER_RETRY_MS, 5000, 100, 600_000),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
+    publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
     logLevel,
   };
+}
+
+/** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */
+function parsePublicUrl(value: string | undefined): string | null {
+  if (!value) return null;
+  if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(value)) throw new ConfigError('STEVEDORE_PUBLIC_URL must be an http(s) URL such as https://stevedore.example.com');
+  return value.replace(/\/+$/, '');
 }

@@ -6,6 +6,7 @@ import type { DatabaseRow, ScheduleKind } from '../store/repositories/databases.
 import { startBackup, type BackupRequest } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import { nextRun } from './cron-schedule.js';
+import { monitorDatabase, type MonitoringResult } from './monitor.js';
 import { startRestore, type RestoreTarget } from './restore-run.js';
 import { rotationPlan } from './retention.js';
 
@@ -83,13 +84,31 @@ export class DatabaseOps {
     });
   }
 
+  /** Probes the database now (reachability and size) and records the result in its status. */
+  monitor(db: DatabaseRow): Promise<MonitoringResult> {
+    return this.track(monitorDatabase(this.ctx, db, (d) => this.test(d)));
+  }
+
   /**
-   * One scheduler tick: every due backup (then rotation) and drill starts once. The schedule's
+   * One scheduler tick: every due backup (then rotation), drill and monitoring probe starts once. The schedule's
    * next time is moved with a compare-and-set before the run starts, so replicas and restarts
    * never run one occurrence twice; a time missed while the controller was down runs once.
    */
   async tick(now = new Date()): Promise<void> {
-    for (const kind of ['backup', 'drill'] as ScheduleKind[]) {
+    for (const db of await this.ctx.databases.due('monitor', now)) {
+      const next = new Date(now.getTime() + db.collectionIntervalSec * 1000);
+      if (!(await this.ctx.databases.claimDue(db.id, 'monitor', db.nextMonitorAt, next))) continue;
+      void this.monitor(db).catch((err: Error) => this.ctx.logger.warn('database probe failed', { databaseId: db.id, error: err.message }));
+    }
+    for (const kind of ['backup', 'drill'] as const) {
+      for (const db of await this.ctx.databases.unscheduled(kind)) {
+        const cron = kind === 'backup' ? db.backupCron : db.drillCron;
+        try {
+          if (cron) await this.ctx.databases.claimDue(db.id, kind, null, nextRun(cron, db.timezone, now));
+        } catch (err) {
+          this.ctx.logger.warn(`the ${kind} schedule cannot be computed`, { databaseId: db.id, error: (err as Error).message });
+        }
+      }
       for (const db of await this.ctx.databases.due(kind, now)) {
         const cron = kind === 'backup' ? db.backupCron : db.drillCron;
         const was = kind === 'backup' ? db.nextBackupAt! : db.nextDrillAt!;

@@ -2,6 +2,7 @@
 // for restores that must not touch the real database and for restore drills. Labelled with its
 // environment and database so it is never mistaken for (or removed as) anything else.
 import { randomBytes } from 'node:crypto';
+import { conflict } from '../errors/app-error.js';
 import { inspectFormat, rm, run } from '../hosts/commands/docker.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { engineOf, scratchUser } from './engines.js';
@@ -55,4 +56,22 @@ async function waitReady(ctx: DatabaseContext, db: DatabaseRow, s: Scratch): Pro
     await new Promise((resolve) => setTimeout(resolve, READY_POLL_MS));
   }
   throw new Error(`the scratch container did not become ready within ${READY_TIMEOUT_MS / 1000} s${last ? `: ${last}` : ''}`);
+}
+
+/**
+ * Removes the scratch container a restore kept for inspection. Only a container that carries
+ * this database's scratch labels is removed, so a name reused by anything else is never touched.
+ * False when the container is already gone.
+ */
+export async function removeKeptScratch(ctx: DatabaseContext, db: DatabaseRow, container: string): Promise<boolean> {
+  const { serverId } = placeOf(db);
+  const labels = await ctx.hosts.exec(serverId, inspectFormat('{{index .Config.Labels "stevedore.database"}} {{index .Config.Labels "stevedore.scratch"}}', container), { check: false });
+  if (labels.code !== 0) {
+    if (/no such (object|container)/i.test(labels.stderr)) return false;
+    throw new Error(`docker inspect ${container} failed: ${labels.stderr.trim().slice(-300)}`);
+  }
+  const [database, purpose] = labels.stdout.trim().split(' ');
+  if (database !== db.id || !purpose) throw conflict(`Container ${container} is not a scratch container of this database`, 'It was not removed');
+  await ctx.hosts.exec(serverId, rm(container, { force: true, volumes: true }));
+  return true;
 }

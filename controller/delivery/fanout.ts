@@ -3,9 +3,7 @@ import type { Logger } from '../logger.js';
 import type { EventBus, StreamEvent } from '../events/event-bus.js';
 import { NotificationFanOutStore } from '../store/repositories/notification-fanout.js';
 import { transactionRunner } from '../store/transaction.js';
-import {
-  NOTIFICATION_CODES, bounceSubject, describe, notificationType, typesResetBy, type NotificationType,
-} from '../notifications/types.js';
+import { NOTIFICATION_CODES, describe, notificationType, type NotificationType } from '../notifications/types.js';
 import { chatPayload, chatResolver } from './chat-routing.js';
 import { ChatRoutingReads } from '../store/repositories/chat-routing-reads.js';
 import { Outage } from '../queue/outage.js';
@@ -165,8 +163,8 @@ export class FanOut {
   }
 
   private async fanOne(trx: Trx, ctx: Awaited<ReturnType<FanOut['context']>>, e: StreamEvent, outbox: Array<Record<string, unknown>>): Promise<void> {
+    // bouncing happens where the checks run (monitoring/alert-machine.ts): every event is sent
     const t = notificationType(e.type)!;
-    if (!(await this.passesBounce(trx, t, e))) return;
 
     let envName: string | null = null;
     if (e.environmentId) {
@@ -222,15 +220,6 @@ export class FanOut {
         await this.events.publish('notification.created', n.environmentId, { userId: n.userId, notification: toNotification(n) }, trx);
       }
     }
-  }
-
-  /** True when this occurrence should be sent (see NotificationType.bounceThreshold). */
-  private async passesBounce(trx: Trx, t: NotificationType, e: StreamEvent): Promise<boolean> {
-    const subject = bounceSubject(e.environmentId, e.data);
-    const resets = typesResetBy(t.code);
-    if (resets.length) await this.store.resetBounces(resets.map((c) => `${c}|${subject}`), trx);
-    if (t.bounceThreshold <= 1) return true;
-    return (await this.store.countBounce(`${t.code}|${subject}`, trx)) === t.bounceThreshold;
   }
 }
 

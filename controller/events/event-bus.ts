@@ -75,6 +75,11 @@ export class EventBus {
     return (await this.rows.since(lastId, environmentId, limit)).map(toEvent);
   }
 
+  /** A page of one environment's events whose type starts with `typePrefix`, newest first (agent events). */
+  pageOfPrefix(environmentId: string, typePrefix: string, page: { limit: number; offset: number }) {
+    return this.rows.pageOfPrefix(environmentId, typePrefix, page);
+  }
+
   /** Connects the listener; the first connection must succeed (the database was just migrated). */
   async start(): Promise<void> {
     this.stopped = false;

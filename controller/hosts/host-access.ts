@@ -24,6 +24,7 @@ import { SshDriver, type ExecOptions, type ExecResult } from './ssh-driver.js';
 import { SshPool } from './ssh-pool.js';
 import { localStream, sshStream, type ExecStream } from './ssh-stream.js';
 import { assertNotProtected } from './protected-paths.js';
+import { localTcpConnect, sshTcpConnect, type TcpConnection } from './tcp-connect.js';
 
 export type { ExecOptions, ExecResult } from './ssh-driver.js';
 export type { ExecStream, StreamExit } from './ssh-stream.js';
@@ -134,6 +135,13 @@ export class HostAccess {
       });
     }
     return sftpReadFile(this.pool, serverId, filePath);
+  }
+
+  /** A TCP connection to host:port opened from the server (see tcp-connect.ts); the caller closes it. */
+  async connectTcp(serverId: string, host: string, port: number): Promise<TcpConnection> {
+    const known = await this.ensure(serverId);
+    if (known.mode === 'socket') return localTcpConnect(host, port);
+    return sshTcpConnect(this.pool, serverId, host, port);
   }
 
   /** The compose CLI of the server, detected once (docker compose preferred, docker-compose fallback). */

@@ -47,6 +47,12 @@ export class SshPool {
     return this.entry(serverId).connects;
   }
 
+  /** Whether a connection is open (or opening) now, without opening one; null when the server is not registered. */
+  status(serverId: string): { open: boolean; connects: number } | null {
+    const entry = this.entries.get(serverId);
+    return entry ? { open: !!entry.client, connects: entry.connects } : null;
+  }
+
   /** The live connection, opening one if needed. Concurrent callers share one handshake. */
   connection(serverId: string): Promise<Client> {
     const entry = this.entry(serverId);

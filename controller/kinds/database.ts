@@ -4,6 +4,7 @@ import { bool, int, nonEmpty, nullable, object, resourceSchemas, str, timestamp,
 
 const TYPE_NAME = nonEmpty(100, { description: 'A database type (GET /api/settings/database-types): postgres, mysql, mariadb…' });
 const CONTAINER = nullable(str({ minLength: 1, maxLength: 255, pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', description: 'Container on the server that runs it' }));
+const SCHEDULE = (what: string) => nullable(str({ minLength: 1, maxLength: 100, description: `Cron expression of scheduled ${what} (5 fields, or 6 with seconds) in timezone, UTC when none; null: none` }));
 const TIMEZONE = nullable(str({ minLength: 1, maxLength: 64, description: 'IANA time zone of its schedules (default UTC)' }));
 
 const schemas = resourceSchemas({
@@ -48,8 +49,23 @@ export const database: KindDescriptor = {
       username: nullable(str({ minLength: 1, maxLength: 63 })),
       password: secretRef('Database password'),
       timezone: TIMEZONE,
+      backupSchedule: SCHEDULE('backups'),
+      keepLast: nullable(int(1, 10000, { description: 'Retention: keep the newest N backups of each status (pinned ones are never rotated)' })),
+      keepDays: nullable(int(1, 36500, { description: 'Retention: delete backups older than N days' })),
+      drillSchedule: SCHEDULE('restore drills'),
+      drillCheckCommand: nullable(str({ minLength: 1, maxLength: 2000, description: "SQL query a drill runs in the restored copy instead of the type's check" })),
     } as Record<string, Schema>, ['type', 'databaseName']),
-    columns: ['type', 'containerName', 'host', 'port', 'databaseName', 'username', 'timezone'],
-    defaults: { server: null, containerName: null, host: null, port: null, username: null, timezone: null },
+    columns: ['type', 'containerName', 'host', 'port', 'databaseName', 'username', 'timezone', 'keepLast', 'keepDays', 'drillCheckCommand'],
+    defaults: {
+      server: null, containerName: null, host: null, port: null, username: null, timezone: null,
+      backupSchedule: null, keepLast: null, keepDays: null, drillSchedule: null, drillCheckCommand: null,
+    },
+    // a schedule is its cron while enabled; the scheduler computes the next run of a new one
+    actual: (row) => ({ backupSchedule: row.backupEnabled ? row.backupCron : null, drillSchedule: row.drillEnabled ? row.drillCron : null }),
+    write(field, value) {
+      if (field === 'backupSchedule') return { backupCron: value ?? null, backupEnabled: value != null, nextBackupAt: null };
+      if (field === 'drillSchedule') return { drillCron: value ?? null, drillEnabled: value != null, nextDrillAt: null };
+      return undefined;
+    },
   },
 };

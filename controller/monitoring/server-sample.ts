@@ -4,7 +4,7 @@
  * monitoring toggle is off) or that could not be read is absent, never zero: zero is a value.
  */
 export type ServerSample = {
-  serverId: number;
+  serverId: string;             // servers.id (uuid)
   at: Date;
   /** How the sample was taken: over the pooled SSH connection, or posted by the agent. */
   source: 'ssh' | 'agent';

@@ -10,13 +10,15 @@ export interface NotificationType {
   category: Category;
   defaultSeverity: Severity;
   /**
-   * How many consecutive occurrences for the same subject (environment + service/server/...) are
-   * needed before anything is sent: 1 sends every occurrence; 3 waits for the third in a row.
-   * The type named by `resets` (e.g. health.recovered for health.failed) starts the count over.
+   * For an alert type (health.failed): how many consecutive failed checks of the same check are
+   * needed before it is down and one notification is sent (controller/monitoring/alert-machine.ts
+   * applies it where the checks run, so every event of the type is sent). 1 for the others.
    */
   bounceThreshold: number;
-  /** The type whose occurrence resets this type's bounce count. */
-  resetBy?: string;
+  /** Alert types: consecutive successful checks before a down check is up again (one recovery notice). */
+  recoverThreshold?: number;
+  /** Alert types: seconds between reminders while a check stays down; 0 sends none. */
+  reminderIntervalSec?: number;
   title: string;
 }
 
@@ -25,7 +27,11 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { code: 'deployment.success', category: 'deployment', defaultSeverity: 'info', bounceThreshold: 1, title: 'Deployment succeeded' },
   { code: 'deployment.failed', category: 'deployment', defaultSeverity: 'error', bounceThreshold: 1, title: 'Deployment failed' },
   { code: 'plan.rolled_back', category: 'deployment', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Deployment plan rolled back' },
-  { code: 'health.failed', category: 'health', defaultSeverity: 'error', bounceThreshold: 2, resetBy: 'health.recovered', title: 'Health check failed' },
+  { code: 'deployment.crash_looping', category: 'deployment', defaultSeverity: 'error', bounceThreshold: 1, title: 'Container crash-looping' },
+  {
+    code: 'health.failed', category: 'health', defaultSeverity: 'error', bounceThreshold: 2, recoverThreshold: 1, reminderIntervalSec: 3600,
+    title: 'Health check failed',
+  },
   { code: 'health.recovered', category: 'health', defaultSeverity: 'info', bounceThreshold: 1, title: 'Health recovered' },
   { code: 'backup.success', category: 'backup', defaultSeverity: 'info', bounceThreshold: 1, title: 'Backup completed' },
   { code: 'backup.failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Backup failed' },
@@ -43,16 +49,8 @@ export const CATEGORIES: Category[] = [...new Set(NOTIFICATION_TYPES.map((t) => 
 export const notificationType = (code: string): NotificationType | undefined => BY_CODE.get(code);
 export const isNotificationType = (code: string): boolean => BY_CODE.has(code);
 
-/** Types whose bounce count an occurrence of `code` resets. */
-export const typesResetBy = (code: string): string[] =>
-  NOTIFICATION_TYPES.filter((t) => t.resetBy === code).map((t) => t.code);
-
-/** What identifies "the same thing" for bounce counting: the first id-like field of the data. */
-export function bounceSubject(environmentId: string | null, data: Record<string, unknown>): string {
-  const id = ['subject', 'deploymentId', 'serviceId', 'serverId', 'databaseId', 'imageId', 'webhookId']
-    .map((k) => data[k]).find((v) => typeof v === 'string' && v);
-  return `${environmentId ?? '-'}:${id ?? '-'}`;
-}
+/** Alert types carry a recover threshold: the monitoring checks step their alert state machine by them. */
+export const isAlertType = (t: NotificationType): boolean => t.recoverThreshold !== undefined;
 
 /** A short human line for a notification from its event data (names only, never secret values). */
 export function describe(t: NotificationType, data: Record<string, unknown>): string {

@@ -10,29 +10,34 @@ function lockKey(name: string): number {
 }
 
 /**
- * Periodic singleton jobs (health sweep, drift check, resync): every replica ticks, and
- * pg_try_advisory_lock lets one of them run the job; the others skip that tick.
+ * Periodic singleton jobs (health sweep, drift check, resync): only the leader replica
+ * (controller/queue/leadership.ts) runs them; followers skip every tick. The job's own advisory
+ * lock stays as the guard for the moment leadership changes hands while a job still runs.
  * A tick never throws: a database that cannot be reached skips the tick (logged once per outage)
  * and the next tick tries again, so the process outlives any outage.
  */
 export class Scheduler {
-  private readonly timers: NodeJS.Timeout[] = [];
+  private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly outages = new Map<string, Outage>();
 
-  constructor(private readonly locks: SessionLocks, private readonly logger: Logger) {}
+  /** `leads` tells whether this replica is the leader now. */
+  constructor(private readonly locks: SessionLocks, private readonly logger: Logger, private readonly leads: () => boolean = () => true) {}
 
+  /** Runs `job` every `seconds` on the leader; a second call for the same name replaces the first. */
   every(name: string, seconds: number, job: () => Promise<void>): void {
     const tick = () => {
+      if (!this.leads()) return;
       // a slow job (a sweep over unreachable servers) is not started twice
       if ([...this.inFlight].some((p) => (p as { job?: string }).job === name)) return;
       const p: Promise<unknown> & { job?: string } = this.runOnce(name, job).catch(() => false).finally(() => this.inFlight.delete(p));
       p.job = name;
       this.inFlight.add(p);
     };
+    clearInterval(this.timers.get(name));
     const t = setInterval(tick, seconds * 1000);
     t.unref();
-    this.timers.push(t);
+    this.timers.set(name, t);
   }
 
   /** Runs the job if this replica gets its lock; false when another replica has it or the database is away. */
@@ -44,6 +49,8 @@ export class Scheduler {
       const r = await this.locks.tryHolding(lockKey(name), async () => { locked = true; await job(); });
       if (!r.held) return false;
       outage.ok();
+      // one line per job run: how operators (and the replicas test) see that a job ran once
+      this.logger.debug('scheduled job ran', { job: name });
       return true;
     } catch (e) {
       outage.failed(e, { job: name });
@@ -52,7 +59,8 @@ export class Scheduler {
   }
 
   async stop(): Promise<void> {
-    this.timers.forEach(clearInterval);
+    this.timers.forEach((t) => clearInterval(t));
+    this.timers.clear();
     await Promise.allSettled([...this.inFlight]);
   }
 }

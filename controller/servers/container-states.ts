@@ -15,11 +15,11 @@ export function statusFromContainer(state: string | null, previous: string): Dep
   return previous === 'failed' ? 'failed' : 'running';
 }
 
-/** Name (without the leading slash) to Docker state, for every container on the server. */
-export async function containerStates(docker: Docker): Promise<Map<string, string>> {
-  const out = new Map<string, string>();
+/** Name (without the leading slash) to Docker's summary, for every container on the server. */
+export async function listContainersByName(docker: Docker): Promise<Map<string, Docker.ContainerInfo>> {
+  const out = new Map<string, Docker.ContainerInfo>();
   for (const c of await docker.listContainers({ all: true })) {
-    for (const name of c.Names ?? []) out.set(name.replace(/^\//, ''), c.State);
+    for (const name of c.Names ?? []) out.set(name.replace(/^\//, ''), c);
   }
   return out;
 }
@@ -30,19 +30,32 @@ export async function recordContainerStatus(s: Services, d: DeploymentRow, next:
   return s.deployments.recordStatusIf(d.id, d.status, next);
 }
 
+export interface ContainerLook {
+  /** Deployed deployments no plan is working on, what the look was about. */
+  deployments: DeploymentRow[];
+  /** Docker's summaries by name; null when the server was not reachable. */
+  containers: Map<string, Docker.ContainerInfo> | null;
+  /** How long the Docker look took (the container checks' latency). */
+  listedInMs: number;
+  changed: number;
+}
+
 /**
  * Observes every deployed container of a server with one Docker call and records their statuses;
- * a deployment a plan is working on is left to the plan. Answers how many rows changed.
+ * a deployment a plan is working on is left to the plan. The monitoring checks use the same look.
  */
-export async function refreshContainerStates(s: Services, serverId: string, reachable: boolean): Promise<number> {
+export async function refreshContainerStates(s: Services, serverId: string, reachable: boolean): Promise<ContainerLook> {
   const deployed = (await s.deployments.listByServer(serverId)).filter((d) => d.imageTag);
-  if (!deployed.length) return 0;
+  if (!deployed.length) return { deployments: [], containers: null, listedInMs: 0, changed: 0 };
   const inMotion = await s.plans.steps.deploymentsInMotion(deployed.map((d) => d.id));
-  const states = reachable ? await containerStates(await s.hosts.docker(serverId)) : null;
+  const started = performance.now();
+  const containers = reachable ? await listContainersByName(await s.hosts.docker(serverId)) : null;
+  const listedInMs = Math.round(performance.now() - started);
+  const settled = deployed.filter((x) => !inMotion.has(x.id));
   let changed = 0;
-  for (const d of deployed.filter((x) => !inMotion.has(x.id))) {
-    const next = states ? statusFromContainer(states.get(d.containerName) ?? null, d.status) : 'unknown';
+  for (const d of settled) {
+    const next = containers ? statusFromContainer(containers.get(d.containerName)?.State ?? null, d.status) : 'unknown';
     if (await recordContainerStatus(s, d, next)) changed++;
   }
-  return changed;
+  return { deployments: settled, containers, listedInMs, changed };
 }

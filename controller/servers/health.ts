@@ -1,11 +1,13 @@
 // Server health: a live check through services.hosts (ssh: a command + the Docker API `version`; socket
 // mode: the local Docker socket answers), bounded by a deadline, then stored on the row. A
-// transition publishes health.changed, plus the notification types health.failed /
-// health.recovered; the background sweep also re-publishes health.failed while a server stays down.
+// transition publishes health.changed. Every result is also a monitoring check (health log, alert
+// state): health.failed / health.recovered come from its alert state machine, never from here.
 import type { Services } from '../services.js';
 import { HostError } from '../hosts/errors.js';
 import type { HealthStatus, ServerRow } from '../store/repositories/servers.js';
 import { refreshContainerStates } from './container-states.js';
+import { recordServerChecks } from '../monitoring/record-server-checks.js';
+import type { CheckResult } from '../monitoring/check-result.js';
 
 export interface HealthResult {
   status: Exclude<HealthStatus, 'unknown'>;
@@ -77,31 +79,22 @@ function summarizeFacts(out: string): string {
   return parts.join(', ');
 }
 
-export interface RecordOptions {
-  /** The sweep sets this: a server that stays unhealthy is reported again on every pass. */
-  repeatFailure?: boolean;
-}
-
-/** Stores the result and publishes events; answers the updated row and the previous status. */
-export async function recordHealth(s: Services, serverId: string, result: HealthResult, opts: RecordOptions = {}):
+/** Stores the result and publishes health.changed on a transition; answers the updated row and the previous status. */
+export async function recordHealth(s: Services, serverId: string, result: HealthResult):
   Promise<{ server: ServerRow; previous: HealthStatus } | null> {
   return s.servers.recordHealth(serverId, result, async (server, previous, trx) => {
     const data = { serverId, serverName: server.name, status: result.status, previousStatus: previous, message: result.message,
       checkedAt: server.healthCheckedAt };
-    const changed = previous !== result.status;
-    if (changed) await s.events.publish('health.changed', server.environmentId, data, trx);
-    if (result.status === 'unhealthy' && (changed || opts.repeatFailure)) {
-      await s.events.publish('health.failed', server.environmentId, { ...data, repeated: !changed }, trx);
-    }
-    if (result.status === 'healthy' && previous === 'unhealthy') await s.events.publish('health.recovered', server.environmentId, data, trx);
+    if (previous !== result.status) await s.events.publish('health.changed', server.environmentId, data, trx);
     return { server, previous };
   });
 }
 
-/** Live check + store + events, for one server. */
-export async function refreshHealth(s: Services, server: ServerRow, timeoutMs?: number, opts: RecordOptions = {}) {
+/** Live check + store + events + the server's monitoring check, for one server (POST /api/servers/{id}/health). */
+export async function refreshHealth(s: Services, server: ServerRow, timeoutMs = DEFAULT_HEALTH_TIMEOUT_MS) {
   const result = await checkServer(s, server, timeoutMs);
-  const recorded = await recordHealth(s, server.id, result, opts);
+  const recorded = await recordHealth(s, server.id, result);
+  if (recorded) await recordServerChecks(s, recorded.server, result, { timeoutMs });
   return { result, server: recorded?.server ?? null };
 }
 
@@ -128,20 +121,30 @@ export interface SweepOptions {
 }
 
 /** One pass of the health reconciler over every server (or one environment's). */
-export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise<Array<{ server: ServerRow; result: HealthResult }>> {
+export async function sweepHealth(s: Services, opts: SweepOptions = {}): Promise<Array<{ server: ServerRow; result: HealthResult; checks: CheckResult[] }>> {
   const servers = opts.environmentId ? await s.servers.listByEnvironment(opts.environmentId) : await s.servers.listAll();
   // a full pass knows every server: close connections of servers deleted meanwhile
   if (!opts.environmentId) s.hosts.retain(servers.map((r) => r.id));
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_HEALTH_TIMEOUT_MS;
   return mapLimit(servers, opts.concurrency ?? 8, async (server) => {
-    const { result } = await refreshHealth(s, server, opts.timeoutMs, { repeatFailure: true }).catch((err: unknown) => {
+    const result = await checkServer(s, server, timeoutMs);
+    const recorded = await recordHealth(s, server.id, result).catch((err: unknown) => {
       s.logger.warn('health check could not be stored', { serverId: server.id, error: String(err) });
-      return { result: { status: 'unhealthy', message: String(err), durationMs: 0 } as HealthResult };
+      return null;
     });
-    // what health-status shows of the server's containers comes from this same look
-    await refreshContainerStates(s, server.id, result.status === 'healthy').catch((err: unknown) => {
+    // what health-status shows of the server's containers comes from this same look, and so do
+    // the monitoring checks of its containers and their ports
+    const look = await refreshContainerStates(s, server.id, result.status === 'healthy').catch((err: unknown) => {
       s.logger.warn('container states could not be refreshed', { serverId: server.id, error: String(err) });
+      return undefined;
     });
+    const checks = recorded
+      ? await recordServerChecks(s, recorded.server, result, { look, timeoutMs }).catch((err: unknown) => {
+        s.logger.warn('monitoring checks could not be recorded', { serverId: server.id, error: String(err) });
+        return [];
+      })
+      : [];
     opts.onChecked?.(server, result);
-    return { server, result };
+    return { server, result, checks };
   });
 }

@@ -69,6 +69,11 @@ export class SystemSettings {
     return merged;
   }
 
+  /** Drops the cached values (another replica changed them: controller/events/cache-invalidation.ts). */
+  forget(): void {
+    this.cached = null;
+  }
+
   /** The registry access token in clear, for the code that talks to registries. */
   async registryAccessToken(): Promise<string | null> {
     const { registryAccessTokenEnc } = await this.row();

@@ -2,6 +2,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Knex } from 'knex';
+import { openLockSession } from './lock-session.js';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // date, a letter, a description: 20261125A-create-users.ts
@@ -32,7 +33,18 @@ const source: Knex.MigrationSource<string> = {
     (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as MigrationModule,
 };
 
-export async function migrateLatest(knex: Knex): Promise<string[]> {
-  const [, applied] = await knex.migrate.latest({ migrationSource: source, tableName: 'schema_migrations' });
-  return applied as string[];
+/**
+ * Applies the pending migrations. With `databaseUrl`, replicas starting together take turns
+ * (a session advisory lock): knex's own migration lock fails the second instead of waiting.
+ */
+export async function migrateLatest(knex: Knex, databaseUrl?: string): Promise<string[]> {
+  const latest = async () => (await knex.migrate.latest({ migrationSource: source, tableName: 'schema_migrations' }))[1] as string[];
+  if (!databaseUrl) return latest();
+  const session = await openLockSession(databaseUrl, ['stevedore', 'migrations'], () => undefined);
+  try {
+    while (!(await session.tryLock())) await new Promise((r) => setTimeout(r, 200));
+    return await latest();
+  } finally {
+    await session.end();
+  }
 }

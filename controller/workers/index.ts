@@ -6,14 +6,22 @@ import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 import { startImageWorker } from '../../reconcilers/image/image-worker.js';
 import { startBackupScheduler } from '../databases/backup-worker.js';
+import { startMetricsWorker } from '../monitoring/metrics-worker.js';
 import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
 
 /** A background worker: starts with the service and returns how to stop it. */
 export type Worker = (s: Services) => Promise<(() => Promise<void>) | void>;
 
 /**
+ * A worker only the leader replica runs (controller/queue/leadership.ts): started when this
+ * replica is elected, stopped when it loses the lock, so two replicas never both run it.
+ */
+const leaderOnly = (name: string, start: Worker): Worker => async (s) => s.leadership.whileLeader(name, () => start(s));
+
+/**
  * Every background worker (reconcilers, scheduler jobs, delivery loops, manifest watcher), in
- * one list, started in this order after migrations and stopped in reverse.
+ * one list, started in this order after migrations and stopped in reverse. Scheduler jobs run on
+ * the leader only (controller/queue/scheduler.ts) wherever they are registered.
  */
 export const WORKERS: Array<{ name: string; start: Worker }> = [
   // once at start-up: service and database types a newer release ships join the catalog
@@ -21,12 +29,15 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
   // heartbeat of running plans + recovery of plans a crashed process left running
   { name: 'deployment-plans', start: startPlanWorker },
   // deployment reconciler: Docker events of every server, plan ends, and the periodic resync
-  // (operations.driftPolicy decides between reporting and healing)
+  // (operations.driftPolicy decides between reporting and healing); every replica watches its
+  // servers' events (its own deploys wait on them), the leader alone reconciles
   { name: 'deployment-reconciler', start: startDeploymentWorker },
   { name: 'server-health', start: startHealthWorker },
+  // ssh metrics sampling, and the daily partitions of the samples (ahead, and past retention)
+  { name: 'metrics', start: startMetricsWorker },
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
-  { name: 'image-reconciler', start: startImageWorker },
+  { name: 'image-reconciler', start: leaderOnly('image-reconciler', startImageWorker) },
   // due database backups (then rotation) and restore drills
   { name: 'database-backups', start: startBackupScheduler },
   {
@@ -38,6 +49,7 @@ export const WORKERS: Array<{ name: string; start: Worker }> = [
       return () => s.deliveries.stop();
     },
   },
-  // last: its start-up apply hands changed services to the plan engine started above
-  { name: 'manifest-watcher', start: startManifestWatcher },
+  // last: its start-up apply hands changed services to the plan engine started above; one
+  // watcher (the leader's) per folder, so a save is applied once
+  { name: 'manifest-watcher', start: leaderOnly('manifest-watcher', startManifestWatcher) },
 ];

@@ -1,6 +1,7 @@
 // Starts the deployment reconciler and what tells it to look again: Docker events of every
 // reachable server (within a second), the end of a plan (a healed deployment clears Drifted at
-// once), and the periodic resync every SCHEDULER_DRIFT_CHECK_SEC as the safety net.
+// once), and the periodic resync every SCHEDULER_DRIFT_CHECK_SEC as the safety net. Every replica
+// watches; only the leader (controller/queue/leadership.ts) reconciles.
 import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
@@ -11,7 +12,8 @@ import { driftPolicyOf } from './reconcile-drift.js';
 export const WATCH_SYNC_MS = 5000;
 
 export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
-  s.queue.register(DEPLOYMENT_KIND, (id) => reconcileDeployment(s, id));
+  // one replica (the leader) reports and heals drift: a drift is healed by one plan, not one per replica
+  s.queue.register(DEPLOYMENT_KIND, async (id) => (s.leadership.isLeader ? reconcileDeployment(s, id) : undefined));
   const enqueueServer = async (serverId: string) => {
     for (const d of await s.deployments.listByServer(serverId)) if (d.imageTag) s.queue.add(deploymentKey(d.id));
   };
@@ -41,22 +43,27 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
   timer.unref();
 
   const unsubscribe = s.events.subscribe((e) => {
-    if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus)) return;
+    if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus) || !s.leadership.isLeader) return;
     void s.plans.steps.deploymentIdsOf(String(e.data.planId)).then(
       (ids) => ids.forEach((id) => s.queue.add(deploymentKey(id))),
       (err: unknown) => s.logger.warn('could not enqueue the deployments of a finished plan', { planId: e.data.planId, error: String(err) }),
     );
   });
 
-  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, async () => {
+  const lookAtAll = async () => {
     const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
     for (const env of items) {
       if ((await driftPolicyOf(s, env.id)) === 'off') continue;
       for (const id of await s.deployments.listDeployedIds(env.id)) s.queue.add(deploymentKey(id));
     }
-  });
+  };
+  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, lookAtAll);
+  // a replica that becomes the leader looks at everything once: it reconciled nothing while it followed
+  const stopLeading = s.leadership.whileLeader('deployment-resync', () => lookAtAll().catch((err: unknown) =>
+    s.logger.warn('could not enqueue the deployments for the new leader', { error: String(err) })));
 
   return async () => {
+    await stopLeading();
     clearInterval(timer);
     unsubscribe();
     watches.close();

@@ -4,7 +4,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
-import { sameConditions, type Condition } from '../conditions.js';
+import { getCondition, REASONS, sameConditions, type Condition } from '../conditions.js';
 import { loadDesired, type DesiredOptions } from './load-desired.js';
 import { observeDeployment } from './observe.js';
 import { plan, type ContainerPlan } from './plan.js';
@@ -67,7 +67,19 @@ export async function record(s: Services, look: DeploymentLook): Promise<Recorde
   if (changed || d.observedGeneration !== d.generation) {
     await s.deployments.recordObserved(d.id, { conditions, observedGeneration: d.generation });
   }
+  await announceCrashLoop(s, d, previous, conditions, look.observation);
   return { ...look, conditions, changed };
+}
+
+/** One event (a notification type) when Degraded turns to CrashLooping; nothing while it stays so. */
+async function announceCrashLoop(s: Services, d: DeploymentRow, before: Condition[], after: Condition[], o: Observation) {
+  const was = getCondition(before, 'Degraded');
+  const now = getCondition(after, 'Degraded');
+  if (now?.reason !== REASONS.CrashLooping || now.status !== 'True' || was?.reason === REASONS.CrashLooping) return;
+  await s.events.publish('deployment.crash_looping', d.environmentId, {
+    deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag,
+    restartCount: o.kind === 'observed' ? o.observed.restartCount : null, message: now.message,
+  });
 }
 
 export type { ContainerPlan, ObservedContainer };

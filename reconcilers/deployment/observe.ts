@@ -25,6 +25,10 @@ export interface ObservedContainer {
   state: string;
   /** Docker's health status; null without a healthcheck. */
   health: string | null;
+  /** How many times Docker restarted this container (a redeploy makes a new container: since the deploy). */
+  restartCount: number;
+  /** When it last started (ISO); null when it never did. */
+  startedAt: string | null;
   owner: ContainerOwner;
   specHash: string | null;
   /** The image reference the container was created from. */
@@ -46,7 +50,7 @@ export interface ObservedContainer {
 }
 
 const MISSING: ObservedContainer = {
-  exists: false, id: null, running: false, state: 'missing', health: null,
+  exists: false, id: null, running: false, state: 'missing', health: null, restartCount: 0, startedAt: null,
   owner: { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null },
   specHash: null, image: null, imageId: null, env: {}, ports: [], mounts: [], command: null, restart: null, healthcheckTest: null,
   files: {}, composeFileHash: null, composeProject: null,
@@ -80,6 +84,7 @@ export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedCon
   const health = (c.State as { Health?: { Status?: string } }).Health?.Status ?? null;
   return {
     exists: true, id: c.Id, running: c.State.Running, state: c.State.Status, health,
+    restartCount: c.RestartCount ?? 0, startedAt: c.State.StartedAt && !c.State.StartedAt.startsWith('0001-') ? c.State.StartedAt : null,
     owner: {
       managed: labels[LABEL.managed] === 'true', environmentId: labels[LABEL.environment] ?? null, environmentName: null,
       serviceId: labels[LABEL.service] ?? null, deploymentId: labels[LABEL.deployment] ?? null,

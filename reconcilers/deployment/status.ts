@@ -33,6 +33,18 @@ function readyOf(o: Extract<Observation, { kind: 'observed' }>): Omit<Condition,
     : { status: 'True', reason: REASONS.Running, message: `${name} runs ${d.imageTag}` };
 }
 
+/** Restarts since the deploy from which a container that keeps restarting is crash-looping. */
+export const CRASH_LOOP_RESTARTS = 3;
+/** A crash loop is over once the container has stayed up this long since its last start. */
+export const CRASH_LOOP_QUIET_MS = 5 * 60_000;
+
+/** The container restarted CRASH_LOOP_RESTARTS times since it was deployed and is still restarting. */
+export function crashLoopOf(c: ObservedContainer, now: Date): string | null {
+  if (!c.exists || c.restartCount < CRASH_LOOP_RESTARTS) return null;
+  const recent = c.state === 'restarting' || (c.startedAt !== null && now.getTime() - Date.parse(c.startedAt) < CRASH_LOOP_QUIET_MS);
+  return recent ? `restarted ${c.restartCount} times since it was deployed` : null;
+}
+
 export function deploymentConditions(previous: readonly Condition[], o: Observation, f: StatusFacts, now = new Date()): Condition[] {
   let out = [...previous];
   if (o.kind === 'unreachable') {
@@ -50,8 +62,12 @@ export function deploymentConditions(previous: readonly Condition[], o: Observat
     ? { type: 'Drifted', status: 'True', reason: diffs[0].reason, message: diffs.map((x) => x.message).join('; ') }
     : { type: 'Drifted', status: 'False', reason: REASONS.InSync, message: 'matches the desired spec' }, now);
   const failedRollout = f.failedGeneration !== null && f.failedGeneration === f.generation;
+  const crashLoop = crashLoopOf(o.observed, now);
   if (o.plan.action === 'conflict') {
     out = setCondition(out, { type: 'Degraded', status: 'True', reason: REASONS.NameConflict, message: diffs[0].message }, now);
+  } else if (crashLoop) {
+    const message = `container ${o.desired.containerName} on server ${o.desired.serverName} ${crashLoop}`;
+    out = setCondition(out, { type: 'Degraded', status: 'True', reason: REASONS.CrashLooping, message }, now);
   } else if (o.plan.action === 'none' && !failedRollout) {
     out = setCondition(out, { type: 'Degraded', status: 'False', reason: REASONS.AsDesired, message: 'the container matches the desired spec' }, now);
   }

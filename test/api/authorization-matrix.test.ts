@@ -24,6 +24,8 @@ function expected(spec: RouteSpec, caller: Caller): Outcome {
   // Signed incoming webhooks take no bearer token; with no secret configured (as here) they are
   // disabled and answer 401 to everyone (fail closed).
   if (spec.path.startsWith('/api/webhooks/')) return 'UNAUTHORIZED';
+  // Agent routes take an agent token only: a user's JWT or API token is refused like no token.
+  if (spec.path.startsWith('/api/agent/')) return 'UNAUTHORIZED';
   if (spec.access === 'public') return 'allowed';
   if (caller === 'none') return 'UNAUTHORIZED';
   if (caller === 'envLimited' && !spec.envExempt && !spec.path.includes('{envId}')) return 'FORBIDDEN_SCOPE';

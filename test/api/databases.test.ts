@@ -117,6 +117,31 @@ describe('database, backup and object storage routes', function () {
     expect((await w.viewer.post(`/api/databases/${open.id}/test`)).status).to.equal(403);
   });
 
+  it('monitors a host/port database once per interval: reachable while it answers, then unreachable, never sized', async () => {
+    const listener = net.createServer((c) => c.end()).listen(0, '127.0.0.1');
+    await new Promise((r) => listener.once('listening', r));
+    const db = await createDb({ host: '127.0.0.1', port: (listener.address() as net.AddressInfo).port, monitoringEnabled: true, collectionIntervalSec: 60 });
+    const now = new Date();
+    await ops().tick(now);
+    await ops().tick(now); // a second tick of the same instant finds the probe already claimed
+    const probed = async () => { await new Promise((r) => setTimeout(r, 0)); return (await w.viewer.get(`/api/databases/${db.id}`)).body.status; };
+    let status = await probed();
+    for (let i = 0; !status.monitoring && i < 100; i++) { await new Promise((r) => setTimeout(r, 50)); status = await probed(); }
+    expect(status.monitoring).to.include({ reachable: true, sizeBytes: null });
+    expect(status.monitoring.sizeMessage).to.include('only databases in a container');
+    expect(status.conditions.find((c: any) => c.type === 'Reachable')).to.include({ status: true, reason: 'Answered' });
+    const row = await ops().ctx.databases.findById(db.id);
+    expect(row!.nextMonitorAt!.getTime()).to.equal(now.getTime() + 60_000);
+
+    listener.close();
+    await new Promise((r) => listener.once('close', r));
+    const first = status.monitoring.checkedAt;
+    await ops().tick(new Date(now.getTime() + 60_000));
+    for (let i = 0; status.monitoring.checkedAt === first && i < 100; i++) { await new Promise((r) => setTimeout(r, 50)); status = await probed(); }
+    expect(status.monitoring).to.include({ reachable: false, sizeBytes: null });
+    expect(status.conditions.find((c: any) => c.type === 'Reachable')).to.include({ status: false, reason: 'Unreachable' });
+  });
+
   it('refuses a backup of a database with no container (409), and viewers may not start one', async () => {
     const db = await createDb({ host: 'db.internal', port: 5432 });
     expect((await w.viewer.post(`/api/databases/${db.id}/backups`, {})).status).to.equal(403);

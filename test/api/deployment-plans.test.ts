@@ -188,14 +188,14 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(text).to.match(/event: plan\.updated\nid: \d+\ndata: \{"planId":/);
   });
 
-  it('finds a plan a dead process left running and ends it: failed without autoRollback, rolled back with it', async () => {
-    const { recoverStalePlans } = await import('../../controller/deploy/plans/plan-recovery.js');
+  it('ends a plan a dead process left running once it was taken over too often: failed without autoRollback, rolled back with it', async () => {
+    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../controller/deploy/plans/plan-recovery.js');
     const { proposePlan } = await import('../../reconcilers/entrance.js');
     const ends: string[] = [];
     for (const autoRollback of [false, true]) {
       const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback });
       await s.db('deployment_plans').where({ id: plan.id })
-        .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'") });
+        .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: MAX_TAKEOVERS });
       await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });
       expect(await recoverStalePlans(s)).to.equal(1);
       const done = await s.plans.waitFor(plan.id, 10_000);

@@ -167,6 +167,26 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
     expect(JSON.stringify(secrets)).to.not.include('secret-value-xyz');
   });
 
+  it('database tools: list and get are credential-free, backups list with paging, run_database_backup replays its route', async () => {
+    const created = await w.operator.post(`/api/environments/${w.envId}/databases`, {
+      name: 'mcp-shop', type: 'postgres', databaseName: 'shop', username: 'app', password: 'mcp-db-password-77', host: '127.0.0.1', port: 1,
+    });
+    expect(created.status, created.text).to.equal(201);
+    const list = await admin.callTool({ name: 'list_databases', arguments: { envId: w.envId } });
+    expect(toolJson(list)).to.deep.equal((await w.admin.get(`/api/environments/${w.envId}/databases`)).body);
+    const one = await admin.callTool({ name: 'get_database', arguments: { id: created.body.id } });
+    expect(toolJson(one)).to.include({ name: 'mcp-shop', hasCredentials: true });
+    expect(JSON.stringify([list, one])).to.not.include('mcp-db-password-77');
+    const backups = await admin.callTool({ name: 'list_database_backups', arguments: { id: created.body.id, limit: 5, offset: 0 } });
+    expect(toolJson(backups)).to.include({ total: 0, limit: 5, offset: 0 });
+    // a database at host:port has no container to dump from: the route's refusal comes back as is
+    const run = await admin.callTool({ name: 'run_database_backup', arguments: { id: created.body.id } });
+    expect(run.isError).to.equal(true);
+    expect(run.structuredContent).to.include({ code: 'CONFLICT' });
+    const status = (await w.admin.get('/api/admin/mcp')).body;
+    expect(status.absentTools).to.not.include.members(['list_databases', 'get_database', 'list_database_backups', 'run_database_backup']);
+  });
+
   it('get_capabilities is built locally: version, the token\'s scopes and its tools', async () => {
     const viewer = await connectMcp(w.svc.url, w.viewer.token);
     const caps = (await viewer.callTool({ name: 'get_capabilities', arguments: {} })).structuredContent as any;

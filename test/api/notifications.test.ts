@@ -91,7 +91,7 @@ describe('notifications, preferences, email and the event stream', () => {
     const codes = res.body.items.map((t: { code: string }) => t.code);
     expect(codes).to.include.members(['deployment.started', 'deployment.success', 'deployment.failed', 'plan.rolled_back', 'health.failed',
       'health.recovered', 'backup.success', 'backup.failed', 'drift.detected', 'image.update_available', 'webhook.failed']);
-    for (const t of res.body.items) expect(t).to.have.keys('code', 'category', 'defaultSeverity', 'bounceThreshold', 'title');
+    for (const t of res.body.items) expect(t).to.have.keys('code', 'category', 'defaultSeverity', 'bounceThreshold', 'recoverThreshold', 'reminderIntervalSec', 'title');
     expect((await viewer.get('/api/admin/notification-types')).body.code).to.equal('FORBIDDEN_ROLE');
   });
 
@@ -161,22 +161,24 @@ describe('notifications, preferences, email and the event stream', () => {
     expect(await count(viewer)).to.equal(before);
   });
 
-  it('a bounce threshold holds back health.failed until it repeats, and health.recovered starts the count over', async () => {
+  it('sends every health.failed event (the alert state machine bounces at the check) and lets an admin tune the alert policy', async () => {
     const t = (await admin.get('/api/admin/notification-types')).body.items.find((x: { code: string }) => x.code === 'health.failed');
-    expect(t.bounceThreshold).to.equal(2);
+    expect(t).to.include({ bounceThreshold: 2, recoverThreshold: 1, reminderIntervalSec: 3600 });
     const n = () => count(admin, '?category=health');
-    await publish('health.failed', env.id, { serviceId: 'svc-1' });
-    await publish('drift.detected', env.id, { serverId: 'marker' });
-    await until(async () => (await count(admin, '?category=drift')) === 2, 5000, 'marker');
-    expect(await n()).to.equal(0);
-    await publish('health.failed', env.id, { serviceId: 'svc-1' });
-    await until(async () => (await n()) === 1, 5000, 'second failure notifies');
-    await publish('health.recovered', env.id, { serviceId: 'svc-1' });
-    await publish('health.failed', env.id, { serviceId: 'svc-1' });
+    await publish('health.failed', env.id, { serviceId: 'svc-1', alert: 'down' });
+    await until(async () => (await n()) === 1, 5000, 'the first event notifies');
+    await publish('health.recovered', env.id, { serviceId: 'svc-1', alert: 'recovered' });
     await until(async () => (await n()) === 2, 5000, 'recovered notifies');
-    await publish('drift.detected', env.id, { serverId: 'marker2' });
-    await until(async () => (await count(admin, '?category=drift')) === 3, 5000, 'marker2');
-    expect(await n()).to.equal(2);
+
+    const patched = await admin.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 3, reminderIntervalSec: 60 });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body).to.include({ code: 'health.failed', bounceThreshold: 3, recoverThreshold: 1, reminderIntervalSec: 60 });
+    expect((await admin.patch('/api/admin/notification-types/deployment.failed', { bounceThreshold: 2 })).body).to.include({ code: 'VALIDATION_ERROR' });
+    expect((await admin.patch('/api/admin/notification-types/nope', { bounceThreshold: 2 })).status).to.equal(404);
+    expect((await admin.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 0 })).body).to.include({ field: 'bounceThreshold' });
+    expect((await admin.patch('/api/admin/notification-types/health.failed', {})).status).to.equal(400);
+    expect((await viewer.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 2 })).body.code).to.equal('FORBIDDEN_ROLE');
+    await admin.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 2, reminderIntervalSec: 3600 });
   });
 
   it('emails users who chose email for a type through the SMTP configuration', async () => {

@@ -115,9 +115,10 @@ describe('servers API', () => {
     const item = await limited.get(`/api/servers/${srv.id}`);
     expect(item.status).to.equal(403);
     expect(item.body.code).to.equal('FORBIDDEN_SCOPE');
-    const mm = await operator.post(`/api/servers/${srv.id}/metrics-mode`, { mode: 'agent' });
+    // to agent would install the agent on the (unreachable) server: ssh only changes the mode
+    const mm = await operator.post(`/api/servers/${srv.id}/metrics-mode`, { mode: 'ssh' });
     expect(mm.status).to.equal(200);
-    expect(mm.body.metricsMode).to.equal('agent');
+    expect(mm.body.metricsMode).to.equal('ssh');
     expect((await operator.post(`/api/servers/${srv.id}/metrics-mode`, { mode: 'sometimes' })).status).to.equal(400);
     const del = await admin.delete(`/api/servers/${srv.id}`);
     expect(del.status).to.equal(204);
@@ -204,8 +205,12 @@ describe('servers API', () => {
     const after = await viewer.get(`/api/environments/${env}/health-status`);
     expect(after.body.servers[0]).to.include({ status: 'unhealthy' });
     const events = await svc.services.events.since(0, env);
-    expect(events.map((e) => e.type)).to.deep.equal(['health.changed', 'health.failed']);
+    // one failed check is below health.failed's bounce threshold (2): no alert yet, but a health log
+    expect(events.map((e) => e.type)).to.deep.equal(['health.changed']);
     expect(events[0]!.data).to.include({ serverId: res.body.id, status: 'unhealthy', previousStatus: 'unknown' });
+    const logs = await viewer.get(`/api/environments/${env}/health-logs`);
+    expect(logs.body.items).to.have.length(1);
+    expect(logs.body.items[0]).to.include({ kind: 'server', serverId: res.body.id, status: 'failed' });
   });
 });
 
@@ -213,20 +218,24 @@ describe('server health reconciler (background worker)', () => {
   let svc: TestService;
   after(() => svc?.stop());
 
-  it('checks every server at the scheduler cadence and keeps reporting a server that stays down', async () => {
+  it('checks every server at the scheduler cadence: one alert when one stays down, then reminders at the interval', async () => {
     svc = await startTestService({ SCHEDULER_HEALTH_CHECK_SEC: '1' });
     const admin = await bootstrapAdmin(svc.http);
     const envId = (await createEnvironment(admin)).id;
+    const policy = await admin.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 2, reminderIntervalSec: 2 });
+    expect(policy.body).to.include({ bounceThreshold: 2, recoverThreshold: 1, reminderIntervalSec: 2 });
     const res = await admin.post(`/api/environments/${envId}/servers/register-host`, { name: 'gone', dockerSocketPath: '/nonexistent/docker.sock' });
     expect(res.status, res.text).to.equal(201);
     let failed: Array<{ data: Record<string, unknown> }> = [];
-    for (let i = 0; i < 100 && failed.length < 2; i++) {
+    for (let i = 0; i < 200 && failed.length < 2; i++) {
       await new Promise((r) => setTimeout(r, 100));
       failed = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.failed');
     }
-    expect(failed.length).to.be.at.least(2);
-    expect(failed[0]!.data).to.include({ serverId: res.body.id, repeated: false });
-    expect(failed[1]!.data).to.include({ serverId: res.body.id, repeated: true });
+    expect(failed.map((e) => e.data.alert)).to.deep.equal(['down', 'reminder']);
+    expect(failed[0]!.data).to.include({ serverId: res.body.id, kind: 'server', checkKey: `server:${res.body.id}` });
+    const logs = (await admin.get(`/api/environments/${envId}/health-logs?kind=server`)).body;
+    // down after the 2nd failed check, the reminder at least 2 s later: 3 or more checks
+    expect(logs.total).to.be.at.least(3);
     const changed = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.changed');
     expect(changed).to.have.length(1);
     const cached = await admin.get(`/api/environments/${envId}/health-status`);

@@ -60,7 +60,7 @@ describe('servers against the fleet (e2e)', function () {
     expect(cached.body.servers.map((s: { status: string }) => s.status)).to.deep.equal(['healthy', 'healthy', 'healthy']);
   });
 
-  it('reports a server whose sshd stopped as unhealthy with events, again on every sweep, and healthy once it is back', async () => {
+  it('reports a server whose sshd stopped as unhealthy, alerts once at the second failed check, and recovers once it is back', async () => {
     const id = ids.s2!;
     await serverCtl('s2', 'stop-ssh');
     try {
@@ -69,12 +69,13 @@ describe('servers against the fleet (e2e)', function () {
       expect(down.body.health.message).to.match(/unreachable|refused|closed|timed out/i);
       const changed = await eventsOf('health.changed', id);
       expect(changed.at(-1)!.data).to.include({ status: 'unhealthy', previousStatus: 'healthy', serverName: 's2' });
-      expect(await eventsOf('health.failed', id)).to.have.length(1);
-      // the reconciler's pass reports it again while it stays down, without a new transition
+      // one failed check is below health.failed's bounce threshold (2): no alert yet
+      expect(await eventsOf('health.failed', id)).to.have.length(0);
+      // the reconciler's pass is the second failure in a row: down, exactly one alert
       await sweepHealth(svc.services, { environmentId: envId, timeoutMs: 5000 });
       const failed = await eventsOf('health.failed', id);
-      expect(failed).to.have.length(2);
-      expect(failed[1]!.data).to.include({ repeated: true });
+      expect(failed).to.have.length(1);
+      expect(failed[0]!.data).to.include({ alert: 'down', kind: 'server' });
       expect(await eventsOf('health.changed', id)).to.have.length(changed.length);
     } finally {
       await serverCtl('s2', 'start-ssh');

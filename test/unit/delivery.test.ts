@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { verifySignature } from '../../controller/webhooks/signature.js';
 import { normalize, retryDelay } from '../../controller/delivery/delivery-settings.js';
 import { signBody, webhookHeaders } from '../../controller/delivery/http-post.js';
-import { bounceSubject, NOTIFICATION_TYPES } from '../../controller/notifications/types.js';
+import { isAlertType, NOTIFICATION_TYPES } from '../../controller/notifications/types.js';
 
 describe('delivery helpers', () => {
   const body = Buffer.from('{"a":1}');
@@ -38,6 +38,8 @@ describe('delivery helpers', () => {
       expect(['info', 'warning', 'error']).to.include(t.defaultSeverity);
       expect(t.bounceThreshold).to.be.at.least(1);
     }
-    expect(bounceSubject('e', { serviceId: 's' })).to.equal('e:s');
+    // only alert types bounce (at the check), every other type is sent on each occurrence
+    for (const t of NOTIFICATION_TYPES.filter((x) => !isAlertType(x))) expect(t.bounceThreshold).to.equal(1);
+    expect(NOTIFICATION_TYPES.filter(isAlertType).map((t) => t.code)).to.deep.equal(['health.failed']);
   });
 });

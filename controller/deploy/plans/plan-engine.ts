@@ -1,6 +1,7 @@
 // Executes deployment plans step by step, persisting every transition as it happens, and rolls
 // them back. One instance per process; a lease (owner + heartbeat) tells other processes which
-// plans are being worked on, so a crashed process's plans can be recovered (plan-recovery.ts).
+// plans are being worked on, so another replica takes over the plans of a process that stopped
+// (plan-recovery.ts). A runner whose lease was taken from it stops at its next step boundary.
 import { randomUUID } from 'node:crypto';
 import type { Services } from '../../services.js';
 import { conflict } from '../../errors/app-error.js';
@@ -15,8 +16,6 @@ import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanS
 import { outcomeEvent, planEvent } from './plan-events.js';
 
 const PARALLELISM = 4;
-export const HEARTBEAT_MS = 2000;
-export const LEASE_MS = 7000;
 
 export class PlanEngine {
   readonly repo: DeploymentPlansRepository;
@@ -24,6 +23,8 @@ export class PlanEngine {
   readonly artifacts: DeploymentArtifactsRepository;
   /** This process's lease name. */
   readonly owner = randomUUID();
+  /** A plan whose heartbeat is older than this is taken over by another replica (PLAN_LEASE_MS). */
+  readonly leaseMs: number;
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
 
@@ -31,11 +32,22 @@ export class PlanEngine {
     this.repo = new DeploymentPlansRepository(s.db);
     this.steps = new PlanStepsRepository(s.db);
     this.artifacts = new DeploymentArtifactsRepository(s.db);
+    this.leaseMs = s.config.replicas.planLeaseMs;
   }
 
+  /** Renews the lease of every plan this process runs, three times per lease. */
   start(): void {
-    this.timer = setInterval(() => void this.repo.heartbeat(this.owner, [...this.active.keys()]).catch(() => undefined), HEARTBEAT_MS);
+    this.timer = setInterval(() => void this.renewLeases().catch(() => undefined), Math.max(100, Math.floor(this.leaseMs / 3)));
     this.timer.unref();
+  }
+
+  private async renewLeases(): Promise<void> {
+    const mine = [...this.active.keys()];
+    const held = await this.repo.heartbeat(this.owner, mine);
+    for (const id of mine) {
+      // its runner finds out at the next step boundary and stops there
+      if (!held.has(id) && this.active.has(id)) this.s.logger.warn('another replica took over a plan this one was running', { planId: id });
+    }
   }
 
   async stop(): Promise<void> {
@@ -102,8 +114,17 @@ export class PlanEngine {
   }
 
   /** Plans this process is working on right now (their lease is renewed by the heartbeat). */
-  isActive(planId: string): boolean {
-    return this.active.has(planId);
+  activeIds(): string[] {
+    return [...this.active.keys()];
+  }
+
+  /**
+   * Continues a plan taken over from a process that stopped: the step it was running runs again
+   * (a deploy step converges the container to the desired one, so a second run of a half-done
+   * step finishes it), then the steps it had not started.
+   */
+  resume(plan: DeploymentPlanRow): void {
+    this.launch(plan.id, () => this.run(plan));
   }
 
   /** Runs `work` in the background under this process's lease. */
@@ -118,9 +139,16 @@ export class PlanEngine {
     const stages = [...new Set(steps.map((x) => x.stage))].sort((a, b) => a - b);
     let failed = false;
     let stopped = false;
-    const stillWanted = async () => !(await this.repo.findById(plan.id))!.cancelRequested;
+    let lost = false;
+    const stillWanted = async () => {
+      const row = (await this.repo.findById(plan.id))!;
+      // another replica took the plan over (this one could not renew its lease): it goes on from here
+      if (row.owner !== this.owner) lost = true;
+      return !lost && !row.cancelRequested;
+    };
     for (const stage of stages) {
-      const queue = steps.filter((x) => x.stage === stage && x.status === 'pending');
+      // a step left running is one a stopped process was in the middle of (resume)
+      const queue = steps.filter((x) => x.stage === stage && (x.status === 'pending' || x.status === 'running'));
       const width = plan.strategy === 'parallel' ? PARALLELISM : 1;
       const worker = async () => {
         for (let st = queue.shift(); st; st = queue.shift()) {
@@ -135,6 +163,7 @@ export class PlanEngine {
       await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
       if (failed || stopped) break;
     }
+    if (lost) return;
     const fresh = (await this.repo.findById(plan.id))!;
     await this.steps.endPending(plan.id, fresh.cancelRequested ? 'cancelled' : 'skipped');
     let all = await this.steps.ofPlan(plan.id);

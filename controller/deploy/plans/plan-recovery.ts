@@ -1,11 +1,12 @@
-// Crash safety: a plan whose process died (its lease ran out) is never left running. Its running
-// step is marked failed (the container may be half-way), what was still pending is skipped, and the
-// plan is rolled back when autoRollback is on, else it ends failed. A plan that was rolling back
-// resumes its rollback. Checked at start-up and then every few seconds (leases expire over time).
+// Crash safety across replicas: a plan whose process died (its lease ran out) is taken over by
+// whichever replica sweeps first (SKIP LOCKED) and never left running. A deploy goes on where it
+// stopped: the step that was running runs again, then the rest. A plan taken over too often (its
+// steps keep killing the processes that run them) ends instead: its running step is marked failed,
+// what was pending is skipped, and it is rolled back when autoRollback is on, else it ends failed.
+// A plan that was rolling back resumes its rollback. Swept at start-up and then twice per lease.
 import type { Services } from '../../services.js';
-import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
+import type { DeploymentPlanRow, StalePlan } from '../../store/repositories/deployment-plans.js';
 import { planEvent } from './plan-events.js';
-import { LEASE_MS } from './plan-engine.js';
 import { Outage } from '../../queue/outage.js';
 import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
 
@@ -15,38 +16,45 @@ import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
  * database went away under it, or something unexpected). Step errors caused by a server say so
  * themselves, naming the server (host errors).
  */
-export function interruptionOf(plan: Pick<DeploymentPlanRow, 'owner' | 'heartbeatAt'>, ownOwner: string): string {
-  if (plan.owner !== ownOwner) {
+export function interruptionOf(plan: Pick<StalePlan, 'previousOwner' | 'previousHeartbeatAt'>, ownOwner: string, leaseMs: number): string {
+  if (plan.previousOwner !== ownOwner) {
     return 'the controller stopped (or was restarted) while this step ran; the step may have been half-done on the server';
   }
-  const lastBeat = plan.heartbeatAt ? new Date(plan.heartbeatAt).getTime() : 0;
-  if (databaseLastUnavailableAt() >= lastBeat - LEASE_MS) {
+  const lastBeat = plan.previousHeartbeatAt ? new Date(plan.previousHeartbeatAt).getTime() : 0;
+  if (databaseLastUnavailableAt() >= lastBeat - leaseMs) {
     return 'the database was unreachable while this step ran, so its progress could not be recorded; the step may have been half-done on the server';
   }
   return 'this step stopped unexpectedly (the plan runner failed; see the controller log); the step may have been half-done on the server';
 }
 
+/** Past this many takeovers a plan is ended, not resumed again. */
+export const MAX_TAKEOVERS = 2;
+
 export async function recoverStalePlans(s: Services): Promise<number> {
-  const stale = await s.plans.repo.stale(LEASE_MS);
-  let n = 0;
-  for (const plan of stale) {
-    if (s.plans.isActive(plan.id)) continue;
-    if (!(await s.plans.repo.claim(plan, s.plans.owner))) continue; // another replica took it
-    n++;
-    s.logger.warn('recovering an interrupted plan', { planId: plan.id, status: plan.status });
-    await recoverOne(s, plan);
+  const taken = await s.plans.repo.takeOverStale(s.plans.owner, s.plans.leaseMs, [...s.plans.activeIds()]);
+  for (const plan of taken) {
+    const resume = plan.status === 'running' && plan.previousOwner !== s.plans.owner && plan.takeovers <= MAX_TAKEOVERS;
+    s.logger.warn('taking over a plan whose lease ran out', { planId: plan.id, status: plan.status, resume, takeovers: plan.takeovers });
+    await recoverOne(s, plan, resume);
   }
-  return n;
+  return taken.length;
 }
 
-async function recoverOne(s: Services, plan: DeploymentPlanRow): Promise<void> {
-  const INTERRUPTED = interruptionOf(plan, s.plans.owner);
-  await s.plans.steps.failRunning(plan.id, INTERRUPTED);
-  await s.plans.steps.endPending(plan.id, plan.cancelRequested ? 'cancelled' : 'skipped');
+async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promise<void> {
   if (plan.status === 'rolling_back') {
     s.plans.launch(plan.id, () => s.plans.rollBackSteps(plan));
     return;
   }
+  const INTERRUPTED = interruptionOf(plan, s.plans.owner, s.plans.leaseMs);
+  if (resume) {
+    for (const st of await s.plans.steps.ofPlan(plan.id)) {
+      if (st.status === 'running') await s.plans.steps.appendLog(st.id, `${INTERRUPTED}; another controller took the plan over and runs the step again`);
+    }
+    s.plans.resume(plan);
+    return;
+  }
+  await s.plans.steps.failRunning(plan.id, INTERRUPTED);
+  await s.plans.steps.endPending(plan.id, plan.cancelRequested ? 'cancelled' : 'skipped');
   if (plan.autoRollback) {
     const rolling = await s.plans.repo.transition(plan.id, ['running'], { status: 'rolling_back', error: INTERRUPTED });
     if (rolling) {
@@ -65,7 +73,7 @@ export async function startPlanWorker(s: Services): Promise<() => Promise<void>>
   const outage = new Outage(s.logger, 'plan recovery sweep');
   const sweep = () => recoverStalePlans(s).then(() => outage.ok(), (e) => outage.failed(e));
   await sweep();
-  const timer = setInterval(() => void sweep(), LEASE_MS / 2);
+  const timer = setInterval(() => void sweep(), Math.max(100, s.plans.leaseMs / 2));
   timer.unref();
   return async () => {
     clearInterval(timer);

@@ -26,7 +26,10 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
     if (!d) throw new Error('the deployment no longer exists');
     return await withServerLock(s.locks, d.serverId, async () => {
       if (!(await stillWanted())) return 'cancelled';
-      const running = await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null });
+      // a step taken over while it ran keeps what it recorded when it first started
+      const running = st.status === 'running'
+        ? await steps.transition(st.id, ['running'], { status: 'running' })
+        : await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null });
       if (!running) return 'succeeded';
       await stepEvent(s, plan, running);
       const service = (await s.services.findById(d.serviceId))!;

@@ -11,5 +11,7 @@ function joinWith(operator: string, parts: Argv[]): string[] {
 export const and = (...parts: Argv[]): string[] => joinWith('&&', parts);
 /** Run parts until one succeeds. */
 export const or = (...parts: Argv[]): string[] => joinWith('||', parts);
+/** Run every part whatever the others did (`;`): a batch of independent reads. */
+export const sequence = (...parts: Argv[]): string[] => joinWith(';', parts);
 /** stdout of each part into the next. */
 export const pipe = (...parts: Argv[]): string[] => joinWith('|', parts);

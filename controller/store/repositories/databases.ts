@@ -25,6 +25,7 @@ export interface DatabaseRow {
   drillEnabled: boolean;
   drillCheckCommand: string | null;
   nextDrillAt: Date | null;
+  nextMonitorAt: Date | null;
   generation: number;
   status: Record<string, unknown>;
   source: Record<string, unknown>;
@@ -32,9 +33,9 @@ export interface DatabaseRow {
   updatedAt: Date;
 }
 
-export type ScheduleKind = 'backup' | 'drill';
-const NEXT_COLUMN = { backup: 'nextBackupAt', drill: 'nextDrillAt' } as const;
-const ENABLED_COLUMN = { backup: 'backupEnabled', drill: 'drillEnabled' } as const;
+export type ScheduleKind = 'backup' | 'drill' | 'monitor';
+const NEXT_COLUMN = { backup: 'nextBackupAt', drill: 'nextDrillAt', monitor: 'nextMonitorAt' } as const;
+const ENABLED_COLUMN = { backup: 'backupEnabled', drill: 'drillEnabled', monitor: 'monitoringEnabled' } as const;
 
 export class DatabasesRepository extends BaseRepository<DatabaseRow> {
   constructor(db: Knex) {
@@ -49,18 +50,37 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
     return this.list({ environmentId }, page, 'name');
   }
 
-  /** Databases whose backup (or drill) schedule is due now. */
+  /** Databases with monitoring on (their reachability check runs every collectionIntervalSec). */
+  monitored(): Promise<DatabaseRow[]> {
+    return this.q().where('monitoringEnabled', true) as Promise<DatabaseRow[]>;
+  }
+
+  /** Databases whose backup (or drill) schedule is due now; a monitored database never probed is due at once. */
   async due(kind: ScheduleKind, now: Date): Promise<DatabaseRow[]> {
-    return this.q().where(ENABLED_COLUMN[kind], true).where(NEXT_COLUMN[kind], '<=', now) as Promise<DatabaseRow[]>;
+    const next = NEXT_COLUMN[kind];
+    return this.q().where(ENABLED_COLUMN[kind], true)
+      .where((w) => (kind === 'monitor' ? w.where(next, '<=', now).orWhereNull(next) : w.where(next, '<=', now))) as Promise<DatabaseRow[]>;
+  }
+
+  /** Enabled backup (or drill) schedules with no next time yet (set by a manifest): the scheduler computes it. */
+  async unscheduled(kind: 'backup' | 'drill'): Promise<DatabaseRow[]> {
+    return this.q().where(ENABLED_COLUMN[kind], true).whereNull(NEXT_COLUMN[kind]) as Promise<DatabaseRow[]>;
   }
 
   /**
    * Moves a due schedule to its next time; true for the one caller that moved it (compare-and-set
    * on the old time), so a run happens once even with several replicas or after a restart.
    */
-  async claimDue(id: string, kind: ScheduleKind, was: Date, next: Date | null): Promise<boolean> {
-    const n = await this.q().where({ id }).where(NEXT_COLUMN[kind], was).update({ [NEXT_COLUMN[kind]]: next } as never);
+  async claimDue(id: string, kind: ScheduleKind, was: Date | null, next: Date | null): Promise<boolean> {
+    const q = this.q().where({ id });
+    const n = await (was === null ? q.whereNull(NEXT_COLUMN[kind]) : q.where(NEXT_COLUMN[kind], was)).update({ [NEXT_COLUMN[kind]]: next } as never);
     return n === 1;
+  }
+
+  /** Replaces status.monitoring (the last probe) and keeps the rest of the status. */
+  async setMonitoring(id: string, monitoring: Record<string, unknown>): Promise<void> {
+    // in one statement, so a backup's condition written meanwhile is not lost
+    await this.q().where({ id }).update({ status: this.db.raw("jsonb_set(status, '{monitoring}', ?::jsonb)", [JSON.stringify(monitoring)]) } as never);
   }
 
   /** Merges a condition into status.conditions (Degraded, DrillSucceeded...), keyed by type. */
@@ -79,6 +99,13 @@ export function toDatabase(r: DatabaseRow) {
     id: r.id, environmentId: r.environmentId, name: r.name, type: r.type, serverId: r.serverId, containerName: r.containerName,
     host: r.host, port: r.port, databaseName: r.databaseName, username: r.username, hasCredentials: !!r.passwordEnc,
     timezone: r.timezone, monitoringEnabled: r.monitoringEnabled, collectionIntervalSec: r.collectionIntervalSec,
-    generation: r.generation, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
+    generation: r.generation, status: shownStatus(r), source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };
+}
+
+/** The last probe is shown only while monitoring is on: a result nobody refreshes would look current. */
+function shownStatus(r: DatabaseRow): Record<string, unknown> {
+  if (r.monitoringEnabled || !('monitoring' in (r.status ?? {}))) return r.status;
+  const { monitoring: _hidden, ...rest } = r.status;
+  return rest;
 }

@@ -6,13 +6,12 @@ export class DeliveryRetention {
 
   /**
    * Finished deliveries after 30 days, fan-out markers after 8 (the fan-out looks 7 days back),
-   * bounce counts idle for a day, in-app notifications after `notificationDays`, incoming replay
+   * in-app notifications after `notificationDays`, incoming replay
    * keys after 10 minutes.
    */
   async prune(notificationDays: number): Promise<void> {
     await this.db.raw(`DELETE FROM delivery_outbox WHERE status IN ('succeeded', 'failed', 'cancelled') AND completed_at < now() - interval '30 days'`);
     await this.db.raw(`DELETE FROM event_fanouts WHERE created_at < now() - interval '8 days'`);
-    await this.db.raw(`DELETE FROM notification_bounces WHERE updated_at < now() - interval '1 day'`);
     await this.db.raw(`DELETE FROM notifications WHERE created_at < now() - (? * interval '1 day')`, [notificationDays]);
     await this.db.raw(`DELETE FROM incoming_webhook_replays WHERE created_at < now() - interval '10 minutes'`);
   }

@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { PlanStatus } from '../../deploy/plans/plan-states.js';
+import { camelizeRow } from '../case.js';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 
 export interface PlanItem { serviceId: string; imageTag?: string | null; deploymentIds?: string[] }
@@ -20,12 +21,20 @@ export interface DeploymentPlanRow {
   supersededBy: string | null;
   owner: string | null;
   heartbeatAt: Date | null;
+  /** How often another replica took the plan over after its runner's lease ran out. */
+  takeovers: number;
   error: string | null;
   createdBy: string | null;
   startedAt: Date | null;
   finishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+}
+
+/** A plan taken over, with the lease it had before. */
+export interface StalePlan extends DeploymentPlanRow {
+  previousOwner: string | null;
+  previousHeartbeatAt: Date | null;
 }
 
 export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow> {
@@ -67,20 +76,26 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
   }
 
   /**
-   * Plans whose lease ran out: the process working on them is gone, or (this process) its runner
-   * died without finishing them. Live runners renew their lease every heartbeat.
+   * Takes over plans whose lease ran out (the process working on them is gone, or its runner died
+   * without finishing them), at most `limit` at once: rows are locked with SKIP LOCKED and
+   * re-leased to `owner` in one statement, so two replicas sweeping at once never take the same
+   * plan. `ownActive` are plans `owner` is still running (never taken from itself). Each row
+   * comes back with the lease it had before.
    */
-  async stale(leaseMs: number): Promise<DeploymentPlanRow[]> {
-    return this.q().whereIn('status', ['running', 'rolling_back'])
-      .where((w) => w.whereNull('heartbeatAt').orWhere('heartbeatAt', '<', this.db.raw(`now() - make_interval(secs => ?)`, [leaseMs / 1000])))
-      .orderBy('createdAt') as Promise<DeploymentPlanRow[]>;
-  }
-
-  async claim(plan: DeploymentPlanRow, owner: string): Promise<boolean> {
-    const n = await this.q().where({ id: plan.id, status: plan.status } as never)
-      .where((w) => (plan.owner === null ? w.whereNull('owner') : w.where('owner', plan.owner)))
-      .update({ owner, heartbeatAt: this.db.fn.now() } as never);
-    return n === 1;
+  async takeOverStale(owner: string, leaseMs: number, ownActive: string[], limit = 20): Promise<StalePlan[]> {
+    const { rows } = await this.db.raw(`
+      WITH stale AS (
+        SELECT id, owner AS previous_owner, heartbeat_at AS previous_heartbeat_at FROM deployment_plans
+        WHERE status IN ('running', 'rolling_back')
+          AND (heartbeat_at IS NULL OR heartbeat_at < now() - make_interval(secs => ?))
+          AND NOT (owner IS NOT DISTINCT FROM ? AND id = ANY(?::uuid[]))
+        ORDER BY created_at LIMIT ? FOR UPDATE SKIP LOCKED)
+      UPDATE deployment_plans p SET owner = ?, heartbeat_at = now(), updated_at = now(),
+        takeovers = p.takeovers + CASE WHEN stale.previous_owner IS DISTINCT FROM ? THEN 1 ELSE 0 END
+      FROM stale WHERE p.id = stale.id
+      RETURNING p.*, stale.previous_owner, stale.previous_heartbeat_at`,
+    [leaseMs / 1000, owner, ownActive, limit, owner, owner]);
+    return (rows as Array<Record<string, unknown>>).map((r) => camelizeRow(r) as unknown as StalePlan);
   }
 
   /**
@@ -110,8 +125,11 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
     return (await this.q(trx).where({ id, status: 'pending' } as never).forUpdate().first()) as DeploymentPlanRow | undefined;
   }
 
-  async heartbeat(owner: string, ids: string[]): Promise<void> {
-    if (ids.length) await this.q().whereIn('id', ids).where('owner', owner).update({ heartbeatAt: this.db.fn.now() } as never);
+  /** Renews the lease of the plans `owner` runs; answers the ids it still holds (another replica may have taken one over). */
+  async heartbeat(owner: string, ids: string[]): Promise<Set<string>> {
+    if (!ids.length) return new Set();
+    const rows = await this.q().whereIn('id', ids).where('owner', owner).update({ heartbeatAt: this.db.fn.now() } as never).returning('id');
+    return new Set((rows as Array<{ id: string }>).map((r) => r.id));
   }
 }
 

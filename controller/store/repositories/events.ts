@@ -25,6 +25,16 @@ export class EventsRepository {
     return q;
   }
 
+  /** A page of one environment's events whose type starts with `typePrefix` (e.g. `agent.`), newest first. */
+  async pageOfPrefix(environmentId: string, typePrefix: string, page: { limit: number; offset: number }): Promise<{ items: EventRow[]; total: number }> {
+    const where = (q: Knex.QueryBuilder) => q.where('environmentId', environmentId).where('type', 'like', `${typePrefix.replace(/[\\%_]/g, '\\$&')}%`);
+    const [items, [count]] = await Promise.all([
+      where(this.db('events')).orderBy('id', 'desc').limit(page.limit).offset(page.offset),
+      where(this.db('events')).count({ n: '*' }),
+    ]);
+    return { items: items as EventRow[], total: Number((count as { n: string | number }).n) };
+  }
+
   /** The id of the newest event, 0 when there is none. */
   async lastId(): Promise<number> {
     const [row] = await this.db('events').max('id as max');

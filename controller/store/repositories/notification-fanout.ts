@@ -11,7 +11,7 @@ const PENDING = `e.type = ANY(?) AND e.created_at > now() - interval '7 days'
 /**
  * What the notification fan-out reads and writes: pending events (locked with SKIP LOCKED so
  * replicas share them), their receivers and users, and what an event produces (outbox rows,
- * in-app notifications, bounce counts, the event_fanouts marker). Each method takes the batch's
+ * in-app notifications, the event_fanouts marker). Each method takes the batch's
  * transaction.
  */
 export class NotificationFanOutStore {
@@ -69,19 +69,5 @@ export class NotificationFanOutStore {
   /** Inserts in-app notifications; returns those not there already (one per user and event). */
   insertNotifications(rows: Array<Record<string, unknown>>, trx: Knex.Transaction): Promise<Array<Record<string, any>>> {
     return trx('notifications').insert(rows).onConflict(['userId', 'eventId']).ignore().returning('*');
-  }
-
-  /** Forgets the bounce counts of `keys`. */
-  async resetBounces(keys: string[], trx: Knex.Transaction): Promise<void> {
-    await trx('notification_bounces').whereIn('key', keys).delete();
-  }
-
-  /** Counts one more occurrence under `key`; returns the count. */
-  async countBounce(key: string, trx: Knex.Transaction): Promise<number> {
-    const { rows } = await trx.raw(
-      `INSERT INTO notification_bounces (key, count) VALUES (?, 1)
-       ON CONFLICT (key) DO UPDATE SET count = notification_bounces.count + 1, updated_at = now() RETURNING count`,
-      [key]);
-    return Number(rows[0].count);
   }
 }

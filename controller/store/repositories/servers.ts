@@ -81,6 +81,11 @@ export class ServersRepository extends BaseRepository<ServerRow> {
     });
   }
 
+  /** Writes the server's observed conditions (monitoring/server-conditions.ts). */
+  async recordConditions(id: string, conditions: Condition[]): Promise<void> {
+    await this.q().where({ id }).update({ conditions: JSON.stringify(conditions) } as never);
+  }
+
   /**
    * Servers the controller can reach without more set-up: socket mode, or an environment that
    * holds an SSH key. (The key itself is not read here.)

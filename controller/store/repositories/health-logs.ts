@@ -1,0 +1,53 @@
+import type { Knex } from 'knex';
+import type { Page, PageQuery } from './base-repository.js';
+
+export type CheckKind = 'server' | 'container' | 'tcp' | 'cert' | 'database';
+export type CheckStatus = 'ok' | 'warning' | 'failed';
+
+/** One health check result as it is stored (details: e.g. daysToExpiry of a cert check). */
+export interface HealthLogRow {
+  id: string;
+  environmentId: string;
+  kind: CheckKind;
+  checkKey: string;
+  serverId: string | null;
+  deploymentId: string | null;
+  target: string;
+  status: CheckStatus;
+  latencyMs: number;
+  error: string | null;
+  details: Record<string, unknown>;
+  checkedAt: Date;
+}
+
+export type NewHealthLog = Omit<HealthLogRow, 'id' | 'checkedAt'> & { checkedAt?: Date };
+
+export interface HealthLogFilter { kind?: CheckKind; status?: CheckStatus; serverId?: string; deploymentId?: string; checkKey?: string }
+
+/** The health_logs table: appended by every check, read newest first, pruned by age. */
+export class HealthLogsRepository {
+  constructor(private readonly db: Knex) {}
+
+  async insert(row: NewHealthLog, trx?: Knex.Transaction): Promise<HealthLogRow> {
+    const [out] = await (trx ?? this.db)('health_logs').insert({ ...row, details: JSON.stringify(row.details ?? {}) }).returning('*');
+    return out as HealthLogRow;
+  }
+
+  async pageOf(environmentId: string, filter: HealthLogFilter, page: PageQuery): Promise<Page<HealthLogRow>> {
+    const where = (q: Knex.QueryBuilder) => {
+      q.where('environmentId', environmentId);
+      for (const k of ['kind', 'status', 'serverId', 'deploymentId', 'checkKey'] as const) if (filter[k]) q.where(k, filter[k]);
+      return q;
+    };
+    const [rows, [{ count }]] = await Promise.all([
+      where(this.db('health_logs')).orderBy([{ column: 'checkedAt', order: 'desc' }, { column: 'id', order: 'desc' }]).limit(page.limit).offset(page.offset),
+      where(this.db('health_logs')).count({ count: '*' }),
+    ]);
+    return { items: rows as HealthLogRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  }
+
+  /** Deletes results older than `days`; answers how many. */
+  async prune(days: number): Promise<number> {
+    return this.db('health_logs').where('checkedAt', '<', this.db.raw(`now() - (? * interval '1 day')`, [days])).delete();
+  }
+}
