@@ -33,6 +33,7 @@ export const TAGS: Record<string, string> = {
   webhooks: 'Incoming deploy webhooks and outgoing webhook subscriptions',
   notifications: 'Notification channels, rules and the notification inbox',
   events: 'The live event stream',
+  monitoring: 'Server samples (collected over SSH or posted by the agent), metrics, health checks and alerts',
   'server-clusters': 'Groups of servers; deleting a cluster detaches its servers',
   'external-entities': 'Things outside Stevedore that services talk to (a SaaS API, a payment provider)',
   connections: 'Declared connections between topology nodes',
