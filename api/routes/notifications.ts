@@ -147,7 +147,7 @@ export default function notificationRoutes(s: Services) {
       method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, ...SSE_ANSWER,
       summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
         + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
-      query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) },
+      query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) }, errors: [404], // an unknown environmentId
       async handler(ctx, { query }) {
         const actor = ctx.state.actor!;
         const limited = actor.environmentIds;
