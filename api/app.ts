@@ -23,6 +23,10 @@ export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; 
   const openapi = route({
     method: 'GET', path: '/api/openapi.json', operationId: 'getOpenApi', tag: 'system', access: 'public',
     summary: 'This OpenAPI 3.0.3 document',
+    response: {
+      type: 'object', description: 'An OpenAPI 3.0.3 document', required: ['openapi', 'info', 'paths'], additionalProperties: true,
+      properties: { openapi: { type: 'string' }, info: { type: 'object' }, paths: { type: 'object' } },
+    },
     handler: async () => document,
   });
   const document = buildOpenApi([...specs, openapi], s.config.version);

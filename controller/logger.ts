@@ -1,11 +1,18 @@
-/**
- * One-line JSON logs on stderr. Callers pass structured fields, never secret values: the
- * redaction below is a second line of defence for fields whose names say they are secret.
- */
-const LEVELS = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 } as const;
-export type LogLevel = keyof typeof LEVELS;
+import { pino } from 'pino';
 
-const SECRET_FIELD = /(password|secret|token|privatekey|authorization|value)$/i;
+/**
+ * One-line JSON logs on stderr through pino: {level, time, msg, ...fields}, level as its name and
+ * time as ISO 8601, as before. Callers pass structured fields, never secret values: pino's
+ * redaction below is a second line of defence for fields named as secrets, at the top level and
+ * one object down (`{ smtp: { password } }`).
+ */
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error' | 'silent';
+
+const SECRET_FIELDS = [
+  'password', 'secret', 'token', 'privateKey', 'authorization', 'value',
+  'apiToken', 'accessToken', 'refreshToken', 'webhookSecret', 'jwtSecret', 'secretKey', 'newPassword', 'currentPassword',
+];
+const REDACT_PATHS = SECRET_FIELDS.flatMap((f) => [f, `*.${f}`]);
 
 export interface Logger {
   debug(msg: string, fields?: Record<string, unknown>): void;
@@ -14,17 +21,18 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void;
 }
 
-function redact(fields: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const [k, v] of Object.entries(fields)) out[k] = SECRET_FIELD.test(k) && v != null ? '[REDACTED]' : v;
-  return out;
-}
-
 export function createLogger(level: LogLevel = 'info', write: (line: string) => void = (l) => process.stderr.write(l)): Logger {
-  const min = LEVELS[level];
-  const log = (lvl: Exclude<LogLevel, 'silent'>) => (msg: string, fields: Record<string, unknown> = {}) => {
-    if (LEVELS[lvl] < min) return;
-    write(JSON.stringify({ time: new Date().toISOString(), level: lvl, msg, ...redact(fields) }) + '\n');
+  const log = pino({
+    level,
+    base: undefined, // no pid or hostname: the lines keep their fields
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+    redact: { paths: REDACT_PATHS, censor: '[REDACTED]' },
+  }, { write });
+  return {
+    debug: (msg, fields = {}) => log.debug(fields, msg),
+    info: (msg, fields = {}) => log.info(fields, msg),
+    warn: (msg, fields = {}) => log.warn(fields, msg),
+    error: (msg, fields = {}) => log.error(fields, msg),
   };
-  return { debug: log('debug'), info: log('info'), warn: log('warn'), error: log('error') };
 }

@@ -37,7 +37,7 @@ export async function startService(
   let url = config.databaseUrl;
   if (!url) {
     logger.info('DATABASE_URL is unset: starting embedded PostgreSQL', { stateDir: config.stateDir });
-    embedded = await startEmbeddedPostgres(config.stateDir, (m) => logger.warn('embedded postgres', { msg: m }));
+    embedded = await startEmbeddedPostgres(config.stateDir, (m) => logger.warn('embedded postgres', { output: m }));
     url = embedded.url;
   }
   const db: Db = createKnex(url);

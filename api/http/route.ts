@@ -32,6 +32,11 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   path: string;
   operationId: string;
   summary: string;
+  /**
+   * What the summary leaves out, for the OpenAPI document (side effects, when which status). The
+   * document adds who may call the operation, so this never repeats the role.
+   */
+  description?: string;
   tag: string;
   access: Access;
   scope?: Scope;
@@ -59,6 +64,11 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   response?: Schema;
   /** Media type of the success response when it is not JSON (a Mermaid export: text/plain). */
   responseType?: string;
+  /**
+   * Success answers besides `status`, each with its own body: a dry run's 200 preview, the
+   * finished plan of `?wait=true`. Without a response schema the answer has no body.
+   */
+  alsoAnswers?: Record<number, { description: string; response?: Schema; responseType?: string }>;
   /** Other statuses this route can answer besides the usual auth and validation ones. */
   errors?: number[];
   /** Audit action; writes default to the operationId. false: not audited (e.g. login). */

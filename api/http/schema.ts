@@ -5,7 +5,7 @@
 import { arrayOf, enumOf, int, INT32_MAX, object, str, type Schema } from '../../controller/kinds/schema.js';
 
 export {
-  arrayOf, bool, enumOf, int, INT32_MAX, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, stringMap, timestamp, uuid,
+  arrayOf, bool, condition, enumOf, int, INT32_MAX, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, stringMap, timestamp, uuid,
 } from '../../controller/kinds/schema.js';
 export type { ResourceSchemas, Schema } from '../../controller/kinds/schema.js';
 

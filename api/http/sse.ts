@@ -10,6 +10,13 @@ export interface SseStream {
 
 export const HEARTBEAT_MS = 15_000;
 
+/** The OpenAPI description of a route that answers with openSse (spread into its RouteSpec). */
+export const SSE_ANSWER = {
+  raw: true,
+  responseType: 'text/event-stream',
+  response: { type: 'string', description: 'Server-sent events: `event:`, `id:` and JSON `data:` frames, and a comment heartbeat every 15 s' },
+} as const;
+
 export function openSse(ctx: Ctx): SseStream {
   ctx.respond = false;
   ctx.req.socket.setTimeout(0);

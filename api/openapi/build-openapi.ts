@@ -1,5 +1,6 @@
 import type { RouteSpec } from '../http/route.js';
-import { errorEnvelope, object, type Schema } from '../http/schema.js';
+import { errorEnvelope, type Schema } from '../http/schema.js';
+import { TAGS } from './tags.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'VALIDATION_ERROR: malformed input or failed validation',
@@ -7,23 +8,40 @@ const ERROR_TEXT: Record<number, string> = {
   403: 'FORBIDDEN_SCOPE or FORBIDDEN_ROLE',
   404: 'NOT_FOUND',
   409: 'CONFLICT or IDEMPOTENCY_KEY_REUSED',
+  413: 'VALIDATION_ERROR: the request body is larger than the limit',
+  415: 'VALIDATION_ERROR: the request body is not application/json',
   422: 'READONLY_FIELD',
   429: 'RATE_LIMITED, with Retry-After',
-  500: 'INTERNAL',
+  500: 'INTERNAL: an unexpected failure; the response says nothing of internals',
   502: 'The remote endpoint did not answer 2xx',
   503: 'SERVICE_UNAVAILABLE',
 };
 
 const errorRef = { $ref: '#/components/schemas/Error' };
+const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+const SCOPE_OF_ROLE = { viewer: '*:read', operator: 'services:write', admin: 'admin:*' } as const;
+
+/** Who may call it, in words: the document's readers should not have to decode x-access. */
+function accessText(spec: RouteSpec): string {
+  if (spec.access === 'public') return 'No token needed.';
+  if (spec.access === 'authenticated') return 'Any valid token.';
+  return `Needs the ${spec.access} role or higher (scope ${spec.scope ?? SCOPE_OF_ROLE[spec.access]}).`;
+}
+
+function content(schema: Schema | undefined, type = 'application/json') {
+  return schema ? { content: { [type]: { schema } } } : {};
+}
 
 function statusesOf(spec: RouteSpec): number[] {
   const codes = new Set<number>(spec.errors ?? []);
   if (spec.access !== 'public') codes.add(401).add(403);
-  if (spec.body || spec.query || spec.requestBody) codes.add(400);
+  // writes without a body schema refuse body fields (mount.ts) and signed webhooks validate their own
+  if (spec.body || spec.query || spec.requestBody || WRITE.has(spec.method)) codes.add(400);
+  if (spec.body) codes.add(413).add(415);
   if (spec.readOnly?.length) codes.add(422);
   if (spec.load || /\{\w+\}/.test(spec.path)) codes.add(404);
   if (spec.method !== 'GET') codes.add(409);
-  codes.add(429);
+  codes.add(429).add(500); // any operation can fail unexpectedly: INTERNAL, in the envelope, details only in the log
   return [...codes].sort();
 }
 
@@ -35,19 +53,25 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       name, in: 'path', required: true, schema: { type: 'string' },
     }));
     for (const [name, schema] of Object.entries(spec.query ?? {})) parameters.push({ name, in: 'query', required: false, schema });
+    // Writes by a signed-in caller may carry Idempotency-Key (api/middleware/idempotency.ts).
+    if (WRITE.has(spec.method) && spec.access !== 'public') parameters.push({ $ref: '#/components/parameters/IdempotencyKey' });
     const ok = spec.status ?? 200;
     const responses: Record<string, unknown> = {
-      [ok]: ok === 204
-        ? { description: 'No content' }
-        : { description: 'Success', ...(spec.response && { content: { [spec.responseType ?? 'application/json']: { schema: spec.response } } }) },
+      [ok]: ok === 204 ? { description: 'No content' } : { description: 'Success', ...content(spec.response, spec.responseType) },
     };
+    for (const [code, also] of Object.entries(spec.alsoAnswers ?? {})) {
+      responses[code] = { description: also.description, ...content(also.response, also.responseType) };
+    }
     for (const code of statusesOf(spec)) {
+      if (responses[code]) continue; // the route describes this answer itself (alsoAnswers)
       responses[code] = { description: ERROR_TEXT[code] ?? 'Error', content: { 'application/json': { schema: errorRef } } };
     }
+    if (!TAGS[spec.tag]) throw new Error(`${spec.operationId}: tag '${spec.tag}' is not declared in api/openapi/tags.ts`);
     paths[spec.path] ??= {};
     paths[spec.path][spec.method.toLowerCase()] = {
       operationId: spec.operationId,
       summary: spec.summary,
+      description: [spec.description, accessText(spec)].filter(Boolean).join('\n\n'),
       tags: [spec.tag],
       ...(spec.access === 'public' ? { security: [] } : {}),
       'x-access': spec.scope ?? spec.access,
@@ -59,12 +83,16 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
   }
   return {
     openapi: '3.0.3',
-    info: { title: 'Stevedore API', version, description: 'Deploy containers to many servers without Kubernetes.' },
+    info: {
+      title: 'Stevedore API', version, description: 'Deploy containers to many servers without Kubernetes.',
+      license: { name: 'MIT', url: 'https://opensource.org/licenses/MIT' },
+    },
     servers: [{ url: '/' }],
+    tags: Object.entries(TAGS).filter(([name]) => specs.some((spec) => spec.tag === name)).map(([name, description]) => ({ name, description })),
     security: [{ bearerAuth: [] }],
     components: {
       securitySchemes: { bearerAuth: { type: 'http', scheme: 'bearer', description: 'A JWT from /api/auth/login or an svc_pat_ API token' } },
-      schemas: { Error: errorEnvelope, Empty: object({}) },
+      schemas: { Error: errorEnvelope },
       parameters: {
         IdempotencyKey: { name: 'Idempotency-Key', in: 'header', required: false, schema: { type: 'string', maxLength: 255 } },
       },

@@ -27,7 +27,7 @@ export default function smtpRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/admin/smtp', operationId: 'getSmtpConfig', tag: 'admin', access: 'admin',
-      summary: 'The SMTP configuration (the password only as hasPassword); 404 until one is saved', response: smtpRead,
+      summary: 'The SMTP configuration (the password only as hasPassword); 404 until one is saved', response: smtpRead, errors: [404],
       async handler() {
         const row = await s.smtp.find();
         if (!row) throw notFound('SMTP configuration');

@@ -12,7 +12,7 @@ const role = enumOf('viewer', 'operator', 'admin');
 
 const tokenRead = object({
   id: uuid, name: str(), tokenPrefix: str(), ownerUserId: nullable(uuid), ownerServiceAccountId: nullable(uuid),
-  role: { ...role, nullable: true }, environmentIds: { ...arrayOf(uuid), nullable: true },
+  role: nullable(role), environmentIds: { ...arrayOf(uuid), nullable: true },
   expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, lastUsedAt: nullableTimestamp, createdAt: timestamp,
 });
 

@@ -89,6 +89,7 @@ export default function backupRoutes(s: Services) {
     route<unknown, unknown, BackupRow>({
       method: 'GET', path: '/api/backups/{id}/download', operationId: 'downloadBackup', tag: 'backups', access: 'operator',
       load: loadBackup, errors: [403, 409], summary: "Stream the stored backup (gzip); 403 while the environment's data.allowBackupDownload is false",
+      responseType: 'application/gzip', response: { type: 'string', format: 'binary', description: 'pg_dump output, gzip-compressed; X-Checksum-Sha256 holds its SHA-256' },
       async handler(_ctx, { resource }) {
         const data = await s.settings.get<{ allowBackupDownload: boolean }>(resource.environmentId, 'data');
         if (!data.allowBackupDownload) {

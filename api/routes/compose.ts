@@ -9,15 +9,28 @@ import { loadDesired } from '../../reconcilers/deployment/load-desired.js';
 import { decisionFor } from '../../controller/deploy/deploy-deployment.js';
 import { assertDefinesContainer, parseCompose } from '../../controller/deploy/compose/validate-compose.js';
 import { result, route } from '../http/route.js';
-import { listOf, nonEmpty, object, paginationQuery, str } from '../http/schema.js';
+import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
+
+const composeRead = object({ serviceId: uuid, composeTemplate: nullable(str()), generated: bool }, ['serviceId', 'composeTemplate', 'generated']);
+const composePreview = object({
+  serviceId: uuid,
+  items: arrayOf(object({
+    deploymentId: uuid, serverId: uuid, containerName: str(), mode: enumOf('direct', 'compose-generated', 'compose-external'), imageTag: str(),
+    compose: object({ path: str(), content: str(), sha256: str() }, ['path', 'content', 'sha256']),
+    env: object({ path: str(), content: str(), secretKeys: arrayOf(str()), unresolved: arrayOf(str()) }, ['path', 'content', 'secretKeys', 'unresolved']),
+  }, ['deploymentId', 'serverId', 'containerName', 'mode', 'imageTag', 'compose', 'env'])),
+}, ['serviceId', 'items']);
+const artifactRead = object({
+  id: uuid, deploymentId: uuid, planId: nullable(uuid), kind: enumOf('compose', 'env'), path: str(), sha256: str(), imageTag: str(), createdAt: timestamp,
+}, ['id', 'deploymentId', 'planId', 'kind', 'path', 'sha256', 'imageTag', 'createdAt']);
 
 export default function composeRoutes(s: Services) {
   const load = serviceOf(s);
   return [
     route({
       method: 'GET', path: '/api/services/{id}/compose', operationId: 'getServiceCompose', tag: 'services', access: 'viewer',
-      summary: 'The compose template of a service (null: the generator writes the document)', load,
+      summary: 'The compose template of a service (null: the generator writes the document)', load, response: composeRead,
       async handler(_ctx, { resource }) {
         return { serviceId: resource.id, composeTemplate: resource.composeTemplate, generated: resource.composeTemplate === null };
       },
@@ -25,7 +38,7 @@ export default function composeRoutes(s: Services) {
 
     route<{ composeTemplate: string }>({
       method: 'PUT', path: '/api/services/{id}/compose', operationId: 'setServiceCompose', tag: 'services', access: 'operator',
-      summary: 'Set the compose template; it must define a service keyed by each deployment\'s containerName', load,
+      summary: 'Set the compose template; it must define a service keyed by each deployment\'s containerName', load, response: composeRead,
       body: object({ composeTemplate: nonEmpty(200_000) }, ['composeTemplate']),
       async handler(ctx, { resource, body }) {
         const deployments = await s.deploymentViews.containerNamesOf(resource.id);
@@ -52,7 +65,7 @@ export default function composeRoutes(s: Services) {
 
     route<unknown, { imageTag?: string }>({
       method: 'GET', path: '/api/services/{id}/compose/preview', operationId: 'previewServiceCompose', tag: 'services', access: 'viewer',
-      summary: 'The compose and env files each deployment would get, secrets redacted', load, query: { imageTag: str({ maxLength: 128 }) },
+      summary: 'The compose and env files each deployment would get, secrets redacted', load, query: { imageTag: str({ maxLength: 128 }) }, response: composePreview,
       async handler(_ctx, { resource, query }) {
         const image = resource.containerImageId ? await s.containerImages.findById(resource.containerImageId) : undefined;
         if (!image) throw validationError('the service has no container image', 'containerImageId');
@@ -75,7 +88,7 @@ export default function composeRoutes(s: Services) {
     route<unknown, { limit: number; offset: number }>({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/artifacts', operationId: 'listDeploymentArtifacts', tag: 'services',
       access: 'viewer', summary: 'Compose and env files generated for a deployment', load: serviceDeploymentOf(s), query: paginationQuery,
-      response: listOf({ type: 'object' }),
+      response: listOf(artifactRead),
       async handler(_ctx, { resource, query }) {
         const page = await s.plans.artifacts.listOf(resource.deployment.id, query);
         return { ...page, items: page.items.map(toArtifact) };
@@ -85,6 +98,7 @@ export default function composeRoutes(s: Services) {
     route({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/artifacts/{artifactId}/download', operationId: 'downloadDeploymentArtifact',
       tag: 'services', access: 'viewer', summary: 'One artifact as a file (env files with secrets redacted)', load: serviceDeploymentOf(s),
+      responseType: 'text/plain', response: str({ description: 'The compose or env file as written to the server, secret values replaced' }),
       async handler(_ctx, { resource, params }) {
         const a = await s.plans.artifacts.findById(params.artifactId);
         if (!a || a.deploymentId !== resource.deployment.id) throw notFound('Artifact');

@@ -12,7 +12,8 @@ export const targetResult: Schema = {
   type: 'object',
   properties: {
     attachmentId: uuid, configFileId: uuid, configFileName: str(), serviceId: uuid, serverId: uuid, serverName: str(),
-    targetPath: str(), mode: int(),
+    deploymentId: uuid, containerName: str(), targetPath: str({ description: 'Inside the container' }),
+    hostPath: str({ description: 'On the server' }), mode: int(),
     status: enumOf('written', 'unchanged', 'failed', 'skipped', 'would-create', 'would-change', 'restored', 'removed'),
     error: str(), diff: str(), contentHash: str(),
   },

@@ -10,7 +10,7 @@ import { environmentOf, rowOf } from './loaders.js';
 
 const dependencySchema = object({
   id: uuid, serviceId: uuid, dependsOnServiceId: uuid, createdAt: timestamp,
-  service: object({ id: uuid, name: str() }),
+  service: nullable(object({ id: uuid, name: str(), type: nullable(str()) }, ['id', 'name', 'type'])),
 });
 const brief = (svc: ServiceRow | undefined) => (svc ? { id: svc.id, name: svc.name, type: svc.type } : null);
 

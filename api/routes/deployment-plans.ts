@@ -10,11 +10,11 @@ import { conflict } from '../../controller/errors/app-error.js';
 import { executePendingPlan, proposePlan, requestDeploy } from '../../reconcilers/entrance.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, uuid, type Schema } from '../http/schema.js';
-import { lastEventIdOf, openSse } from '../http/sse.js';
+import { lastEventIdOf, openSse, SSE_ANSWER } from '../http/sse.js';
+import { DRY_RUN_ANSWER, planRead, WAITED_ANSWER } from './plan-schemas.js';
 import { environmentOf } from './loaders.js';
 import { planOf } from './deploy-loaders.js';
 
-const planRead: Schema = { type: 'object', properties: { id: uuid, status: str(), steps: arrayOf({ type: 'object' }) } };
 const itemSchema = object({ serviceId: uuid, imageTag: nullable(nonEmpty(128)) }, ['serviceId']);
 const createBody = object({
   name: nonEmpty(200), items: arrayOf(itemSchema, { minItems: 1, maxItems: 200 }), autoRollback: bool, execute: bool, dryRun: bool,
@@ -31,7 +31,7 @@ export default function deploymentPlanRoutes(s: Services) {
     route<{ name?: string; items: CreatePlanInput['items']; autoRollback?: boolean; execute?: boolean; dryRun?: boolean; strategy?: 'rolling' | 'parallel'; pullImage?: boolean; generateArtifacts?: boolean }>({
       method: 'POST', path: '/api/environments/{envId}/deployment-plans', operationId: 'createDeploymentPlan', tag: 'deployment-plans',
       access: 'operator', summary: 'Create a plan from services in dependency order; execute or preview it at once', load: environmentOf(s),
-      body: createBody, status: 201, response: planRead, errors: [409],
+      body: createBody, status: 201, response: planRead, alsoAnswers: { 200: DRY_RUN_ANSWER }, errors: [409],
       async handler(ctx, { body, params }) {
         const input: CreatePlanInput = {
           environmentId: params.envId, name: body.name, items: body.items, autoRollback: body.autoRollback, strategy: body.strategy,
@@ -67,7 +67,7 @@ export default function deploymentPlanRoutes(s: Services) {
     route<{ dryRun?: boolean }, { dryRun?: boolean }>({
       method: 'POST', path: '/api/deployment-plans/{id}/execute', operationId: 'executeDeploymentPlan', tag: 'deployment-plans',
       access: 'operator', summary: 'Execute a pending plan; dryRun previews the actions and changes nothing', load,
-      body: object({ dryRun: bool }), query: { dryRun: bool }, status: 202, response: planRead, errors: [409],
+      body: object({ dryRun: bool }), query: { dryRun: bool }, status: 202, response: planRead, alsoAnswers: { 200: DRY_RUN_ANSWER }, errors: [409],
       async handler(ctx, { resource, body, query }) {
         const dryRun = body.dryRun ?? query.dryRun ?? false;
         if (dryRun) {
@@ -92,7 +92,7 @@ export default function deploymentPlanRoutes(s: Services) {
     route<unknown, { wait?: boolean }>({
       method: 'POST', path: '/api/deployment-plans/{id}/rollback', operationId: 'rollbackDeploymentPlan', tag: 'deployment-plans',
       access: 'operator', summary: 'Redeploy the previous tag of every deployment the plan touched', load,
-      query: { wait: bool }, status: 202, response: planRead, errors: [409],
+      query: { wait: bool }, status: 202, response: planRead, alsoAnswers: { 200: WAITED_ANSWER }, errors: [409],
       async handler(_ctx, { resource, query }) {
         await s.plans.rollback(resource.id);
         if (query.wait) await s.plans.waitFor(resource.id);
@@ -102,7 +102,7 @@ export default function deploymentPlanRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/deployment-plans/{id}/events', operationId: 'streamDeploymentPlan', tag: 'deployment-plans',
-      access: 'viewer', summary: 'SSE: plan.updated, plan.step and deployment.updated events of the plan (Last-Event-ID resume)', load, raw: true,
+      access: 'viewer', summary: 'SSE: plan.updated, plan.step and deployment.updated events of the plan (Last-Event-ID resume)', load, ...SSE_ANSWER,
       async handler(ctx, { resource }) {
         const sse = openSse(ctx);
         const deploymentIds = new Set((await s.plans.steps.ofPlan(resource.id)).map((x) => x.deploymentId));

@@ -9,12 +9,12 @@ import { assertContainerName, assertImageTag } from '../../controller/deploy/nam
 import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
 import { result, route } from '../http/route.js';
-import { bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, type Schema } from '../http/schema.js';
-import { openSse, type SseStream } from '../http/sse.js';
+import { arrayOf, bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, str, uuid } from '../http/schema.js';
+import { openSse, type SseStream, SSE_ANSWER } from '../http/sse.js';
 import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
+import { DRY_RUN_ANSWER, planPreview, planRead, WAITED_ANSWER } from './plan-schemas.js';
 
 const deployBody = object({ imageTag: nonEmpty(128), pullImage: bool, generateArtifacts: bool, strategy: enumOf('rolling', 'parallel') });
-const planRead: Schema = { type: 'object' };
 
 export default function deployRoutes(s: Services) {
   const withSteps = async (id: string) => toPlan((await s.plans.repo.findById(id))!, (await s.plans.steps.ofPlan(id)).map(toStep));
@@ -22,7 +22,7 @@ export default function deployRoutes(s: Services) {
     route<{ imageTag?: string; pullImage?: boolean; generateArtifacts?: boolean; strategy?: 'rolling' | 'parallel' }, { wait?: boolean }>({
       method: 'POST', path: '/api/services/{id}/deploy', operationId: 'deployService', tag: 'services', access: 'operator',
       summary: 'Deploy a service to all its deployments as a plan (202; ?wait=true answers when it has finished)',
-      load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead, errors: [409],
+      load: serviceOf(s), body: deployBody, query: { wait: bool }, status: 202, response: planRead, alsoAnswers: { 200: WAITED_ANSWER }, errors: [409],
       async handler(ctx, { resource, body, query }) {
         if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const plan = await requestDeploy(s, {
@@ -39,6 +39,7 @@ export default function deployRoutes(s: Services) {
       method: 'POST', path: '/api/services/{id}/deployments/{depId}/deploy', operationId: 'deployServiceDeployment', tag: 'services',
       access: 'operator', summary: 'Deploy one deployment (dryRun previews and changes nothing)', load: serviceDeploymentOf(s),
       body: object({ imageTag: nonEmpty(128), pullImage: bool, dryRun: bool }), query: { wait: bool, dryRun: bool }, status: 202, response: planRead, errors: [409],
+      alsoAnswers: { 200: { description: `${DRY_RUN_ANSWER.description}; or ${WAITED_ANSWER.description}`, response: { oneOf: [planPreview, planRead] } } },
       async handler(ctx, { resource, body, query }) {
         if (body.imageTag !== undefined) assertImageTag(body.imageTag);
         const input = {
@@ -58,6 +59,7 @@ export default function deployRoutes(s: Services) {
     route({
       method: 'POST', path: '/api/services/{id}/deployments/{depId}/restart', operationId: 'restartServiceDeployment', tag: 'services',
       access: 'operator', summary: 'Restart the container of a deployment (same image)', load: serviceDeploymentOf(s), errors: [503],
+      response: object({ deploymentId: uuid, restarted: { type: 'boolean', enum: [true] } }, ['deploymentId', 'restarted']),
       async handler(ctx, { resource }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
@@ -85,7 +87,10 @@ export default function deployRoutes(s: Services) {
     route<unknown, { tail: number }>({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs', operationId: 'getServiceDeploymentLogs', tag: 'services',
       access: 'viewer', summary: 'The last lines of the container output', load: serviceDeploymentOf(s), query: { tail: int(1, 10000, { default: 200 }) },
-      errors: [503],
+      errors: [503], response: object({
+        deploymentId: uuid, containerName: str(),
+        lines: arrayOf(object({ stream: enumOf('stdout', 'stderr'), line: str() }, ['stream', 'line'])),
+      }, ['deploymentId', 'containerName', 'lines']),
       async handler(_ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
@@ -98,7 +103,7 @@ export default function deployRoutes(s: Services) {
     route<unknown, { tail: number }>({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs/stream', operationId: 'streamServiceDeploymentLogs', tag: 'services',
       access: 'viewer', summary: 'SSE: the container output live, one `log` event per line', load: serviceDeploymentOf(s),
-      query: { tail: int(0, 10000, { default: 50 }) }, raw: true, errors: [503],
+      query: { tail: int(0, 10000, { default: 50 }) }, ...SSE_ANSWER, errors: [503],
       async handler(ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);

@@ -4,12 +4,28 @@ import { notFound } from '../../controller/errors/app-error.js';
 import { driftOf, driftReport } from '../../reconcilers/deployment/drift.js';
 import { route } from '../http/route.js';
 import { environmentOf } from './loaders.js';
+import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+
+// driftReport(driftOf(…)) of reconcilers/deployment/drift.ts
+const driftItem = object({
+  deploymentId: uuid, serviceId: uuid, serverId: uuid, containerName: str(), imageTag: nullable(str()),
+  desiredImageTag: nullable(str()), runningImageTag: nullable(str()),
+  degraded: nullable(object({ reason: str(), message: str() }, ['reason', 'message'])),
+  drifted: { type: 'boolean', nullable: true, description: 'null: the server could not be asked' },
+  action: nullable(enumOf('none', 'create', 'start', 'recreate', 'conflict')),
+  actions: arrayOf(object({ type: enumOf('redeploy'), deploymentId: uuid, field: str(), reason: str(), message: str() }, ['type', 'deploymentId', 'field', 'reason', 'message'])),
+  error: str(),
+}, ['deploymentId', 'serviceId', 'serverId', 'containerName', 'drifted', 'action', 'actions']);
+const report = { checkedAt: timestamp, drifted: int(0), unreachable: int(0), degraded: int(0), items: arrayOf(driftItem) };
+const reportRequired = ['checkedAt', 'drifted', 'unreachable', 'degraded', 'items'];
+const serverDrift: Schema = object({ serverId: uuid, ...report }, ['serverId', ...reportRequired]);
+const environmentDrift: Schema = object({ environmentId: uuid, driftPolicy: str(), ...report }, ['environmentId', 'driftPolicy', ...reportRequired]);
 
 export default function driftRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/servers/{id}/drift', operationId: 'getServerDrift', tag: 'servers', access: 'viewer',
-      summary: 'What differs between the desired and the running deployments of a server',
+      summary: 'What differs between the desired and the running deployments of a server', response: serverDrift,
       load: async (_ctx, p) => {
         const row = await s.servers.findById(p.id);
         if (!row) throw notFound('Server');
@@ -23,7 +39,7 @@ export default function driftRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/environments/{envId}/drift', operationId: 'getEnvironmentDrift', tag: 'environments', access: 'viewer',
-      summary: 'Drift of every deployment of an environment', load: environmentOf(s),
+      summary: 'Drift of every deployment of an environment', load: environmentOf(s), response: environmentDrift,
       async handler(_ctx, { params }) {
         const deployments = await s.deployments.listByEnvironment(params.envId);
         const ops = await s.settings.get<{ driftPolicy: string }>(params.envId, 'operations');

@@ -43,7 +43,7 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
       summary: `The ${plural} of an environment`,
       ...(byQuery ? {} : { load: environmentOf(s) }),
       query: byQuery ? { environmentId: uuid, ...paginationQuery } : paginationQuery,
-      response: listOf(schemas.read),
+      response: listOf(schemas.read), ...(byQuery && { errors: [404] }), // the environment the query names
       async handler(ctx, { params, query }) {
         let environmentId = params.envId;
         if (byQuery) {

@@ -6,6 +6,7 @@ import { formatError, type ManifestFile } from '../../controller/manifests/types
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, object, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
+import { manifestsApplied, manifestsDiff, manifestsStatus } from './manifest-schemas.js';
 
 const files = arrayOf(object({
   path: str({ minLength: 1, maxLength: 1000, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$)).*\\.ya?ml$' }),
@@ -35,6 +36,7 @@ export default function manifestRoutes(s: Services) {
     route({
       method: 'GET', path: '/api/manifests/status', operationId: 'getManifestsStatus', tag: 'manifests', access: 'viewer',
       summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, and the objects that are Degraded',
+      response: manifestsStatus,
       async handler() {
         const st = manifestsStatusOf(s);
         return {
@@ -46,7 +48,7 @@ export default function manifestRoutes(s: Services) {
 
     route<{ files?: ManifestFile[]; prune?: boolean }>({
       method: 'POST', path: '/api/manifests/diff', operationId: 'diffManifests', tag: 'manifests', access: 'operator', audit: false,
-      summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody,
+      summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody, response: manifestsDiff,
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
         // what the store says is not what runs: the CLI prints it instead of "No changes"
@@ -56,7 +58,9 @@ export default function manifestRoutes(s: Services) {
 
     route<{ files?: ManifestFile[]; prune?: boolean; dryRun?: boolean }>({
       method: 'POST', path: '/api/manifests/apply', operationId: 'applyManifests', tag: 'manifests', access: 'admin',
-      summary: 'Apply these files (or MANIFESTS_DIR) in one transaction; prune defaults to MANIFESTS_PRUNE', body: applyBody, errors: [400],
+      summary: 'Apply these files (or MANIFESTS_DIR) in one transaction; prune defaults to MANIFESTS_PRUNE', body: applyBody, errors: [400], response: manifestsApplied,
+      description: 'An invalid folder answers 400 VALIDATION_ERROR with every problem in `errors` and the folder\'s `revision`; nothing is applied. '
+        + 'dryRun: true answers what would change and writes nothing.',
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
         if (!r.ok) {

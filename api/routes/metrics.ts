@@ -8,7 +8,7 @@ import { stepFor, toColumnar } from '../../controller/monitoring/history.js';
 import { latestOf, staleAfterMs, summarize, toSampleRead } from '../../controller/monitoring/summary.js';
 import { METRICS_EVENT } from '../../controller/monitoring/metrics-worker.js';
 import { route } from '../http/route.js';
-import { openSse } from '../http/sse.js';
+import { openSse, SSE_ANSWER } from '../http/sse.js';
 import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 
@@ -136,7 +136,7 @@ export default function metricsRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/environments/{envId}/metrics/stream', operationId: 'streamMetrics', tag: 'monitoring', access: 'viewer',
-      load: env, raw: true,
+      load: env, ...SSE_ANSWER,
       summary: "Server-sent events `metrics`: {samples: [{serverId, at, source, …metrics}]}, the environment's newest samples on "
         + 'connect, then each collection as it is stored; a comment heartbeat every 15 s',
       async handler(ctx, { resource }) {

@@ -5,7 +5,7 @@ import { effectiveTypes } from '../../controller/monitoring/alert-policy.js';
 import { defaultPreference, toNotification } from '../../controller/delivery/fanout.js';
 import type { StreamEvent } from '../../controller/events/event-bus.js';
 import { route } from '../http/route.js';
-import { lastEventIdOf, openSse } from '../http/sse.js';
+import { lastEventIdOf, openSse, SSE_ANSWER } from '../http/sse.js';
 import { arrayOf, bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 
@@ -144,10 +144,10 @@ export default function notificationRoutes(s: Services) {
     }),
 
     route<unknown, { environmentId?: string }>({
-      method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, raw: true,
+      method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, ...SSE_ANSWER,
       summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
         + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
-      query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) },
+      query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) }, errors: [404], // an unknown environmentId
       async handler(ctx, { query }) {
         const actor = ctx.state.actor!;
         const limited = actor.environmentIds;

@@ -65,7 +65,7 @@ export default function objectStorageRoutes(s: Services) {
 
     route({
       method: 'DELETE', path: '/api/settings/storage-space', operationId: 'deleteObjectStorage', tag: 'storage', access: 'admin',
-      status: 204, summary: 'Delete the global object storage configuration (stored backups stay in the bucket)',
+      status: 204, errors: [404], summary: 'Delete the global object storage configuration (stored backups stay in the bucket)',
       async handler() {
         if (!(await repo.remove())) throw notFound('Object storage configuration');
         return undefined;

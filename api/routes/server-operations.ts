@@ -31,7 +31,7 @@ export default function serverOperationRoutes(s: Services) {
       body: object({}), errors: [409, 502, 503],
       response: object({
         serverId: uuid, gateway: nullable(str()), subnet: nullable(str()), network: str(),
-        source: { type: 'string', enum: ['ipam', 'interface'], nullable: true }, dockerVersion: str(),
+        source: nullable(enumOf('ipam', 'interface')), dockerVersion: str(),
         hostGatewaySupported: bool, extraHost: nullable(str()), detectedAt: timestamp,
       }),
       audit: false,

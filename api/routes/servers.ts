@@ -13,7 +13,7 @@ import { toServer, type ServerRow } from '../../controller/store/repositories/se
 import { route } from '../http/route.js';
 import {
   arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
-  resourceSchemas, str, timestamp, uuid,
+  resourceSchemas, str, timestamp, uuid, type Schema,
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
 import { server } from '../../controller/kinds/server.js';
@@ -215,7 +215,18 @@ export default function serverRoutes(s: Services) {
     route<unknown, { includeServices?: boolean }>({
       method: 'GET', path: '/api/servers/{id}', operationId: 'getServer', tag: 'servers', access: 'viewer', load,
       summary: 'One server; includeServices=true adds the deployments placed on it', query: { includeServices: bool },
-      response: serverSchemas.read,
+      response: {
+        ...serverSchemas.read,
+        properties: {
+          ...(serverSchemas.read.properties as Record<string, Schema>),
+          services: {
+            description: 'With includeServices=true: the deployments placed on the server',
+            ...arrayOf(object({
+              deploymentId: uuid, serviceId: uuid, serviceName: str(), containerName: str(), status: str(), imageTag: nullable(str()),
+            }, ['deploymentId', 'serviceId', 'serviceName', 'containerName', 'status', 'imageTag'])),
+          },
+        },
+      },
       async handler(_ctx, { resource, query }) {
         if (!query.includeServices) return toServer(resource);
         return { ...toServer(resource), services: await s.deploymentViews.servicesOn(resource.id) };

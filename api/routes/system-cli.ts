@@ -28,7 +28,8 @@ export default function systemCliRoutes(s: Services) {
     route({
       method: 'GET', path: '/api/system/cli/{os}/{arch}', operationId: 'downloadCli', tag: 'system', access: 'viewer', envExempt: true,
       summary: 'Download the CLI for an OS (linux, darwin, windows) and architecture (x64, arm64); X-Checksum-Sha256 carries its SHA-256',
-      errors: [404],
+      errors: [404], responseType: 'application/octet-stream',
+      response: { type: 'string', format: 'binary', description: 'The single-file CLI bundle' },
       async handler(_ctx, { params }) {
         const os = params.os as CliOs;
         const arch = params.arch as CliArch;

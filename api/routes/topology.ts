@@ -75,7 +75,7 @@ export default function topologyRoutes(s: Services) {
       method: 'GET', path: '/api/diagram-export', operationId: 'exportDiagram', tag: 'topology', access: 'viewer',
       summary: 'The environment\'s topology as Mermaid flowchart text',
       query: { environmentId: uuid, format: { ...enumOf('mermaid'), default: 'mermaid' } },
-      response: str(), responseType: 'text/plain',
+      response: str(), responseType: 'text/plain', errors: [404],
       async handler(_ctx, { query }) {
         const env = query.environmentId ? await s.environments.findById(query.environmentId) : undefined;
         if (!env) throw query.environmentId ? notFound('Environment') : validationRequired();

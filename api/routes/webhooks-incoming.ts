@@ -17,9 +17,18 @@ const tag = str({ minLength: 1, maxLength: 128, pattern: '^[A-Za-z0-9_][A-Za-z0-
 const deployBody = object({ service: nonEmpty(255), environment: nonEmpty(100), imageTag: tag, generateArtifacts: { type: 'boolean', default: false } }, ['service', 'environment']);
 const deployImageBody = object({ imageName: nonEmpty(512), environment: nonEmpty(100), imageTag: tag }, ['imageName', 'environment', 'imageTag']);
 
+/** A deploy that ran and did not converge: the webhook's failure shape (Errors rule 1), not the envelope. */
+const deployFailure = object({ error: str(), deploymentId: str(), status: str() }, ['error']);
+
 /** 404 in the envelope, with the spec's message also as `error` (the webhook's failure shape). */
 const webhookNotFound = (message: 'Service not found' | 'Environment not found' | 'Container image not found') =>
   new AppError('NOT_FOUND', message, { details: { error: message } });
+
+/** 200: nothing deploys (ping, another event, no service, every service held back); 202: plans started. */
+const codehostAnswer = object({
+  success: bool, ignored: bool, reason: str(), serviceCount: int(0), plans: arrayOf(object({ environment: str(), planId: uuid, services: arrayOf(str()) })),
+  skipped: arrayOf(object({ service: str(), environment: str(), reason: str() })),
+}, ['success', 'ignored', 'serviceCount', 'plans']);
 
 interface Signed { raw: Buffer; signature: string; replayKey: string }
 
@@ -93,8 +102,9 @@ export default function incomingWebhookRoutes(s: Services) {
       summary: 'CI deploy of one service (X-Webhook-Signature: lowercase hex HMAC-SHA256 of the raw body with WEBHOOK_SECRET). '
         + 'Body {service (name or id), environment (name), imageTag?, generateArtifacts?}. A deploy that ran and failed '
         + '(failed or rolled back on the servers) answers 502 {error, deploymentId, status}: the request was valid, the target did not converge.',
-      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 502, 503],
+      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 503],
       response: object({ success: bool, deploymentId: str(), status: str() }),
+      alsoAnswers: { 502: { description: 'The deploy ran and failed or was rolled back on the servers', response: deployFailure } },
       async handler(ctx, { resource: sig }) {
         const body = validateBody<{ service: string; environment: string; imageTag?: string; generateArtifacts: boolean }>(deployBody, ctx.request.body ?? {});
         const env = await environmentNamed(body.environment);
@@ -163,10 +173,8 @@ export default function incomingWebhookRoutes(s: Services) {
         + 'Only where the update check would: the tag is newer than the image\'s current one under its policy (or is the current tag, re-pushed), '
         + 'and is not the version whose auto-update failed (409 when that holds back every service). Services left out are listed in skipped.',
       load: signed(() => s.config.codehostWebhookSecret, 'x-hub-signature-256', 'sha256='), errors: [401, 409, 503],
-      response: object({
-        success: bool, ignored: bool, reason: str(), serviceCount: int(0), plans: arrayOf(object({ environment: str(), planId: uuid, services: arrayOf(str()) })),
-        skipped: arrayOf(object({ service: str(), environment: str(), reason: str() })),
-      }),
+      response: codehostAnswer,
+      alsoAnswers: { 202: { description: 'Published version accepted: one auto-rollback plan per environment was started', response: codehostAnswer } },
       async handler(ctx, { resource: sig }) {
         const event = ctx.get('x-github-event') || ctx.get('x-codehost-event');
         const body = (ctx.request.body ?? {}) as { action?: string; package?: { name?: string; package_version?: { version?: string; container_metadata?: { tag?: { name?: string; digest?: string } } } } };

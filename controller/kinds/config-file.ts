@@ -1,10 +1,11 @@
 import { description, fileName, templateContent } from './config-fields.js';
 import type { FoundReference, KindDescriptor } from './kind.js';
-import { arrayOf, enumOf, int, nullable, object, str, timestamp, uuid } from './schema.js';
+import { arrayOf, condition, enumOf, int, nullable, object, str, timestamp, uuid } from './schema.js';
 
 export const attachmentRead = object({
   id: uuid, configFileId: uuid, serviceId: uuid, environmentId: uuid, targetPath: str(), mode: nullable(str()),
   syncState: arrayOf(object({ serverId: uuid, contentHash: str(), targetPath: str(), syncedAt: timestamp })),
+  generation: int(1), observedGeneration: nullable(int(0)), conditions: arrayOf(condition),
   createdAt: timestamp, updatedAt: timestamp,
 });
 

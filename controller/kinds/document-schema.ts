@@ -27,7 +27,7 @@ export function toDraft7(schema: unknown): unknown {
   }
   if (nullable && typeof out.type === 'string') {
     out.type = [out.type, 'null'];
-    if (Array.isArray(out.enum)) out.enum = [...out.enum, null];
+    if (Array.isArray(out.enum) && !out.enum.includes(null)) out.enum = [...out.enum, null];
   }
   return out;
 }

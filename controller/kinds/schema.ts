@@ -21,7 +21,10 @@ export const bool: Schema = { type: 'boolean' };
 export const int = (minimum?: number, maximum?: number, extra: Schema = {}): Schema => ({
   type: 'integer', ...(minimum !== undefined && { minimum }), ...(maximum !== undefined && { maximum }), ...extra,
 });
-export const nullable = (s: Schema): Schema => ({ ...s, nullable: true });
+/** OpenAPI 3.0.3: `nullable` does not widen an `enum`, so null joins the listed values too. */
+export const nullable = (s: Schema): Schema => ({
+  ...s, nullable: true, ...(Array.isArray(s.enum) && !s.enum.includes(null) && { enum: [...s.enum, null] }),
+});
 export const arrayOf = (items: Schema, extra: Schema = {}): Schema => ({ type: 'array', items, ...extra });
 export const stringMap = (maxProperties = 200): Schema => ({
   type: 'object', additionalProperties: { type: 'string', maxLength: 65536 }, maxProperties,
@@ -31,6 +34,12 @@ export const enumOf = (...values: string[]): Schema => ({ type: 'string', enum: 
 export function object(properties: Record<string, Schema>, required: string[] = [], extra: Schema = {}): Schema {
   return { type: 'object', properties, required: required.length ? required : undefined, additionalProperties: false, ...extra };
 }
+
+/** A status condition as reconcilers/conditions.ts keeps them (Kubernetes-style). */
+export const condition: Schema = object({
+  type: enumOf('Ready', 'Progressing', 'Degraded', 'Drifted', 'UpdateAvailable'), status: enumOf('True', 'False', 'Unknown'),
+  reason: str(), message: str(), lastTransitionTime: timestamp,
+}, ['type', 'status', 'reason', 'message']);
 
 export interface ResourceSchemas {
   /** Body of create: the writable fields, `required` enforced, defaults filled in. */

@@ -3,7 +3,7 @@ import {
 } from '../servers/validation.js';
 import type { KindDescriptor } from './kind.js';
 import {
-  arrayOf, enumOf, int, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid,
+  arrayOf, condition, enumOf, int, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid,
 } from './schema.js';
 
 const healthSchema = object({ status: enumOf('healthy', 'unhealthy', 'unknown'), checkedAt: nullableTimestamp, message: nullable(str()) });
@@ -26,7 +26,7 @@ export const server: KindDescriptor = {
     },
     readOnly: {
       id: uuid, environmentId: uuid, health: healthSchema, hostKeyFingerprint: nullable(str()),
-      generation: int(1), status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
+      generation: int(1), observedGeneration: nullable(int(0)), conditions: arrayOf(condition), status: { type: 'object' }, source: { type: 'object' }, createdAt: timestamp, updatedAt: timestamp,
     },
     required: ['name', 'hostname'],
   }),

@@ -2,7 +2,7 @@ import { NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validat
 import type { KindDescriptor } from './kind.js';
 import { name } from './manifest-fields.js';
 import {
-  arrayOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
+  condition, arrayOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
 } from './schema.js';
 
 const argv = (maxItems = 64) => arrayOf(str({ maxLength: 4096 }), { minItems: 1, maxItems });
@@ -33,7 +33,7 @@ const schemas = resourceSchemas({
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
-    observedGeneration: nullable(int(1)), conditions: arrayOf({ type: 'object' }),
+    observedGeneration: nullable(int(1)), conditions: arrayOf(condition),
     deployments: arrayOf({ type: 'object' }), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['name', 'containerImageId'],
@@ -49,7 +49,7 @@ export const deploymentSchemas = resourceSchemas({
   readOnly: {
     id: uuid, serviceId: uuid, environmentId: uuid, status: str(), imageTag: nullable(str()),
     previousImageTag: nullable(str()), imageDigest: nullable(str()), exposedPorts: arrayOf({}),
-    lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf({ type: 'object' }),
+    lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf(condition),
     observedGeneration: nullable(int(1)), failedGeneration: nullable(int(1)),
     source: { type: 'object' }, containerId: nullable(str()), createdAt: timestamp, updatedAt: timestamp,
   },

@@ -5,6 +5,7 @@ import type { HttpClient } from '../support/http-client.js';
 import { allRoutes } from '../../api/routes/index.js';
 import type { RouteSpec } from '../../api/http/route.js';
 import { concretePath } from '../support/route-paths.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 type Caller = 'none' | 'viewer' | 'operator' | 'admin' | 'envLimited' | 'roleCapped';
 type Outcome = 'UNAUTHORIZED' | 'FORBIDDEN_SCOPE' | 'FORBIDDEN_ROLE' | 'allowed' | 'allowedOrRole';
@@ -38,7 +39,7 @@ function expected(spec: RouteSpec, caller: Caller): Outcome {
 /** A stream route (SSE) never ends: read its status and, for an error, its body; then hang up. */
 async function openThenClose(client: HttpClient, path: string) {
   const ac = new AbortController();
-  const res = await fetch(client.baseUrl + path, { headers: client.token ? { authorization: `Bearer ${client.token}` } : {}, signal: ac.signal });
+  const res = await checkedFetch(client.baseUrl + path, { headers: client.token ? { authorization: `Bearer ${client.token}` } : {}, signal: ac.signal });
   if ((res.headers.get('content-type') ?? '').startsWith('text/event-stream')) {
     ac.abort();
     return { status: res.status, body: null as any, text: '' };

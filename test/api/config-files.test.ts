@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 describe('config files, fragments, attachments and history routes', () => {
   let svc: TestService;
@@ -129,7 +130,7 @@ describe('config files, fragments, attachments and history routes', () => {
     const form = new FormData();
     form.append('name', 'cert.der');
     form.append('file', new Blob([bytes], { type: 'application/octet-stream' }), 'cert.der');
-    const res = await fetch(`${svc.url}/api/environments/${env.id}/config-files/assets`, { method: 'POST', body: form, headers: { authorization: `Bearer ${operator.token}` } });
+    const res = await checkedFetch(`${svc.url}/api/environments/${env.id}/config-files/assets`, { method: 'POST', body: form, headers: { authorization: `Bearer ${operator.token}` } });
     const body = (await res.json()) as { id: string };
     expect(res.status, JSON.stringify(body)).to.equal(201);
     expect(body).to.include({ kind: 'asset', size: bytes.length, content: null });
@@ -137,10 +138,10 @@ describe('config files, fragments, attachments and history routes', () => {
     expect(Buffer.compare(stored.data, bytes)).to.equal(0);
     const form2 = new FormData();
     form2.append('file', new Blob([Buffer.from('new')]), 'x');
-    const put = await fetch(`${svc.url}/api/config-files/${body.id}/asset`, { method: 'PUT', body: form2, headers: { authorization: `Bearer ${operator.token}` } });
+    const put = await checkedFetch(`${svc.url}/api/config-files/${body.id}/asset`, { method: 'PUT', body: form2, headers: { authorization: `Bearer ${operator.token}` } });
     expect(put.status).to.equal(200);
     expect(((await put.json()) as { revision: number }).revision).to.equal(2);
-    const noFile = await fetch(`${svc.url}/api/config-files/${body.id}/asset`, { method: 'PUT', body: new FormData(), headers: { authorization: `Bearer ${operator.token}` } });
+    const noFile = await checkedFetch(`${svc.url}/api/config-files/${body.id}/asset`, { method: 'PUT', body: new FormData(), headers: { authorization: `Bearer ${operator.token}` } });
     expect(noFile.status).to.equal(400);
     expect((await operator.patch(`/api/config-files/${body.id}`, { content: 'x' })).status).to.equal(400);
   });

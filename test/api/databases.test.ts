@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { apiToken, createEnvironment, startWithRoles, type RoleWorld } from '../support/fixtures.js';
 import { startS3Server, type S3Server } from '../support/s3-server.js';
 import type { BackupRow } from '../../controller/store/repositories/backups.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 describe('database, backup and object storage routes', function () {
   // start-up imports the service and s3rver: slow on a loaded machine, not a hang
@@ -201,7 +202,7 @@ describe('database, backup and object storage routes', function () {
     expect(refused.status).to.equal(403);
     await w.admin.patch(`/api/environments/${w.envId}/settings/data`, { allowBackupDownload: true });
     expect((await w.viewer.get(`/api/backups/${row.id}/download`)).status).to.equal(403);
-    const res = await fetch(`${w.svc.url}/api/backups/${row.id}/download`, { headers: { authorization: `Bearer ${w.operator.token}` } });
+    const res = await checkedFetch(`${w.svc.url}/api/backups/${row.id}/download`, { headers: { authorization: `Bearer ${w.operator.token}` } });
     expect(res.status).to.equal(200);
     expect(res.headers.get('content-type')).to.equal('application/gzip');
     expect(Buffer.from(await res.arrayBuffer()).equals(content)).to.equal(true);

@@ -6,6 +6,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import type { Services } from '../../controller/services.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 describe('deployment plan, deploy, compose and drift routes', function () {
   this.timeout(60_000);
@@ -178,7 +179,7 @@ describe('deployment plan, deploy, compose and drift routes', function () {
   it('opens the plan SSE stream with a snapshot of the plan', async () => {
     const plan = (await admin.get(`/api/environments/${envId}/deployment-plans`)).body.items[0];
     const ac = new AbortController();
-    const res = await fetch(`${svc.url}/api/deployment-plans/${plan.id}/events`, { headers: { authorization: `Bearer ${admin.token}` }, signal: ac.signal });
+    const res = await checkedFetch(`${svc.url}/api/deployment-plans/${plan.id}/events`, { headers: { authorization: `Bearer ${admin.token}` }, signal: ac.signal });
     const reader = res.body!.getReader();
     let text = '';
     while (!text.includes('\n\nevent: plan.updated')) text += new TextDecoder().decode((await reader.read()).value);

@@ -45,7 +45,7 @@ describe('manifests routes', () => {
     const res = await admin.post('/api/manifests/diff', { files });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.ok).to.equal(true);
-    expect(res.body.counts).to.deep.equal({ create: 11, update: 0, delete: 0, orphan: 0 });
+    expect(res.body.counts).to.deep.equal({ create: 14, update: 0, delete: 0, orphan: 0 });
     const secret = res.body.changes.find((c: any) => c.kind === 'Secret');
     expect(secret.fields).to.deep.include({ field: 'value', secret: true });
     expect(res.text).not.to.include('db-pw-456');
@@ -56,7 +56,7 @@ describe('manifests routes', () => {
   it('apply creates the objects with their manifest source and audits each with the file', async () => {
     const res = await admin.post('/api/manifests/apply', { files });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.counts.create).to.equal(11);
+    expect(res.body.counts.create).to.equal(14);
     expect(res.body.plans, 'one deploy plan for the environment').to.have.length(1);
     const plan = await svc.services.db('deployment_plans').where({ id: res.body.plans[0] }).first();
     expect(plan.trigger).to.equal('manifest');
@@ -69,7 +69,7 @@ describe('manifests routes', () => {
     expect(api.deployments).to.have.length(2);
     expect(api.source).to.include({ kind: 'manifest', path: 'services.yaml' });
     const audit = await svc.services.db('audit_logs').where({ action: 'manifest.create' });
-    expect(audit).to.have.length(11);
+    expect(audit).to.have.length(14);
     expect(audit.every((a: any) => a.details.source === 'manifest' && typeof a.details.path === 'string')).to.equal(true);
     const row = await svc.services.db('environments').where({ id: envId }).first();
     expect(row.sshKeyFingerprint).to.match(/^SHA256:/);
@@ -152,16 +152,19 @@ describe('manifests routes', () => {
   });
 
   it('a removed object is reported orphaned, and deleted only with prune', async () => {
-    const without = files.filter((f) => f.path !== 'services.yaml');
+    // the topology's Connection names the api service: it goes with it
+    const without = files.filter((f) => f.path !== 'services.yaml' && f.path !== 'topology.yaml');
     const orphan = await admin.post('/api/manifests/apply', { files: without });
     expect(orphan.status, orphan.text).to.equal(200);
-    expect(orphan.body.changes.map((c: any) => `${c.action} ${c.name}`)).to.have.members(['orphan api', 'orphan web']);
+    expect(orphan.body.changes.map((c: any) => `${c.action} ${c.kind} ${c.name}`)).to.have.members([
+      'orphan Service api', 'orphan Service web', 'orphan ServerCluster web', 'orphan ExternalEntity payments', 'orphan Connection api-to-payments',
+    ]);
     expect((await admin.get(`/api/environments/${envId}/services`)).body.total).to.equal(2);
     const pruned = await admin.post('/api/manifests/apply', { files: without, prune: true });
-    expect(pruned.body.counts.delete).to.equal(2);
+    expect(pruned.body.counts.delete).to.equal(5);
     expect((await admin.get(`/api/environments/${envId}/services`)).body.total).to.equal(0);
     const back = await admin.post('/api/manifests/apply', { files });
-    expect(back.body.counts.create).to.equal(2);
+    expect(back.body.counts.create).to.equal(5);
   });
 
   it('operators may diff but not apply; viewers may read the status', async () => {

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { until } from '../support/receiver.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 interface Mail { from: string; to: string[]; raw: string }
 
@@ -13,7 +14,7 @@ function openStream(url: string, token: string, headers: Record<string, string> 
   const frames: Array<{ id?: string; event?: string; data?: any }> = [];
   const comments: string[] = [];
   const ac = new AbortController();
-  const ready = fetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal }).then(async (res) => {
+  const ready = checkedFetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal }).then(async (res) => {
     if (res.status !== 200) return res;
     void (async () => {
       const dec = new TextDecoder();

@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { configFileHostPath } from '../../controller/deploy/compose/compose-path-rules.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 // Holes found in the security review, each pinned by a test that failed before its fix.
 describe('security review: secrets stay out of history, hashes and messages', () => {
@@ -54,7 +55,7 @@ describe('security review: secrets stay out of history, hashes and messages', ()
   it('an Idempotency-Key row keeps no plain hash of a request body that carried a secret value', async () => {
     const path = `/api/environments/${env.id}/secrets`;
     const raw = JSON.stringify({ key: 'PIN', value: '4711' });
-    const send = () => fetch(`${svc.url}${path}`, {
+    const send = () => checkedFetch(`${svc.url}${path}`, {
       method: 'POST', body: raw,
       headers: { 'content-type': 'application/json', authorization: `Bearer ${operator.token}`, 'idempotency-key': 'pin-1' },
     });
@@ -88,7 +89,7 @@ describe('security review: secrets stay out of history, hashes and messages', ()
     expect(list.status, list.text).to.equal(400);
     expect(list.body).to.include({ code: 'VALIDATION_ERROR', field: 'offset' });
     const c = await operator.post(`/api/environments/${env.id}/config-files`, { name: 'inf.conf', content: 'a' });
-    const raw = (path: string, body: string) => fetch(`${svc.url}${path}`, {
+    const raw = (path: string, body: string) => checkedFetch(`${svc.url}${path}`, {
       method: 'POST', body, headers: { 'content-type': 'application/json', authorization: `Bearer ${operator.token}` },
     });
     const restore = await raw(`/api/config-files/${c.body.id}/restore`, '{"revision": 1e999}');
@@ -126,7 +127,7 @@ describe('security review: secrets stay out of history, hashes and messages', ()
         } else {
           const form = new FormData();
           form.append('file', new Blob([Buffer.from([0, 1, 2, 3])]), name);
-          const up = await fetch(`${svc.url}/api/environments/${env.id}/config-files/assets`, { method: 'POST', body: form, headers: { authorization: `Bearer ${operator.token}` } });
+          const up = await checkedFetch(`${svc.url}/api/environments/${env.id}/config-files/assets`, { method: 'POST', body: form, headers: { authorization: `Bearer ${operator.token}` } });
           expect(up.status).to.equal(201);
           id = ((await up.json()) as { id: string }).id;
         }

@@ -8,6 +8,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, userWithRole } from '../support/fixtures.js';
 import { expectError } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { checkedFetch } from '../support/openapi-check.js';
 
 describe('CLI downloads', () => {
   let svc: TestService;
@@ -29,7 +30,7 @@ describe('CLI downloads', () => {
     const linux = list.body.items.find((i: { os: string; arch: string }) => i.os === 'linux' && i.arch === process.arch);
     expect(linux).to.include({ format: 'node-bundle', url: `/api/system/cli/linux/${process.arch}` });
 
-    const res = await fetch(svc.url + linux.url, { headers: { authorization: `Bearer ${viewer.token}` } });
+    const res = await checkedFetch(svc.url + linux.url, { headers: { authorization: `Bearer ${viewer.token}` } });
     expect(res.status).to.equal(200);
     const bytes = Buffer.from(await res.arrayBuffer());
     expect(bytes.length).to.equal(linux.size);

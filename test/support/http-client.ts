@@ -1,3 +1,5 @@
+import { assertDocumented } from './openapi-check.js';
+
 export interface HttpResponse<T = any> {
   status: number;
   body: T;
@@ -12,7 +14,11 @@ export interface RequestOptions {
   raw?: string | Buffer;
 }
 
-/** A tiny HTTP client over fetch for API tests: real HTTP, parsed JSON, no retries. */
+/**
+ * A tiny HTTP client over fetch for API tests: real HTTP, parsed JSON, no retries. Every answer is
+ * checked against the OpenAPI document the service serves (openapi-check.ts): one the document
+ * does not describe fails the test that received it.
+ */
 export class HttpClient {
   constructor(readonly baseUrl: string, readonly token: string | null = null) {}
 
@@ -32,8 +38,10 @@ export class HttpClient {
     }
     const res = await fetch(this.baseUrl + path, { method, headers, body: payload as string | undefined });
     // A stream never ends: report its status and headers, and hang up.
-    if (res.headers.get('content-type')?.startsWith('text/event-stream')) {
+    const answer = { method, url: this.baseUrl + path, status: res.status, contentType: res.headers.get('content-type') };
+    if (answer.contentType?.startsWith('text/event-stream')) {
       await res.body?.cancel();
+      await assertDocumented(this.baseUrl, { ...answer, body: undefined, hasBody: true });
       return { status: res.status, body: null as T, text: '', headers: res.headers };
     }
     const text = await res.text();
@@ -43,6 +51,7 @@ export class HttpClient {
     } catch {
       /* not JSON: keep the text */
     }
+    await assertDocumented(this.baseUrl, { ...answer, body: parsed, hasBody: text !== '' });
     return { status: res.status, body: parsed as T, text, headers: res.headers };
   }
 

@@ -1,0 +1,30 @@
+// What the manifests routes answer, written from controller/manifests (ApplyResult, Change,
+// ApplyRecord, DegradedObject). `from`/`to` of a field change are whatever the field holds.
+import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+
+const anyValue: Schema = { description: 'The field\'s value: any JSON (secrets appear only as secret: true)' };
+const revision = object({ contentHash: str(), gitCommit: nullable(str()) }, ['contentHash', 'gitCommit']);
+const counts = object({ create: int(0), update: int(0), delete: int(0), orphan: int(0) }, ['create', 'update', 'delete', 'orphan']);
+export const manifestError = object({ file: str(), line: int(0), column: int(0), path: str(), message: str() }, ['file', 'line', 'column', 'path', 'message']);
+const change = object({
+  action: enumOf('create', 'update', 'delete', 'orphan'), kind: str(), environment: str(), name: str(), path: str(),
+  fields: arrayOf(object({ field: str(), from: anyValue, to: anyValue, secret: bool }, ['field'])), sourceOnly: bool,
+}, ['action', 'kind', 'name', 'path', 'fields']);
+const degraded = object({
+  kind: enumOf('Service'), environment: str(), name: str(), reason: str(), message: str(), desiredImageTag: nullable(str()), runningImageTags: arrayOf(str()),
+}, ['kind', 'environment', 'name', 'reason', 'message', 'desiredImageTag', 'runningImageTags']);
+const applyRecord = nullable(object({
+  at: timestamp, trigger: enumOf('watch', 'api', 'startup'), revision, ok: bool, counts, errors: arrayOf(manifestError), plans: arrayOf(uuid), message: str(),
+}, ['at', 'trigger', 'revision', 'ok', 'counts', 'errors', 'plans']));
+
+export const manifestsStatus = object({
+  dir: nullable(str()), prune: bool, watching: bool, lastAttempted: applyRecord, lastApplied: applyRecord, degraded: arrayOf(degraded),
+}, ['dir', 'prune', 'watching', 'lastAttempted', 'lastApplied', 'degraded']);
+
+export const manifestsDiff = object({
+  ok: bool, revision, errors: arrayOf(manifestError), changes: arrayOf(change), counts, degraded: arrayOf(degraded),
+}, ['ok', 'revision', 'errors', 'changes', 'counts', 'degraded']);
+
+export const manifestsApplied = object({
+  ok: { type: 'boolean', enum: [true] }, dryRun: bool, revision, changes: arrayOf(change), counts, plans: arrayOf(uuid),
+}, ['ok', 'dryRun', 'revision', 'changes', 'counts', 'plans']);
