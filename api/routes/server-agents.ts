@@ -12,7 +12,7 @@ import { agentInstallFields, agentInstallOptions, type AgentInstallBody } from '
 const statusRead = object({
   serverId: uuid, metricsMode: enumOf('disabled', 'ssh', 'agent'), bundledVersion: str(), reachable: bool,
   installed: nullable(bool), installedVersion: nullable(str()), upToDate: nullable(bool),
-  supervisor: { type: 'string', enum: ['systemd', 'loop', 'none'], nullable: true }, running: nullable(bool), pid: nullable(int(1)),
+  supervisor: nullable(enumOf('systemd', 'loop', 'none')), running: nullable(bool), pid: nullable(int(1)),
   hasToken: bool, tokenPrefix: nullable(str()), tokenCreatedAt: nullableTimestamp, lastConfigAt: nullableTimestamp,
   lastIngestAt: nullableTimestamp, reportedVersion: nullable(str()), observedAt: timestamp, message: str(),
 });

@@ -159,7 +159,8 @@ export class ServerSamplesRepository {
          GROUP BY bucket`;
     // PostgreSQL turns the buckets into columns and one JSON value: a week at one minute is 10,080
     // rows, and one JSON.parse of arrays costs the controller far less than mapping each row
-    const column = (m: ServerMetricName, c: string) => (INTEGER_METRICS.has(m) ? `round(${c})::bigint` : c);
+    // two decimals for percentages and load: a mean's 17 digits would triple the JSON to parse and send
+    const column = (m: ServerMetricName, c: string) => (INTEGER_METRICS.has(m) ? `round(${c})::bigint` : `round(${c}::numeric, 2)`);
     const sql = `SELECT json_build_object('buckets', json_agg(bucket ORDER BY bucket),
         ${serverMetricNames.map((m, i) => `'${m}', json_agg(${column(m, cols[i]!)} ORDER BY bucket)`).join(', ')}) AS h
       FROM (${buckets}) b`;
