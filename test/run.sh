@@ -8,9 +8,11 @@
 #                                    # (the default when no test/e2e/… file is asked for)
 #
 # Unit and API tests (CPU-bound, they need only PostgreSQL) and end-to-end tests (mostly waiting on
-# ssh and docker) run at the same time in two mocha processes. The end-to-end log is shown as it
-# runs, the other after it; the last line sums both. The unit and API tests get a PostgreSQL of
-# their own: the chaos tests stop and kill the fleet's, and two processes need more connections.
+# ssh and docker) run at the same time in separate mocha processes. The end-to-end files are split
+# over E2E_FLEETS (default 2) processes, each with a fleet of its own (FLEET_ID, then the next id):
+# nothing on one fleet is visible to the other, so their tests cannot meet. The first end-to-end
+# log is shown as it runs, the others after it; the last line sums them all. The unit and API tests
+# get a PostgreSQL of their own: the chaos tests stop and kill the fleet's.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 export FLEET_ID=${FLEET_ID:-0}
@@ -21,10 +23,12 @@ export TEST_PG_PORT=${TEST_PG_PORT:-$((25450 + FLEET_ID))}
 
 logs=$(mktemp -d)
 fast_pid=
+fleet2=
 cleanup() {
   [ -z "$fast_pid" ] || kill -- "-$fast_pid" 2>/dev/null
   bash test/support/postgres.sh down >/dev/null 2>&1
   [ "$SKIP_FLEET" = 1 ] || bash test/fleet/down.sh >/dev/null 2>&1
+  [ -z "$fleet2" ] || FLEET_ID=$fleet2 bash test/fleet/down.sh >/dev/null 2>&1
   rm -rf "$logs"
 }
 trap cleanup EXIT
@@ -80,19 +84,46 @@ tally() {
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
 }
 
+# the end-to-end files, heaviest first (file size stands in for duration), dealt to two groups so
+# that each gets about half: group one on this fleet, group two on a second one
+shopt -s globstar nullglob
+e2e_files=()
+for g in "${e2e[@]}"; do for f in $g; do e2e_files+=("$f"); done; done
+group1=(); group2=(); w1=0; w2=0
+if [ "${E2E_FLEETS:-2}" -ge 2 ] && [ ${#e2e_files[@]} -ge 2 ] && [ ${#fast[@]} -gt 0 ]; then
+  while read -r size f; do
+    if [ "$w1" -le "$w2" ]; then group1+=("$f"); w1=$((w1 + size)); else group2+=("$f"); w2=$((w2 + size)); fi
+  done < <(for f in "${e2e_files[@]}"; do echo "$(stat -c %s "$f") $f"; done | sort -rn)
+  fleet2=$(( (FLEET_ID + 1) % 10 ))
+  # the second fleet comes up while the first group runs (one up at a time: up.sh may install packages)
+  ( FLEET_ID=$fleet2 bash test/fleet/up.sh >"$logs/up2" 2>&1 || exit 1
+    set -a; . "/tmp/stevedore-fleet-$fleet2/fleet.env"; set +a
+    export FLEET_ID=$fleet2
+    exec npx mocha "${group2[@]}" ) >"$logs/e2e2" 2>&1 &
+  e2e2_pid=$!
+fi
+
 if [ ${#fast[@]} -gt 0 ] && [ ${#e2e[@]} -gt 0 ]; then
   # niced: the end-to-end tests are the longer path and wait on timeouts; these fill the gaps
   # in a process group of its own, so an interrupted run can stop it and mocha's child with it
   DATABASE_URL=$fast_db setsid nice -n 5 npx mocha "${fast[@]}" >"$logs/fast" 2>&1 &
   fast_pid=$!
-  echo "== end-to-end tests (unit and API tests run alongside; their log follows)"
-  npx mocha "${e2e[@]}" 2>&1 | tee "$logs/e2e"
+  echo "== end-to-end tests (unit and API tests${fleet2:+, and a second end-to-end group on fleet $fleet2,} run alongside; their logs follow)"
+  if [ -n "$fleet2" ]; then npx mocha "${group1[@]}" 2>&1 | tee "$logs/e2e"; else npx mocha "${e2e[@]}" 2>&1 | tee "$logs/e2e"; fi
   e2e_rc=${PIPESTATUS[0]}
+  e2e2_rc=0
+  if [ -n "$fleet2" ]; then
+    wait "$e2e2_pid"; e2e2_rc=$?
+    echo "== end-to-end tests on fleet $fleet2 (ran alongside)"
+    [ "$e2e2_rc" = 0 ] || [ -s "$logs/e2e2" ] || cat "$logs/up2"
+    cat "$logs/e2e2"
+    tally "$logs/e2e2"
+  fi
   wait "$fast_pid"; fast_rc=$?; fast_pid=
   echo "== unit and API tests (ran alongside the end-to-end tests)"
   cat "$logs/fast"
   tally "$logs/e2e"; tally "$logs/fast"
-  [ "$e2e_rc" = 0 ] && [ "$fast_rc" = 0 ] || rc=1
+  [ "$e2e_rc" = 0 ] && [ "$e2e2_rc" = 0 ] && [ "$fast_rc" = 0 ] || rc=1
 else
   # one group, one process: unit and API tests on their own PostgreSQL, the others on the fleet's
   [ ${#fast[@]} -eq 0 ] || export DATABASE_URL=$fast_db

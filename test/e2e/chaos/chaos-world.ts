@@ -1,6 +1,7 @@
 // What every chaos test needs: the controller as a child process (`stevedore serve`, small
 // cadences), an SSE client that reconnects with Last-Event-ID like a browser, an outgoing webhook
 // receiver, and the checks that must hold after every fault.
+import { listeningUrl } from '../../support/log-lines.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -53,7 +54,7 @@ export class Controller {
     });
     this.url = await until('the controller to listen', async () => {
       if (!this.child) throw new Error(`the controller exited:\n${this.log.slice(from)}`);
-      return /"msg":"stevedore listening","url":"([^"]+)"/.exec(this.log.slice(from))?.[1];
+      return listeningUrl(this.log.slice(from));
     }, 240_000, 50);
   }
 

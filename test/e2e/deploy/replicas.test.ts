@@ -2,6 +2,7 @@
 // ports, one DATABASE_URL: scheduler jobs run on the leader only, a revoked token is refused by
 // the other replica within a second, and a deploy started through A is seen live by an SSE
 // client of B, survives SIGKILL of A and is finished by B (checked on the servers themselves).
+import { listeningUrl, logRecords } from '../../support/log-lines.js';
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -37,10 +38,10 @@ function serve(name: string, env: Record<string, string>, token: string): Promis
       rest = parts.pop()!;
       for (const l of parts) {
         lines.push(l);
-        const m = /"msg":"stevedore listening","url":"([^"]+)"/.exec(l);
-        if (m) {
+        const url = listeningUrl(l);
+        if (url) {
           clearTimeout(timer);
-          resolve({ name, child, url: m[1], api: new HttpClient(m[1], token), lines });
+          resolve({ name, child, url, api: new HttpClient(url, token), lines });
         }
       }
     });
@@ -49,7 +50,7 @@ function serve(name: string, env: Record<string, string>, token: string): Promis
 }
 
 /** How many times this replica ran the scheduler job `job`. */
-const jobRuns = (r: Replica, job: string) => r.lines.filter((l) => l.includes('"msg":"scheduled job ran"') && l.includes(`"job":"${job}"`)).length;
+const jobRuns = (r: Replica, job: string) => logRecords(r.lines.join('\n')).filter((l) => l.msg === 'scheduled job ran' && l.job === job).length;
 
 /** The events of GET /api/events on a replica, as they arrive. */
 async function openEvents(r: Replica, token: string) {
