@@ -28,7 +28,7 @@ cleanup() {
   [ -z "$fast_pid" ] || kill -- "-$fast_pid" 2>/dev/null
   bash test/support/postgres.sh down >/dev/null 2>&1
   [ "$SKIP_FLEET" = 1 ] || bash test/fleet/down.sh >/dev/null 2>&1
-  [ -z "$fleet2" ] || FLEET_ID=$fleet2 bash test/fleet/down.sh >/dev/null 2>&1
+  [ -z "$fleet2" ] || ( unset $(compgen -v FLEET_); FLEET_ID=$fleet2 bash test/fleet/down.sh >/dev/null 2>&1 )
   rm -rf "$logs"
 }
 trap cleanup EXIT
@@ -96,7 +96,9 @@ if [ "${E2E_FLEETS:-2}" -ge 2 ] && [ ${#e2e_files[@]} -ge 2 ] && [ ${#fast[@]} -
   done < <(for f in "${e2e_files[@]}"; do echo "$(stat -c %s "$f") $f"; done | sort -rn)
   fleet2=$(( (FLEET_ID + 1) % 10 ))
   # the second fleet comes up while the first group runs (one up at a time: up.sh may install packages)
-  ( FLEET_ID=$fleet2 bash test/fleet/up.sh >"$logs/up2" 2>&1 || exit 1
+  # the first fleet's variables (FLEET_ROOT, ports, …) are exported: none may leak into the second
+  ( unset $(compgen -v FLEET_); export FLEET_ID=$fleet2
+    bash test/fleet/up.sh >"$logs/up2" 2>&1 || exit 1
     set -a; . "/tmp/stevedore-fleet-$fleet2/fleet.env"; set +a
     export FLEET_ID=$fleet2
     exec npx mocha "${group2[@]}" ) >"$logs/e2e2" 2>&1 &
