@@ -53,11 +53,14 @@ describe('metrics routes', () => {
   let envId: string;
   let alpha: { id: string; name: string };
   let beta: { id: string; name: string };
-  const now = Date.now();
+  // taken when the file's tests start, not when it is loaded: a whole suite loads every file first
+  let now: number;
   // history samples end on a 10-minute boundary, so 5-minute buckets line up with them
-  const minute = Math.floor(now / 600_000) * 600_000;
+  let minute: number;
 
   before(async () => {
+    now = Date.now();
+    minute = Math.floor(now / 600_000) * 600_000;
     ({ svc, admin, operator, viewer, envId } = await startWithRoles());
     alpha = await insertServer(svc, envId, 'alpha');
     beta = await insertServer(svc, envId, 'beta');
