@@ -14,7 +14,7 @@ const ERROR_TEXT: Record<number, string> = {
   429: 'RATE_LIMITED, with Retry-After',
   500: 'INTERNAL: an unexpected failure; the response says nothing of internals',
   502: 'The remote endpoint did not answer 2xx',
-  503: 'SERVICE_UNAVAILABLE',
+  503: 'SERVICE_UNAVAILABLE: the database (or a server the call needs) cannot be reached; Retry-After says when to try again',
 };
 
 const errorRef = { $ref: '#/components/schemas/Error' };
@@ -41,7 +41,9 @@ function statusesOf(spec: RouteSpec): number[] {
   if (spec.readOnly?.length) codes.add(422);
   if (spec.load || /\{\w+\}/.test(spec.path)) codes.add(404);
   if (spec.method !== 'GET') codes.add(409);
-  codes.add(429).add(500); // any operation can fail unexpectedly: INTERNAL, in the envelope, details only in the log
+  // any operation can fail unexpectedly (INTERNAL, in the envelope, details only in the log), and any
+  // can find the database down for a while (SERVICE_UNAVAILABLE): a client must be ready for both
+  codes.add(429).add(500).add(503);
   return [...codes].sort();
 }
 
