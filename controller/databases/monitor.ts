@@ -24,13 +24,14 @@ export async function monitorDatabase(ctx: DatabaseContext, db: DatabaseRow, rea
   const result: MonitoringResult = {
     reachable: r.ok, message: r.message, latencyMs: r.durationMs, sizeBytes: size.bytes, sizeMessage: size.message, checkedAt: new Date().toISOString(),
   };
-  await ctx.databases.setMonitoring(db.id, result as unknown as Record<string, unknown>);
+  // the condition first: a reader that sees this probe's result sees its condition too
   const was = (db.status?.conditions as Array<{ type: string; status: boolean }> | undefined)?.find((c) => c.type === 'Reachable');
   if (was?.status !== r.ok) {
     await ctx.databases.setCondition(db.id, r.ok
       ? { type: 'Reachable', status: true, reason: 'Answered', message: r.message }
       : { type: 'Reachable', status: false, reason: 'Unreachable', message: r.message });
   }
+  await ctx.databases.setMonitoring(db.id, result as unknown as Record<string, unknown>);
   await ctx.onProbed?.(db, result);
   return result;
 }
