@@ -10,7 +10,8 @@ export const mochaHooks = {
     this.timeout(180_000);
     await prepareTemplate();
   },
-  async afterAll() {
+  async afterAll(this: Mocha.Context) {
+    this.timeout(180_000); // one DROP … WITH (FORCE) per database the run made, on a busy machine
     await dropTestDatabases();
   },
 };
