@@ -25,15 +25,17 @@ export default function healthRoutes(s: Services) {
     }
     return { count: rows.length, reasons };
   };
+  const healthRead = object({
+    status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable'),
+    manifests: { type: 'object', nullable: true }, degraded: { type: 'object', nullable: true },
+  });
   return [
     route({
       method: 'GET', path: '/health', operationId: 'getHealth', tag: 'system', access: 'public',
       summary: 'Application, agent and CLI versions and database reachability; needs no token',
-      response: object({
-        status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable'),
-        manifests: { type: 'object', nullable: true }, degraded: { type: 'object', nullable: true },
-      }),
-      errors: [503],
+      response: healthRead,
+      // the same body when the database is lost: a load balancer reads the status, a person the why
+      alsoAnswers: { 503: { description: 'The database cannot be reached (database: unreachable)', response: healthRead } },
       async handler() {
         const dbOk = await s.databaseOk();
         // public: how many objects are Degraded and why, never their names
