@@ -9,9 +9,11 @@ export interface HealthLogRow {
   id: string;
   environmentId: string;
   kind: CheckKind;
+  /** Identifies the check across passes (its alert state): kind plus subject plus port. */
   checkKey: string;
   serverId: string | null;
   deploymentId: string | null;
+  /** For people: names the server, container and port ("web-1 on s1 tcp 127.0.0.1:8443"). */
   target: string;
   status: CheckStatus;
   latencyMs: number;
