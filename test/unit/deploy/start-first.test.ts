@@ -57,7 +57,7 @@ describe('start-first update order (rule, desired container, plan, switch comman
 
   it('switches with argv only: alias to the new one, the old one leaves, stops, goes, the new one is renamed', () => {
     const steps = switchCommands(startFirst(), 'old-id', 'new-id', true);
-    expect(Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Array.isArray(v[0]) ? (v as string[][]).map(toShellLine) : toShellLine(v as string[])]))).to.deep.equal({
+    expect(Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Array.isArray(v![0]) ? (v as string[][]).map(toShellLine) : toShellLine(v as string[])]))).to.deep.equal({
       takeOver: 'docker network connect --alias web -- stevedore-env-1 new-id',
       leave: 'docker network disconnect -- stevedore-env-1 old-id',
       retire: ['docker stop --time 10 -- old-id', 'docker rm --force -- old-id'],
