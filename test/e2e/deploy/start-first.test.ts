@@ -5,7 +5,7 @@ import { addService, cleanup, startWorld, type World } from './deploy-world.js';
 // One start-first web service on s1, reached by its alias on the environment's network, and a
 // probe container on that network asking it every 50 ms.
 describe('start-first deploys on the fleet (e2e)', function () {
-  this.timeout(120_000);
+  this.timeout(240_000);
   let w: World;
   let web: Awaited<ReturnType<typeof addService>>;
   let name: string;
@@ -78,5 +78,31 @@ describe('start-first deploys on the fleet (e2e)', function () {
     expect(await inspect(name, '{{.Id}}')).to.not.equal(oldId);
     expect(await inspect(oldId, '{{.Id}}')).to.equal('missing');
     expect(await inspect(`${name}-stevedore-next`, '{{.Id}}')).to.equal('missing');
+  });
+
+  it('removes a new container that never gets healthy and leaves the old one serving, saying why', async () => {
+    const oldId = await inspect(name, '{{.Id}}');
+    const res = await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag: 'unhealthy' });
+    expect(res.body.status).to.not.equal('succeeded');
+    expect(res.body.steps[0].error).to.match(/unhealthy.*removed the new container .*-stevedore-next, .* was not touched and still serves/);
+    expect(await inspect(name, '{{.Id}} {{.State.Status}}')).to.equal(`${oldId} running`);
+    expect(await inspect(`${name}-stevedore-next`, '{{.Id}}')).to.equal('missing');
+  });
+
+  it('recognises the container an interrupted switch left as drift and settles it on the next deploy', async () => {
+    const oldId = await inspect(name, '{{.Id}}');
+    const d = web.deployments[0];
+    // what a controller killed between "started the new one" and "switch" leaves behind
+    await serverExec('s1', ['docker', 'run', '-d', '--name', `${name}-stevedore-next`, '--label', 'stevedore.managed=true',
+      '--label', `stevedore.environment-id=${w.envId}`, '--label', `stevedore.deployment-id=${d.id}`, w.fleet.images.busybox, 'sleep', '2147483647']);
+    const drift = await w.admin.get(`/api/servers/${w.servers.s1}/drift`);
+    expect(drift.body.items[0].actions.map((a: { reason: string }) => a.reason)).to.include('SwitchInterrupted');
+    // the tag it runs (an earlier test may have left another one desired)
+    const imageTag = await inspect(name, '{{index .Config.Labels "stevedore.image-tag"}}');
+    const res = await w.admin.post(`/api/services/${web.service.id}/deploy?wait=true`, { imageTag });
+    expect(res.body.status, JSON.stringify(res.body.steps)).to.equal('succeeded');
+    expect(res.body.steps[0].log).to.include('left by an interrupted start-first deploy');
+    expect(await inspect(`${name}-stevedore-next`, '{{.Id}}')).to.equal('missing');
+    expect(await inspect(name, '{{.Id}} {{.State.Status}}')).to.equal(`${oldId} running`);
   });
 });
