@@ -48,6 +48,8 @@ export const REASONS = {
   EnvChanged: 'EnvChanged',
   ComposeFileChanged: 'ComposeFileChanged',
   ConfigFileChanged: 'ConfigFileChanged',
+  /** A start-first deploy stopped half way: its new container is still there under its temporary name. */
+  SwitchInterrupted: 'SwitchInterrupted',
   // config files / servers
   Synced: 'Synced',
   SyncFailed: 'SyncFailed',

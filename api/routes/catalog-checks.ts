@@ -5,20 +5,24 @@ import {
   assertAbsolutePath, assertArgv, assertComposeTemplate, assertEnv, assertHealthCheckTest, assertImageName,
   assertPortSpec, assertVolumeSpec,
 } from '../../controller/catalog/validators.js';
-import type { ServiceSpec } from '../../controller/store/repositories/services.js';
+import type { ServiceRow, ServiceSpec } from '../../controller/store/repositories/services.js';
+import { service as serviceKind } from '../../controller/kinds/service.js';
 import type { TypeCommand } from '../../controller/catalog/default-types.js';
 
 /**
  * Rules the JSON schema cannot express, run after it: value formats that reach a server, and
  * references that must stay inside the environment.
  */
-export async function checkServiceSpec(s: Services, environmentId: string, spec: ServiceSpec): Promise<void> {
+/** `current`: the stored service a PATCH changes (rules across fields see the result). */
+export async function checkServiceSpec(s: Services, environmentId: string, spec: ServiceSpec, current?: ServiceRow): Promise<void> {
   spec.ports?.forEach((p, i) => assertPortSpec(p, `ports.${i}`));
   spec.volumes?.forEach((v, i) => assertVolumeSpec(v, `volumes.${i}`));
   if (spec.env) assertEnv(spec.env);
   if (spec.command) assertArgv(spec.command, 'command');
   if (spec.healthCheck) assertHealthCheckTest(spec.healthCheck.test);
   if (spec.composeTemplate) assertComposeTemplate(spec.composeTemplate);
+  const problem = serviceKind.problem!({ ...current, ...spec });
+  if (problem) throw validationError(problem.message, problem.field);
   if (spec.containerImageId) {
     const image = await s.containerImages.findById(spec.containerImageId);
     if (!image || image.environmentId !== environmentId) {

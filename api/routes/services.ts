@@ -69,7 +69,7 @@ export default function serviceRoutes(s: Services) {
       summary: 'Change a service template; a change of any spec field bumps its generation', load,
       body: serviceSchemas.update, readOnly: serviceSchemas.readOnly, response: serviceSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
-        await checkServiceSpec(s, resource.environmentId, body);
+        await checkServiceSpec(s, resource.environmentId, body, resource);
         const { row, changed } = await s.services.updateSpec(resource, body);
         ctx.state.audit = { details: { name: row.name, changed, generation: row.generation } };
         return toService(row, await s.deployments.listByService(row.id));

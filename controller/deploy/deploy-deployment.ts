@@ -17,6 +17,7 @@ import { MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules
 import { assertDefinesContainer, parseCompose } from './compose/validate-compose.js';
 import { composeFilesOf, projectNameOf, type ComposeFiles } from './compose/generate-compose.js';
 import { recreateDirect } from './direct-recreate.js';
+import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
 import { registryAuthFor } from './registry-auth.js';
 import { pullImage } from './pull-image.js';
 import { redactSecrets } from '../crypto/redact.js';
@@ -85,6 +86,9 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
   const files = decision.mode === 'compose-generated' ? composeFilesOf(loaded.desired, decision.path, loaded.service.composeTemplate) : null;
   let desired: DesiredContainer = { ...loaded.desired, composeFileHash: files?.compose.sha256 ?? null };
   const docker = await s.hosts.docker(d.serverId);
+  const exec = (argv: readonly string[]) => s.hosts.exec(d.serverId, argv);
+  // level-triggered: a start-first switch an earlier controller left half done is settled first
+  if (decision.mode === 'direct') await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
   const observed = await observeDeployment(s, desired, files?.compose.path ?? null);
   // before anything is written: a container that is not ours is never changed, nor inherited from
   const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName) : null;
@@ -96,7 +100,8 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
     await pullImage(docker, desired.image, auth);
     desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
-  const verify = () => waitHealthy(docker, d.containerName, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });
+  const verifyNamed = (name: string) => waitHealthy(docker, name, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });
+  const verify = () => verifyNamed(d.containerName);
   const step = plan(desired, observed);
   const done = (healthy: Healthy, changed: boolean): DeployOutcome => ({ ...healthy, mode: decision.mode, composePath, specHash: desired.specHash, changed });
   if (step.action === 'none') {
@@ -112,10 +117,22 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
     return done(await verify(), true);
   }
   if (decision.mode === 'direct') {
+    if (desired.updateOrder === 'start-first' && observed.running) {
+      const old = await docker.getContainer(observed.id!).inspect();
+      return done(await startFirst(docker, old, { desired, exec, verify: verifyNamed, log: r.log }), true);
+    }
     let result: Healthy | null = null;
-    await recreateDirect(docker, { desired, log: r.log, verify: async () => { result = await verify(); } });
+    await recreateDirect(docker, {
+      desired, log: r.log,
+      verify: async () => {
+        result = await verify();
+        // nothing served before: the new container takes the alias at once
+        if (desired.networkAlias) await joinNetwork(docker, desired, exec);
+      },
+    });
     return done(result!, true);
   }
+  if (r.service.updateOrder === 'start-first') await r.log(`${d.containerName}: start-first needs direct mode; compose recreates it stop-first`);
   if (decision.mode === 'compose-generated') {
     await writeComposeFiles(s, r, d, files!);
     if (decision.recordPath) await recordComposePath(s, d, decision.path);

@@ -104,6 +104,11 @@ export interface KindDescriptor {
   secrets?: SecretField[];
   references?: Reference[];
   manifest: ManifestMapping;
+  /**
+   * A rule across fields (the whole object as stored, or as a manifest declares it): the field to
+   * blame and why, or null. The API answers VALIDATION_ERROR and a manifest folder fails with it.
+   */
+  problem?(fields: Record<string, any>): { field: string; message: string } | null;
   /** Served by the generic CRUD routes; absent: the kind has its own route file. */
   api?: KindApi;
 }

@@ -1,8 +1,9 @@
 import { NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
 import type { KindDescriptor } from './kind.js';
 import { name } from './manifest-fields.js';
+import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import {
-  condition, arrayOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
+  condition, arrayOf, enumOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
 } from './schema.js';
 
 const argv = (maxItems = 64) => arrayOf(str({ maxLength: 4096 }), { minItems: 1, maxItems });
@@ -30,6 +31,12 @@ const schemas = resourceSchemas({
     command: nullable(argv(256)),
     healthCheck: nullable(healthCheckSchema),
     composeTemplate: nullable(str({ maxLength: 262144 })),
+    updateOrder: {
+      ...enumOf(...UPDATE_ORDERS), default: DEFAULT_UPDATE_ORDER,
+      description: 'stop-first: the old container stops, then the new one starts. start-first: the new one starts beside the old '
+        + 'and takes over its network alias once healthy (no fixed host port; docs/deploys.md)',
+    },
+    drainSec: int(0, 600, { default: DEFAULT_DRAIN_SEC, description: 'start-first: seconds between the old container leaving the network and its stop' }),
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
@@ -73,7 +80,10 @@ const attachedConfigFile: Schema = object({
 }, ['name', 'targetPath']);
 
 /** What the store holds for the optional template fields a manifest leaves out. */
-const DEFAULTS = { type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null };
+const DEFAULTS = {
+  type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
+  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC,
+};
 
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
@@ -89,6 +99,7 @@ export const service: KindDescriptor = {
   table: 'services',
   schemas,
   jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck'],
+  problem: updateOrderProblem,
   references: [
     { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
     { path: 'deployments.*.server', kind: 'Server' },

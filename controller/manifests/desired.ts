@@ -75,6 +75,8 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
       secretValues[f.field] = value;
       fields[f.field] = secretDigest(value);
     }
+    const problem = kind.problem?.(fields);
+    if (problem) errors.push({ file: m.file, ...m.positionOf(['spec', problem.field]), path: `spec/${problem.field}`, message: problem.message });
     const identity = kind.manifest.identity;
     return {
       kind: m.kind, environment: m.metadata.environment, name: identity ? m.spec[identity] : m.metadata.name, fields,

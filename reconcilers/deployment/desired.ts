@@ -3,7 +3,8 @@
 // dry runs and status compare it with what Docker reports. Its canonical form is hashed; the hash
 // rides on the container as a label, so "same hash, running" means nothing to do.
 import { createHmac } from 'node:crypto';
-import type { HealthCheck } from '../../controller/store/repositories/services.js';
+import type { HealthCheck, UpdateOrder } from '../../controller/store/repositories/services.js';
+import { environmentNetworkName } from '../../controller/deploy/switch-names.js';
 import { renderEnv, type EnvSources } from '../../controller/deploy/compose/render-env.js';
 import { configFileHostPath, type ComposeDecision } from '../../controller/deploy/compose/compose-path-rules.js';
 
@@ -60,6 +61,12 @@ export interface DesiredContainer {
   healthcheck: DesiredHealthcheck | null;
   /** Networks to join; empty: the mode's default (bridge directly, the project network in compose). */
   networks: string[];
+  /** The name other containers reach it by on `networks` (start-first: the service name); null: none. */
+  networkAlias: string | null;
+  /** How the container is replaced: start-first only in direct mode (compose recreates stop-first). */
+  updateOrder: UpdateOrder;
+  /** start-first: seconds between the old container leaving the network and its stop. */
+  drainSec: number;
   /** sha256 of the compose template the service uses, if any (it shapes the container). */
   composeTemplateHash: string | null;
   /** sha256 of the compose file Stevedore writes for it (compose-generated mode; set by the loader). */
@@ -73,6 +80,7 @@ export interface DesiredInput {
   service: {
     id: string; name: string; environmentId: string; env: Record<string, string> | null; ports: string[] | null;
     volumes: string[] | null; command: string[] | null; healthCheck: HealthCheck | null; composeTemplate: string | null;
+    updateOrder?: UpdateOrder; drainSec?: number;
   };
   deployment: { id: string; containerName: string; serverId: string };
   serverName: string;
@@ -148,6 +156,9 @@ export function renderDesired(i: DesiredInput): DesiredContainer {
   // a template (or a hand-written file) shapes the container; Stevedore then owns only the image,
   // the environment, the config-file mounts and the labels
   const shaped = external || !!service.composeTemplate;
+  // start-first needs two containers of one service side by side and a name that moves between
+  // them: the service name on the environment's network. Only direct mode creates containers itself.
+  const startFirst = i.mode === 'direct' && service.updateOrder === 'start-first';
   const rendered = renderEnv(service.env ?? {}, i.sources);
   const files = [...i.files].sort((a, b) => a.targetPath.localeCompare(b.targetPath)).map((f) => ({
     attachmentId: f.attachmentId, configFileName: f.configFileName, targetPath: f.targetPath, mode: f.mode,
@@ -164,7 +175,9 @@ export function renderDesired(i: DesiredInput): DesiredContainer {
     mountFiles: !external,
     restart: shaped ? null : 'unless-stopped' as const,
     healthcheck: shaped ? null : healthcheckOf(service.healthCheck),
-    networks: [] as string[],
+    networks: startFirst ? [environmentNetworkName(service.environmentId)] : [] as string[],
+    // only when set: the spec hash of every other container stays what it was
+    ...(startFirst && { networkAlias: service.name }),
     composeTemplateHash: service.composeTemplate && !external ? keyedHash(i.hashKey, service.composeTemplate) : null,
   };
   const specHash = keyedHash(i.hashKey, canonicalJson(spec));
@@ -172,6 +185,7 @@ export function renderDesired(i: DesiredInput): DesiredContainer {
     ...spec,
     deploymentId: d.id, serviceId: service.id, serviceName: service.name, environmentId: service.environmentId,
     serverId: d.serverId, serverName: i.serverName, mode: i.mode, imageName: i.imageName, imageTag: i.imageTag,
+    networkAlias: startFirst ? service.name : null, updateOrder: startFirst ? 'start-first' : 'stop-first', drainSec: service.drainSec ?? 5,
     imageId: i.imageId ?? null, secretKeys: rendered.secretKeys, unresolved: rendered.unresolved, files,
     labels: {
       [LABEL.managed]: 'true', [LABEL.environment]: service.environmentId, [LABEL.service]: service.id,

@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Services } from '../../controller/services.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
+import { nextContainerName } from '../../controller/deploy/switch-names.js';
 import { fileContentHash, LABEL, type DesiredContainer } from './desired.js';
 
 export interface ContainerOwner {
@@ -47,17 +48,21 @@ export interface ObservedContainer {
   /** sha256 of the generated compose file on disk; null when missing or not ours. */
   composeFileHash: string | null;
   composeProject: string | null;
+  /** The names it is reached by on each network it joined (its aliases), by network. */
+  networks: Record<string, string[]>;
+  /** This deployment's new container left by an interrupted start-first deploy, when there is one. */
+  leftover: { name: string; running: boolean } | null;
 }
 
 const MISSING: ObservedContainer = {
   exists: false, id: null, running: false, state: 'missing', health: null, restartCount: 0, startedAt: null,
   owner: { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null },
   specHash: null, image: null, imageId: null, env: {}, ports: [], mounts: [], command: null, restart: null, healthcheckTest: null,
-  files: {}, composeFileHash: null, composeProject: null,
+  files: {}, composeFileHash: null, composeProject: null, networks: {}, leftover: null,
 };
 
 /** A fresh "no container" observation (callers fill in files and the compose file). */
-export const missing = (): ObservedContainer => ({ ...MISSING, owner: { ...MISSING.owner }, env: {}, files: {} });
+export const missing = (): ObservedContainer => ({ ...MISSING, owner: { ...MISSING.owner }, env: {}, files: {}, networks: {} });
 
 const ANONYMOUS = /^[0-9a-f]{64}$/;
 
@@ -82,6 +87,10 @@ export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedCon
     return `${m.Source}:${m.Destination}${ro}`;
   });
   const health = (c.State as { Health?: { Status?: string } }).Health?.Status ?? null;
+  const networks: Record<string, string[]> = {};
+  for (const [net, ep] of Object.entries(c.NetworkSettings?.Networks ?? {}) as Array<[string, { Aliases?: string[] | null; DNSNames?: string[] | null }]>) {
+    networks[net] = [...new Set([...ep.Aliases ?? [], ...ep.DNSNames ?? []])].sort();
+  }
   return {
     exists: true, id: c.Id, running: c.State.Running, state: c.State.Status, health,
     restartCount: c.RestartCount ?? 0, startedAt: c.State.StartedAt && !c.State.StartedAt.startsWith('0001-') ? c.State.StartedAt : null,
@@ -93,7 +102,7 @@ export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedCon
     ports: [...new Set(ports)].sort(), mounts: [...new Set(mounts)].sort(),
     command: c.Config.Cmd ? [...c.Config.Cmd] : null, restart: c.HostConfig.RestartPolicy?.Name ?? null,
     healthcheckTest: (c.Config as { Healthcheck?: { Test?: string[] } }).Healthcheck?.Test ?? null,
-    files: {}, composeFileHash: null, composeProject: labels['com.docker.compose.project'] ?? null,
+    files: {}, composeFileHash: null, composeProject: labels['com.docker.compose.project'] ?? null, networks, leftover: null,
   };
 }
 
@@ -109,10 +118,26 @@ export async function observeContainer(docker: Docker, containerName: string): P
   }
 }
 
+async function inspectOwn(docker: Docker, name: string, deploymentId: string): Promise<Docker.ContainerInspectInfo | null> {
+  try {
+    const c = await docker.getContainer(name).inspect();
+    return c.Config.Labels?.[LABEL.deployment] === deploymentId ? c : null;
+  } catch (e) {
+    if ((e as { statusCode?: number }).statusCode === 404) return null;
+    throw e;
+  }
+}
+
 /** Everything plan() needs about one deployment: container, owner's name, files and compose file on disk. */
 export async function observeDeployment(s: Services, desired: DesiredContainer, composeFilePath: string | null): Promise<ObservedContainer> {
   const docker = await s.hosts.docker(desired.serverId);
-  const observed = await observeContainer(docker, desired.containerName);
+  const [observed, next] = await Promise.all([
+    observeContainer(docker, desired.containerName),
+    // only direct mode runs start-first switches; a container of that name that is not this
+    // deployment's is not a leftover of ours
+    desired.mode === 'direct' ? inspectOwn(docker, nextContainerName(desired.containerName), desired.deploymentId) : null,
+  ]);
+  observed.leftover = next && { name: nextContainerName(desired.containerName), running: next.State.Running };
   const ownerEnv = observed.owner.environmentId;
   if (ownerEnv && ownerEnv !== desired.environmentId) {
     observed.owner.environmentName = (await s.environments.findById(ownerEnv))?.name ?? null;

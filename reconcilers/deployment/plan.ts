@@ -9,10 +9,10 @@ export type PlanAction = 'none' | 'create' | 'start' | 'recreate' | 'conflict';
 
 export type DriftReason = typeof REASONS[
   'ContainerMissing' | 'ContainerStopped' | 'ImageChanged' | 'ImageIdChanged' | 'EnvChanged' | 'SpecChanged'
-  | 'ComposeFileChanged' | 'ConfigFileChanged' | 'NameConflict'];
+  | 'ComposeFileChanged' | 'ConfigFileChanged' | 'NameConflict' | 'SwitchInterrupted'];
 
 export interface Difference {
-  /** image, imageId, env, ports, volumes, command, restart, healthcheck, files, composeFile, spec, state, owner */
+  /** image, imageId, env, ports, volumes, command, restart, healthcheck, network, files, composeFile, spec, state, owner, switch */
   field: string;
   reason: DriftReason;
   message: string;
@@ -78,6 +78,9 @@ function fieldDifferences(d: DesiredContainer, o: ObservedContainer): Difference
   if (d.healthcheck && JSON.stringify(o.healthcheckTest) !== JSON.stringify(d.healthcheck.test)) {
     diff('healthcheck', REASONS.SpecChanged, `healthcheck of ${name} differs`);
   }
+  for (const net of d.networkAlias ? d.networks : []) {
+    if (!(o.networks[net] ?? []).includes(d.networkAlias!)) diff('network', REASONS.SpecChanged, `container ${name} is not reachable as ${d.networkAlias} on network ${net}`);
+  }
   for (const f of d.files) {
     const onDisk = o.files[f.hostPath];
     if (onDisk === f.contentHash) continue;
@@ -97,12 +100,17 @@ function fieldDifferences(d: DesiredContainer, o: ObservedContainer): Difference
 
 export function plan(desired: DesiredContainer, observed: ObservedContainer): ContainerPlan {
   const runningTag = tagOf(observed.image);
+  // level-triggered: whatever pass comes next sees the half-done switch (a deploy finishes or undoes it)
+  const leftover: Difference[] = observed.leftover ? [{
+    field: 'switch', reason: REASONS.SwitchInterrupted,
+    message: `container ${observed.leftover.name} on server ${desired.serverName} was left by an interrupted start-first deploy`,
+  }] : [];
   if (!observed.exists) {
-    return { action: 'create', runningTag, differences: [{ field: 'state', reason: REASONS.ContainerMissing, message: `container ${desired.containerName} does not exist on server ${desired.serverName}` }] };
+    return { action: 'create', runningTag, differences: [{ field: 'state', reason: REASONS.ContainerMissing, message: `container ${desired.containerName} does not exist on server ${desired.serverName}` }, ...leftover] };
   }
   const conflict = ownershipConflict(desired, observed.owner, desired.containerName);
   if (conflict) return { action: 'conflict', runningTag, differences: [{ field: 'owner', reason: REASONS.NameConflict, message: conflict }] };
-  const differences = fieldDifferences(desired, observed);
+  const differences = [...fieldDifferences(desired, observed), ...leftover];
   if (!observed.running) {
     differences.push({ field: 'state', reason: REASONS.ContainerStopped, message: `container ${desired.containerName} is ${observed.state}` });
     return { action: differences.length === 1 ? 'start' : 'recreate', runningTag, differences };

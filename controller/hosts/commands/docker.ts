@@ -73,5 +73,13 @@ export const images = (reference?: string): string[] =>
 export const loginPasswordStdin = (registry: string, username: string): string[] =>
   ['docker', 'login', '--username', username, '--password-stdin', registry];
 export const version = (): string[] => ['docker', 'version', '--format', '{{json .}}'];
-export const networkCreate = (name: string): string[] => ['docker', 'network', 'create', '--', name];
+export const networkCreate = (name: string, labels: Record<string, string> = {}): string[] =>
+  ['docker', 'network', 'create', ...sortedEntries(labels).flatMap(([k, v]) => ['--label', `${k}=${v}`]), '--', name];
 export const networkInspect = (name: string): string[] => ['docker', 'network', 'inspect', '--', name];
+/** Joins a network; with an alias, other containers on it resolve that name to this one too. */
+export function networkConnect(network: string, container: string, opts: { alias?: string } = {}): string[] {
+  return ['docker', 'network', 'connect', ...(opts.alias ? ['--alias', opts.alias] : []), '--', network, container];
+}
+/** Leaves a network: its aliases stop resolving to this container at once. */
+export const networkDisconnect = (network: string, container: string): string[] => ['docker', 'network', 'disconnect', '--', network, container];
+export const rename = (container: string, newName: string): string[] => ['docker', 'rename', '--', container, newName];

@@ -11,6 +11,8 @@ export interface HealthCheck {
   startPeriodSec?: number;
 }
 
+export type UpdateOrder = 'stop-first' | 'start-first';
+
 export interface ServiceRow {
   id: string;
   environmentId: string;
@@ -25,6 +27,10 @@ export interface ServiceRow {
   command: string[] | null;
   healthCheck: HealthCheck | null;
   composeTemplate: string | null;
+  /** stop-first: the old container stops before the new starts; start-first: the new takes over when healthy. */
+  updateOrder: UpdateOrder;
+  /** start-first: seconds the old container, out of the network alias, is given before it is stopped. */
+  drainSec: number;
   generation: number;
   observedGeneration: number | null;
   /** Aggregated from the deployments' conditions (Degraded when a rollout failed). */
@@ -38,6 +44,7 @@ export interface ServiceRow {
 /** Spec fields of a service: a change to any of them bumps `generation`. */
 export const SERVICE_SPEC_FIELDS = [
   'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
+  'updateOrder', 'drainSec',
 ] as const;
 export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
 
@@ -149,7 +156,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
-    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, generation: s.generation,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, generation: s.generation,
     observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
     ...(deployments && { deployments: deployments.map(toDeployment) }),
   };
