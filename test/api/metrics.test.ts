@@ -5,16 +5,7 @@ import { createService, expectError, insertServer, limitedToken } from '../suppo
 import type { HttpClient } from '../support/http-client.js';
 import type { ServerSample } from '../../controller/monitoring/server-sample.js';
 import { METRICS_EVENT } from '../../controller/monitoring/metrics-worker.js';
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+import { until } from '../support/until.js';
 
 function openStream(url: string, token: string) {
   const frames: Array<{ id?: string; event?: string; data?: any }> = [];
