@@ -5,43 +5,9 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { until } from '../support/until.js';
-import { checkedFetch } from '../support/openapi-check.js';
+import { openStream } from '../support/sse-stream.js';
 
 interface Mail { from: string; to: string[]; raw: string }
-
-/** Reads an SSE stream into parsed frames until aborted. */
-function openStream(url: string, token: string, headers: Record<string, string> = {}) {
-  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
-  const comments: string[] = [];
-  const ac = new AbortController();
-  const ready = checkedFetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal }).then(async (res) => {
-    if (res.status !== 200) return res;
-    void (async () => {
-      const dec = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += dec.decode(chunk, { stream: true });
-          let i;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            const f: { id?: string; event?: string; data?: any } = {};
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':')) comments.push(line);
-              else if (line.startsWith('id: ')) f.id = line.slice(4);
-              else if (line.startsWith('event: ')) f.event = line.slice(7);
-              else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-            }
-            if (f.event) frames.push(f);
-          }
-        }
-      } catch { /* aborted */ }
-    })();
-    return res;
-  });
-  return { frames, comments, ready, close: () => ac.abort() };
-}
 
 describe('notifications, preferences, email and the event stream', () => {
   let svc: TestService;

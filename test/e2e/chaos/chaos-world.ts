@@ -13,6 +13,7 @@ import { HttpClient } from '../../support/http-client.js';
 import { Receiver } from '../../support/receiver.js';
 import { addService, cleanup, httpBody, startWorld, type World } from '../deploy/deploy-world.js';
 import { sleep, until } from '../../support/until.js';
+import { sseFrames } from '../../support/sse-stream.js';
 
 /** Waits across a fault: a probe that throws (a controller restarting refuses connections) is polled again. */
 export const THROUGH_FAULTS = { timeoutMs: 60_000, everyMs: 100, retryErrors: true } as const;
@@ -89,22 +90,10 @@ export class SseClient {
         const res = await fetch(`${this.url()}/api/events`, { headers, signal: this.abort.signal });
         if (res.status !== 200 || !res.body) throw new Error(`events answered ${res.status}`);
         this.connects++;
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let buf = '';
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          let end;
-          while ((end = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, end);
-            buf = buf.slice(end + 2);
-            const id = /^id: (\d+)$/m.exec(frame)?.[1];
-            if (id) {
-              this.ids.push(Number(id));
-              this.lastId = Math.max(this.lastId, Number(id));
-            }
+        for await (const { id } of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) {
+          if (id && /^\d+$/.test(id)) {
+            this.ids.push(Number(id));
+            this.lastId = Math.max(this.lastId, Number(id));
           }
         }
       } catch {

@@ -13,6 +13,7 @@ import { createKnex } from '../../../controller/store/knex.js';
 import { HttpClient } from '../../support/http-client.js';
 import { addService, cleanup, containerImage, startWorld, type World } from './deploy-world.js';
 import { until } from '../../support/until.js';
+import { sseFrames } from '../../support/sse-stream.js';
 
 interface Replica { name: string; child: ChildProcess; url: string; api: HttpClient; lines: string[] }
 
@@ -49,19 +50,8 @@ async function openEvents(r: Replica, token: string) {
   expect(res.status).to.equal(200);
   const events: Array<{ type: string; data: any }> = [];
   void (async () => {
-    let buf = '';
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += decoder.decode(chunk, { stream: true });
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const type = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (type && data) events.push({ type, data: JSON.parse(data) });
-        }
-      }
+      for await (const f of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) if (f.event && f.data !== undefined) events.push({ type: f.event, data: f.data });
     } catch { /* aborted */ }
   })();
   return { events, close: () => ctrl.abort() };
