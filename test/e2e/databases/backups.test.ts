@@ -4,19 +4,17 @@
 // and into the database itself, a failing dump, retention with a pinned backup, and a scheduled
 // restore drill. Everything is checked on the server (docker exec) or in the store itself.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { serverExec } from '../../fleet/fleet.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
 import { until } from '../../support/until.js';
+import { finished as finishedRun, fleetImage, healthy, WAIT } from './database-world.js';
 
-const run = promisify(execFile);
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('database backups on the fleet', function () {
@@ -33,12 +31,7 @@ describe('database backups on the fleet', function () {
   const psql = async (c: string, sql: string) =>
     (await serverExec('s1', ['docker', 'exec', c, 'psql', '-U', 'postgres', '-d', 'shop', '-tAc', sql])).trim();
 
-  const WAIT = { timeoutMs: 120_000, everyMs: 200 }; // a probe is an ssh exec or an API read
-  const finished = (p: string) => until(p, async () => {
-    const res = await w.admin.get(p);
-    expect(res.status, res.text).to.equal(200);
-    return res.body.status === 'running' ? undefined : res.body;
-  }, WAIT);
+  const finished = (apiPath: string) => finishedRun(w, apiPath);
   async function backup(id: string, storage: 'local' | 's3') {
     const res = await w.admin.post(`/api/databases/${id}/backups`, { storage });
     expect(res.status, res.text).to.equal(202);
@@ -47,15 +40,11 @@ describe('database backups on the fleet', function () {
   }
 
   before(async () => {
-    const fleetEnv = readFileSync(path.join(process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`, 'fleet.env'), 'utf8');
-    if (!/^FLEET_PG_IMAGE=/m.test(fleetEnv)) await run('bash', ['test/fleet/pg-image.sh'], { env: process.env });
-    image = readFileSync(path.join(process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`, 'fleet.env'), 'utf8')
-      .match(/^FLEET_PG_IMAGE=(.*)$/m)![1];
+    image = await fleetImage('FLEET_PG_IMAGE', 'pg-image.sh');
     [w, s3] = await Promise.all([startWorld({ SCHEDULER_BACKUP_SEC: '1' }), startS3Server(['backups'])]);
     container = `pg-${w.tag}-s1`; // cleanup() removes containers named -<tag>-
     await serverExec('s1', ['docker', 'run', '-d', '--name', container, '--env', 'POSTGRES_PASSWORD=pg-secret-pw', '--env', 'POSTGRES_DB=shop', image]);
-    await until('postgres healthy', async () =>
-      ((await serverExec('s1', ['docker', 'inspect', '--format', '{{.State.Health.Status}}', container])).trim() === 'healthy' ? true : undefined), WAIT);
+    await healthy(container);
     await psql(container, "create table items (id int primary key, name text); insert into items values (1, 'anchor'), (2, 'rope'), (3, 'sail')");
     const created = await w.admin.post(`/api/environments/${w.envId}/databases`, {
       name: 'shop', type: 'postgres', serverId: w.servers.s1, containerName: container, databaseName: 'shop', username: 'postgres', password: 'pg-secret-pw',
