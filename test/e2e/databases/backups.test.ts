@@ -39,7 +39,8 @@ describe('database backups on the fleet', function () {
     return finished(`/api/backups/${res.body.id}`);
   }
 
-  before(async () => {
+  before(async function () {
+    this.timeout(300_000); // a fresh fleet builds the PostgreSQL image here (4 min at a load of 35)
     image = await fleetImage('FLEET_PG_IMAGE', 'pg-image.sh');
     [w, s3] = await Promise.all([startWorld({ SCHEDULER_BACKUP_SEC: '1' }), startS3Server(['backups'])]);
     container = `pg-${w.tag}-s1`; // cleanup() removes containers named -<tag>-

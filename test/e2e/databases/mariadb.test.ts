@@ -34,7 +34,8 @@ describe('MariaDB backups on the fleet', function () {
     return finished(`/api/backups/${res.body.id}`);
   })());
 
-  before(async () => {
+  before(async function () {
+    this.timeout(300_000); // a fresh machine installs MariaDB and builds its image here
     const image = await fleetImage('FLEET_MARIADB_IMAGE', 'mariadb-image.sh');
     w = await startWorld({ SCHEDULER_BACKUP_SEC: '1' });
     container = `mariadb-${w.tag}-s1`; // cleanup() removes containers named -<tag>-
