@@ -1,6 +1,6 @@
 import type { Services } from '../../controller/services.js';
 import { AppError, forbiddenRole, unauthorized } from '../../controller/errors/app-error.js';
-import { DUMMY_PASSWORD_HASH, hashPassword, verifyPassword } from '../../controller/crypto/password.js';
+import { dummyPasswordHash, hashPassword, verifyPassword } from '../../controller/crypto/password.js';
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
@@ -19,7 +19,7 @@ export default function authRoutes(s: Services) {
       body: object({ email: userSchema.email, password: userSchema.password, name: userSchema.name }, ['email', 'password']),
       status: 201, response: userRead, errors: [403],
       async handler(ctx, { body }) {
-        const passwordHash = await hashPassword(body.password);
+        const passwordHash = await hashPassword(body.password, s.config.passwordHashCost);
         const user = await s.transaction(async (trx) => {
           // Serialises concurrent first registrations: only one can see an empty table.
           await s.users.lockTable(trx);
@@ -42,7 +42,7 @@ export default function authRoutes(s: Services) {
       async handler(ctx, { body }) {
         const user = await s.users.findByEmail(body.email);
         if (user) assertLoginAllowed(user);
-        const ok = await verifyPassword(body.password, user?.passwordHash ?? DUMMY_PASSWORD_HASH);
+        const ok = await verifyPassword(body.password, user?.passwordHash ?? dummyPasswordHash(s.config.passwordHashCost));
         if (!user || !ok) {
           if (user) {
             // A failure after the lock-out window starts a fresh count.

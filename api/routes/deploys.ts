@@ -2,7 +2,7 @@
 // history, and container logs (fetch and live SSE).
 import type { Services } from '../../controller/services.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
-import { toStep } from '../../controller/store/repositories/plan-steps.js';
+import { toHistoryRecord, toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
 import { requestDeploy } from '../../reconcilers/entrance.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
@@ -12,7 +12,7 @@ import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, int, listOf, nonEmpty, object, paginationQuery, str, uuid } from '../http/schema.js';
 import { openSse, type SseStream, SSE_ANSWER } from '../http/sse.js';
 import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
-import { DRY_RUN_ANSWER, planPreview, planRead, WAITED_ANSWER } from './plan-schemas.js';
+import { DRY_RUN_ANSWER, historyRecordRead, planPreview, planRead, WAITED_ANSWER } from './plan-schemas.js';
 
 const deployBody = object({ imageTag: nonEmpty(128), pullImage: bool, generateArtifacts: bool, strategy: enumOf('rolling', 'parallel') });
 
@@ -74,11 +74,11 @@ export default function deployRoutes(s: Services) {
     route<unknown, { limit: number; offset: number }>({
       method: 'GET', path: '/api/services/{id}/deployments-history', operationId: 'listServiceDeploymentHistory', tag: 'services',
       access: 'viewer', summary: 'Deploy steps that touched the service, newest first', load: serviceOf(s), query: paginationQuery,
-      response: listOf({ type: 'object' }),
+      response: listOf(historyRecordRead),
       async handler(_ctx, { resource, query }) {
         const { rows, total } = await s.plans.steps.historyOfService(resource.id, query.limit, query.offset);
         return {
-          items: rows.map((r) => ({ ...toStep(r), planName: r.planName, planStatus: r.planStatus, trigger: r.planTrigger })),
+          items: rows.map(toHistoryRecord),
           total, limit: query.limit, offset: query.offset,
         };
       },

@@ -3,32 +3,41 @@
 import type { Services } from '../../controller/services.js';
 import { manifestsStatusOf } from '../../controller/manifests/status.js';
 import { route } from '../http/route.js';
-import { arrayOf, bool, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
+import { PLAN_STATUSES } from '../../controller/deploy/plans/plan-states.js';
+import { arrayOf, bool, condition, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';
+import { applyRecord } from './manifest-schemas.js';
 
-const conditions = arrayOf({ type: 'object' });
+// written from controller/store/repositories/environment-overview.ts: every field is always there
+const conditions = arrayOf(condition);
 const serverItem = object({
-  id: uuid, name: str(), hostname: str(), status: nullable(str()), message: nullable(str()), checkedAt: nullableTimestamp, conditions,
-});
+  id: uuid, name: str(), hostname: str(), status: nullable(enumOf('healthy', 'unhealthy', 'unknown')), message: nullable(str()),
+  checkedAt: nullableTimestamp, conditions,
+}, ['id', 'name', 'hostname', 'status', 'message', 'checkedAt', 'conditions']);
 const deploymentItem = object({
   deploymentId: uuid, serverId: uuid, serverName: str(), containerName: str(), status: str(), runningTag: nullable(str()), conditions,
-});
-const serviceItem = object({ id: uuid, name: str(), desiredTag: nullable(str()), conditions, deployments: arrayOf(deploymentItem) });
-const planItem = object({ id: uuid, name: str(), status: str(), error: nullable(str()), createdAt: timestamp, finishedAt: nullableTimestamp });
-const notificationItem = object({ id: uuid, type: str(), title: nullable(str()), message: nullable(str()), createdAt: timestamp });
-const applyRecord = nullable({ type: 'object' });
+}, ['deploymentId', 'serverId', 'serverName', 'containerName', 'status', 'runningTag', 'conditions']);
+const serviceItem = object({
+  id: uuid, name: str(), desiredTag: nullable(str()), conditions, deployments: arrayOf(deploymentItem),
+}, ['id', 'name', 'desiredTag', 'conditions', 'deployments']);
+const planItem = object({
+  id: uuid, name: str(), status: enumOf(...PLAN_STATUSES), error: nullable(str()), createdAt: timestamp, finishedAt: nullableTimestamp,
+}, ['id', 'name', 'status', 'error', 'createdAt', 'finishedAt']);
+const notificationItem = object({
+  id: uuid, type: str(), title: nullable(str()), message: nullable(str()), createdAt: timestamp,
+}, ['id', 'type', 'title', 'message', 'createdAt']);
 const overviewRead = object({
   environmentId: uuid,
   servers: arrayOf(serverItem),
   services: arrayOf(serviceItem),
   plans: arrayOf(planItem),
-  notifications: object({ unread: int(0), items: arrayOf(notificationItem) }),
+  notifications: object({ unread: int(0), items: arrayOf(notificationItem) }, ['unread', 'items']),
   manifests: object({
     dir: nullable(str()), watching: bool, lastAttempted: applyRecord, lastApplied: applyRecord,
-    degraded: arrayOf(object({ name: str(), reason: str(), message: str() })),
-  }),
-});
+    degraded: arrayOf(object({ name: str(), reason: str(), message: str() }, ['name', 'reason', 'message'])),
+  }, ['dir', 'watching', 'lastAttempted', 'lastApplied', 'degraded']),
+}, ['environmentId', 'servers', 'services', 'plans', 'notifications', 'manifests']);
 
 type Degraded = { type: string; status: string; reason?: string; message?: string };
 const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.actor.id : null);

@@ -13,7 +13,8 @@ const change = object({
 const degraded = object({
   kind: enumOf('Service'), environment: str(), name: str(), reason: str(), message: str(), desiredImageTag: nullable(str()), runningImageTags: arrayOf(str()),
 }, ['kind', 'environment', 'name', 'reason', 'message', 'desiredImageTag', 'runningImageTags']);
-const applyRecord = nullable(object({
+/** The last attempted or applied manifests apply (controller/manifests ApplyRecord); null before the first. */
+export const applyRecord = nullable(object({
   at: timestamp, trigger: enumOf('watch', 'api', 'startup'), revision, ok: bool, counts, errors: arrayOf(manifestError), plans: arrayOf(uuid), message: str(),
 }, ['at', 'trigger', 'revision', 'ok', 'counts', 'errors', 'plans']));
 

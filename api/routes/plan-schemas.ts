@@ -5,13 +5,19 @@ import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, t
 
 const planItem = object({ serviceId: uuid, imageTag: nullable(str()), deploymentIds: arrayOf(uuid) }, ['serviceId']);
 
-export const stepRead: Schema = object({
+const stepFields = {
   id: uuid, planId: uuid, position: int(0), stage: int(0), action: enumOf('deploy', 'restart'),
   serviceId: nullable(uuid), deploymentId: nullable(uuid), serverId: nullable(uuid), containerName: str(),
   status: enumOf(...STEP_STATUSES), imageTag: nullable(str()), previousImageTag: nullable(str()), mode: nullable(str()),
   log: str(), error: nullable(str()), rollbackError: nullable(str()), startedAt: nullableTimestamp, finishedAt: nullableTimestamp,
   durationMs: nullable(int(0)),
-}, ['id', 'planId', 'position', 'status', 'containerName']);
+};
+export const stepRead: Schema = object(stepFields, ['id', 'planId', 'position', 'status', 'containerName']);
+
+/** A record of a service's deployment history (toHistoryRecord): a deploy step that ran, with its plan. */
+export const historyRecordRead: Schema = object({
+  ...stepFields, planName: str(), planStatus: enumOf(...PLAN_STATUSES), trigger: str(),
+}, [...Object.keys(stepFields), 'planName', 'planStatus', 'trigger']);
 
 const planFields = {
   environmentId: uuid, name: str(), strategy: enumOf('rolling', 'parallel'),

@@ -12,7 +12,7 @@ import {
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { route } from '../http/route.js';
 import {
-  arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
+  arrayOf, bool, condition, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
   resourceSchemas, str, timestamp, uuid, type Schema,
 } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';

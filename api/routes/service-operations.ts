@@ -2,12 +2,13 @@ import type { Services } from '../../controller/services.js';
 import { notFound } from '../../controller/errors/app-error.js';
 import { toService, type ServiceRow, type ServiceSpec } from '../../controller/store/repositories/services.js';
 import { toDeployment } from '../../controller/store/repositories/deployments.js';
-import { toStep } from '../../controller/store/repositories/plan-steps.js';
+import { toHistoryRecord } from '../../controller/store/repositories/plan-steps.js';
 import { refreshStatus } from '../../reconcilers/deployment/refresh-status.js';
 import { deploymentSchemas, service } from '../../controller/kinds/service.js';
 import { route } from '../http/route.js';
 import { arrayOf, bool, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import { checkDeploymentSpec, checkServiceSpec } from './catalog-checks.js';
+import { historyRecordRead } from './plan-schemas.js';
 import { serviceOf } from './deploy-loaders.js';
 import { environmentOf } from './loaders.js';
 
@@ -87,11 +88,11 @@ export default function serviceOperationRoutes(s: Services) {
       method: 'GET', path: '/api/services/{id}/deployments-history/{recordId}', operationId: 'getServiceDeploymentRecord',
       tag: 'services', access: 'viewer', load: loadService, errors: [404],
       summary: 'One record of the deployment history: the deploy step with its log, error, timings and its plan',
-      response: { type: 'object' },
+      response: historyRecordRead,
       async handler(_ctx, { resource, params }) {
         const r = await s.plans.steps.historyRecord(resource.id, params.recordId);
         if (!r) throw notFound('Deployment record');
-        return { ...toStep(r), planName: r.planName, planStatus: r.planStatus, trigger: r.planTrigger };
+        return toHistoryRecord(r);
       },
     }),
   ];

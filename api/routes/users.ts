@@ -61,7 +61,7 @@ export default function userRoutes(s: Services) {
       status: 201, response: userRead,
       async handler(_ctx, { body }) {
         const user = await s.users.insert({
-          email: body.email, name: body.name ?? null, role: body.role, passwordHash: await hashPassword(body.password),
+          email: body.email, name: body.name ?? null, role: body.role, passwordHash: await hashPassword(body.password, s.config.passwordHashCost),
         });
         return toUser(user);
       },
@@ -112,7 +112,7 @@ export default function userRoutes(s: Services) {
           if (!body.currentPassword) throw validationError('currentPassword is required', 'currentPassword');
           if (!(await verifyPassword(body.currentPassword, user.passwordHash))) throw unauthorized('The current password is wrong');
         }
-        await s.users.setPassword(user, await hashPassword(body.newPassword));
+        await s.users.setPassword(user, await hashPassword(body.newPassword, s.config.passwordHashCost));
         clearAuthCache();
         ctx.state.audit = { details: { fields: ['password'] } };
         return undefined;

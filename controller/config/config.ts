@@ -1,6 +1,7 @@
 import { ConfigError, parseBoolean, parseInteger, parseList } from './parse-env.js';
 import { ensureStateDir, generatedKey } from './state-dir.js';
 import { VERSION } from '../version.js';
+import { DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST } from '../crypto/password.js';
 
 export interface SchedulerConfig {
   healthCheckSec: number;
@@ -47,6 +48,8 @@ export interface Config {
   manifestsDir: string | null;
   manifestsPrune: boolean;
   rateLimitPerMinute: number;
+  /** log2 of scrypt's N for new password hashes; below the default only in tests (controller/crypto/password.ts). */
+  passwordHashCost: number;
   /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
   shutdownGraceMs: number;
   scheduler: SchedulerConfig;
@@ -82,6 +85,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     manifestsDir: env.MANIFESTS_DIR || null,
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),
+    passwordHashCost: parseInteger('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_SEC', env.SHUTDOWN_GRACE_SEC, 20, 0, 3600) * 1000,
     scheduler: {
       healthCheckSec: parseInteger('SCHEDULER_HEALTH_CHECK_SEC', env.SCHEDULER_HEALTH_CHECK_SEC, 60, 1, 86400),

@@ -8,6 +8,7 @@ import { apiToken, createEnvironment, startWithRoles, type RoleWorld } from '../
 import { startS3Server, type S3Server } from '../support/s3-server.js';
 import type { BackupRow } from '../../controller/store/repositories/backups.js';
 import { checkedFetch } from '../support/openapi-check.js';
+import { until } from '../support/until.js';
 
 describe('database, backup and object storage routes', function () {
   // start-up imports the service and s3rver: slow on a loaded machine, not a hang
@@ -124,9 +125,8 @@ describe('database, backup and object storage routes', function () {
     const now = new Date();
     await ops().tick(now);
     await ops().tick(now); // a second tick of the same instant finds the probe already claimed
-    const probed = async () => { await new Promise((r) => setTimeout(r, 0)); return (await w.viewer.get(`/api/databases/${db.id}`)).body.status; };
-    let status = await probed();
-    for (let i = 0; !status.monitoring && i < 100; i++) { await new Promise((r) => setTimeout(r, 50)); status = await probed(); }
+    const probed = async () => (await w.viewer.get(`/api/databases/${db.id}`)).body.status;
+    let status = await until('a monitoring probe', async () => { const s = await probed(); return s.monitoring && s; });
     expect(status.monitoring).to.include({ reachable: true, sizeBytes: null });
     expect(status.monitoring.sizeMessage).to.include('only databases in a container');
     expect(status.conditions.find((c: any) => c.type === 'Reachable')).to.include({ status: true, reason: 'Answered' });
@@ -137,7 +137,7 @@ describe('database, backup and object storage routes', function () {
     await new Promise((r) => listener.once('close', r));
     const first = status.monitoring.checkedAt;
     await ops().tick(new Date(now.getTime() + 60_000));
-    for (let i = 0; status.monitoring.checkedAt === first && i < 100; i++) { await new Promise((r) => setTimeout(r, 50)); status = await probed(); }
+    status = await until('a second monitoring probe', async () => { const s = await probed(); return s.monitoring.checkedAt !== first && s; });
     expect(status.monitoring).to.include({ reachable: false, sizeBytes: null });
     expect(status.conditions.find((c: any) => c.type === 'Reachable')).to.include({ status: false, reason: 'Unreachable' });
   });

@@ -7,6 +7,7 @@ import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixt
 import type { HttpClient } from '../support/http-client.js';
 import type { Services } from '../../controller/services.js';
 import { checkedFetch } from '../support/openapi-check.js';
+import { until } from '../support/until.js';
 
 describe('deployment plan, deploy, compose and drift routes', function () {
   this.timeout(60_000);
@@ -21,13 +22,10 @@ describe('deployment plan, deploy, compose and drift routes', function () {
   let webDep: { id: string };
   let serverId: string;
 
-  const wait = async (planId: string) => {
-    for (;;) {
-      const p = (await admin.get(`/api/deployment-plans/${planId}`)).body;
-      if (!['pending', 'running', 'rolling_back'].includes(p.status)) return p;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  const wait = (planId: string) => until(`plan ${planId} to end`, async () => {
+    const p = (await admin.get(`/api/deployment-plans/${planId}`)).body;
+    return !['pending', 'running', 'rolling_back'].includes(p.status) && p;
+  }, { timeoutMs: 60_000, everyMs: 100 });
 
   before(async () => {
     svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });

@@ -2,14 +2,8 @@ import { expect } from 'chai';
 import type { TestService } from '../support/test-service.js';
 import { startTestService } from '../support/test-service.js';
 import { EVENTS_CHANNEL, type StreamEvent } from '../../controller/events/event-bus.js';
+import { until } from '../support/until.js';
 
-const until = async (what: string, fn: () => boolean | Promise<boolean>, ms = 20_000) => {
-  const deadline = Date.now() + ms;
-  while (!(await fn())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-};
 
 // The LISTEN connection is cut by the database (as in a restart) while events keep being
 // committed: the bus reconnects by itself and hands out what it missed, in order, once each.
@@ -25,7 +19,7 @@ describe('event bus across a lost LISTEN connection', () => {
     const got: StreamEvent[] = [];
     const unsubscribe = s.events.subscribe((e) => got.push(e));
     const before = await s.events.publish('plan.updated', null, { n: 0 });
-    await until('the live event', () => got.some((e) => e.id === before.id));
+    await until('the live event', () => got.some((e) => e.id === before.id), { timeoutMs: 20_000 });
 
     const killed = await s.db.raw(`SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
       WHERE datname = current_database() AND query = ? AND pid <> pg_backend_pid()`, [`LISTEN ${EVENTS_CHANNEL}`]);
@@ -33,9 +27,9 @@ describe('event bus across a lost LISTEN connection', () => {
     const missed: StreamEvent[] = [];
     for (let i = 1; i <= 5; i++) missed.push(await s.events.publish('plan.updated', null, { n: i }));
 
-    await until('the missed events', () => missed.every((m) => got.some((e) => e.id === m.id)));
+    await until('the missed events', () => missed.every((m) => got.some((e) => e.id === m.id)), { timeoutMs: 20_000 });
     const after = await s.events.publish('plan.updated', null, { n: 6 });
-    await until('live events after the reconnect', () => got.some((e) => e.id === after.id));
+    await until('live events after the reconnect', () => got.some((e) => e.id === after.id), { timeoutMs: 20_000 });
     unsubscribe();
     const ids = got.map((e) => e.id);
     expect(new Set(ids).size, 'no event handed out twice').to.equal(ids.length);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { sleep, until } from '../support/until.js';
 
 const COMMIT = '0123456789abcdef0123456789abcdef01234567';
 const envDoc = 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: watched}\nspec: {}\n';
@@ -44,9 +45,8 @@ describe('manifests watcher', () => {
   it('twenty files written in one burst give a single apply', async () => {
     const before = applies();
     for (let i = 0; i < 20; i++) writeFileSync(join(dir, `var-${i}.yaml`), varDoc(i));
-    const deadline = Date.now() + 15_000;
-    while (Number((await svc.services.db('vars').count({ n: '*' }))[0].n) < 20 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-    await new Promise((r) => setTimeout(r, 600)); // a second apply, if any, would land within the debounce window
+    await until('the twenty vars', async () => Number((await svc.services.db('vars').count({ n: '*' }))[0].n) >= 20, { timeoutMs: 15_000, everyMs: 100 });
+    await sleep(600); // a second apply, if any, would land within the debounce window
     expect(applies() - before).to.equal(1);
     const status = await admin.get('/api/manifests/status');
     expect(status.body.lastApplied.counts).to.deep.equal({ create: 20, update: 0, delete: 0, orphan: 0 });

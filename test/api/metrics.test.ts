@@ -5,45 +5,8 @@ import { createService, expectError, insertServer, limitedToken } from '../suppo
 import type { HttpClient } from '../support/http-client.js';
 import type { ServerSample } from '../../controller/monitoring/server-sample.js';
 import { METRICS_EVENT } from '../../controller/monitoring/metrics-worker.js';
-
-async function until<T>(what: string, probe: () => T | undefined, ms = 10_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
-
-function openStream(url: string, token: string) {
-  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
-  const ac = new AbortController();
-  const ready = fetch(url, { headers: { authorization: `Bearer ${token}` }, signal: ac.signal }).then((res) => {
-    void (async () => {
-      const dec = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += dec.decode(chunk, { stream: true });
-          let i;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const f: { id?: string; event?: string; data?: any } = {};
-            for (const line of buf.slice(0, i).split('\n')) {
-              if (line.startsWith('id: ')) f.id = line.slice(4);
-              else if (line.startsWith('event: ')) f.event = line.slice(7);
-              else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-            }
-            buf = buf.slice(i + 2);
-            if (f.event) frames.push(f);
-          }
-        }
-      } catch { /* aborted */ }
-    })();
-    return res;
-  });
-  return { frames, ready, close: () => ac.abort() };
-}
+import { until } from '../support/until.js';
+import { openStream } from '../support/sse-stream.js';
 
 describe('metrics routes', () => {
   let svc: TestService;

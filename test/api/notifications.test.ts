@@ -4,44 +4,10 @@ import type { AddressInfo } from 'node:net';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { apiToken, bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
-import { until } from '../support/receiver.js';
-import { checkedFetch } from '../support/openapi-check.js';
+import { until } from '../support/until.js';
+import { openStream } from '../support/sse-stream.js';
 
 interface Mail { from: string; to: string[]; raw: string }
-
-/** Reads an SSE stream into parsed frames until aborted. */
-function openStream(url: string, token: string, headers: Record<string, string> = {}) {
-  const frames: Array<{ id?: string; event?: string; data?: any }> = [];
-  const comments: string[] = [];
-  const ac = new AbortController();
-  const ready = checkedFetch(url, { headers: { authorization: `Bearer ${token}`, ...headers }, signal: ac.signal }).then(async (res) => {
-    if (res.status !== 200) return res;
-    void (async () => {
-      const dec = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += dec.decode(chunk, { stream: true });
-          let i;
-          while ((i = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, i);
-            buf = buf.slice(i + 2);
-            const f: { id?: string; event?: string; data?: any } = {};
-            for (const line of block.split('\n')) {
-              if (line.startsWith(':')) comments.push(line);
-              else if (line.startsWith('id: ')) f.id = line.slice(4);
-              else if (line.startsWith('event: ')) f.event = line.slice(7);
-              else if (line.startsWith('data: ')) f.data = JSON.parse(line.slice(6));
-            }
-            if (f.event) frames.push(f);
-          }
-        }
-      } catch { /* aborted */ }
-    })();
-    return res;
-  });
-  return { frames, comments, ready, close: () => ac.abort() };
-}
 
 describe('notifications, preferences, email and the event stream', () => {
   let svc: TestService;
@@ -99,7 +65,7 @@ describe('notifications, preferences, email and the event stream', () => {
     await publish('deployment.success', env.id, { planName: 'p', imageTag: '1.0', serviceCount: 1 });
     await publish('backup.failed', other.id, { databaseName: 'db' });
     await publish('plan.updated', env.id, {}); // a stream event, not a notification
-    await until(async () => (await count(viewer)) === 2, 5000, 'two notifications');
+    await until('two notifications', async () => (await count(viewer)) === 2, { timeoutMs: 5000 });
     expect(await count(admin)).to.equal(2);
     const list = (await viewer.get('/api/notifications')).body;
     expect(list).to.include({ total: 2, limit: 25, offset: 0 });
@@ -130,7 +96,7 @@ describe('notifications, preferences, email and the event stream', () => {
     const gone = await createEnvironment(admin);
     expect((await admin.delete(`/api/environments/${gone.id}`)).status).to.equal(204);
     await publish('plan.rolled_back', gone.id, { planName: 'late' });
-    await until(async () => (await admin.get('/api/notifications')).body.items.some((n: { data: { planName?: string } }) => n.data.planName === 'late'), 5000, 'notified');
+    await until('notified', async () => (await admin.get('/api/notifications')).body.items.some((n: { data: { planName?: string } }) => n.data.planName === 'late'), { timeoutMs: 5000 });
     const n = (await admin.get('/api/notifications')).body.items.find((x: { data: { planName?: string } }) => x.data.planName === 'late');
     expect(n).to.include({ type: 'plan.rolled_back', environmentId: null });
   });
@@ -169,7 +135,7 @@ describe('notifications, preferences, email and the event stream', () => {
     const before = await count(viewer);
     const beforeAdmin = await count(admin);
     await publish('drift.detected', env.id, { serverId: 'x' });
-    await until(async () => (await count(admin)) === beforeAdmin + 1, 5000, 'admin notified');
+    await until('admin notified', async () => (await count(admin)) === beforeAdmin + 1, { timeoutMs: 5000 });
     expect(await count(viewer)).to.equal(before);
   });
 
@@ -178,9 +144,9 @@ describe('notifications, preferences, email and the event stream', () => {
     expect(t).to.include({ bounceThreshold: 2, recoverThreshold: 1, reminderIntervalSec: 3600 });
     const n = () => count(admin, '?category=health');
     await publish('health.failed', env.id, { serviceId: 'svc-1', alert: 'down' });
-    await until(async () => (await n()) === 1, 5000, 'the first event notifies');
+    await until('the first event notifies', async () => (await n()) === 1, { timeoutMs: 5000 });
     await publish('health.recovered', env.id, { serviceId: 'svc-1', alert: 'recovered' });
-    await until(async () => (await n()) === 2, 5000, 'recovered notifies');
+    await until('recovered notifies', async () => (await n()) === 2, { timeoutMs: 5000 });
 
     const patched = await admin.patch('/api/admin/notification-types/health.failed', { bounceThreshold: 3, reminderIntervalSec: 60 });
     expect(patched.status, patched.text).to.equal(200);
@@ -198,7 +164,7 @@ describe('notifications, preferences, email and the event stream', () => {
     expect(put.status, put.text).to.equal(200);
     await viewer.put('/api/notifications/preferences', { preferences: [{ type: 'deployment.failed', email: false }] });
     await publish('deployment.failed', env.id, { serviceName: 'api', imageTag: '9.9.9', message: 'Container api exited with code 1' });
-    await until(() => mails.length >= 1, 8000, 'an email');
+    await until('an email', () => mails.length >= 1, { timeoutMs: 8000 });
     await new Promise((r) => setTimeout(r, 300));
     expect(mails).to.have.length(1); // the viewer opted out; the admin's default for errors is email on
     const m = mails[0];
@@ -221,8 +187,8 @@ describe('notifications, preferences, email and the event stream', () => {
     await new Promise((r) => setTimeout(r, 100));
     const planEvent = await publish('plan.updated', env.id, { planId: 'p1', status: 'running' });
     await publish('image.update_available', env.id, { imageName: 'acme/api', imageTag: '2.0' });
-    await until(() => mine.frames.some((f) => f.event === 'notification.created'), 5000, 'notification.created');
-    await until(() => theirs.frames.some((f) => f.event === 'notification.created'), 5000, 'viewer notification.created');
+    await until('notification.created', () => mine.frames.some((f) => f.event === 'notification.created'), { timeoutMs: 5000 });
+    await until('viewer notification.created', () => theirs.frames.some((f) => f.event === 'notification.created'), { timeoutMs: 5000 });
     const created = mine.frames.filter((f) => f.event === 'notification.created');
     expect(created).to.have.length(1);
     expect(created[0].data).to.include({ type: 'image.update_available', environmentId: env.id, read: false });
@@ -240,11 +206,11 @@ describe('notifications, preferences, email and the event stream', () => {
     const later = await publish('deployment.updated', env.id, { deploymentId: 'd1' });
     const resumed = openStream(`${svc.url}/api/events`, adminToken, { 'last-event-id': String(planEvent.id) });
     await resumed.ready;
-    await until(() => resumed.frames.some((f) => f.event === 'deployment.updated'), 5000, 'replayed event');
+    await until('replayed event', () => resumed.frames.some((f) => f.event === 'deployment.updated'), { timeoutMs: 5000 });
     expect(resumed.frames.some((f) => f.event === 'plan.updated')).to.equal(false);
     expect(resumed.frames.find((f) => f.event === 'deployment.updated')!.id).to.equal(String(later.id));
     await publish('health.changed', env.id, { serverId: 's', status: 'unhealthy' });
-    await until(() => resumed.frames.some((f) => f.event === 'health.changed'), 5000, 'live after replay');
+    await until('live after replay', () => resumed.frames.some((f) => f.event === 'health.changed'), { timeoutMs: 5000 });
     expect(resumed.frames.filter((f) => f.event === 'deployment.updated')).to.have.length(1);
     resumed.close();
 
@@ -257,7 +223,7 @@ describe('notifications, preferences, email and the event stream', () => {
     await new Promise((r) => setTimeout(r, 100));
     await publish('drift.changed', other.id, { serverId: 'hidden' });
     await publish('drift.changed', env.id, { serverId: 'visible' });
-    await until(() => scopedToken.frames.some((f) => f.event === 'drift.changed'), 5000, 'scoped drift.changed');
+    await until('scoped drift.changed', () => scopedToken.frames.some((f) => f.event === 'drift.changed'), { timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 200));
     expect(scopedToken.frames.filter((f) => f.event === 'drift.changed').map((f) => f.data.serverId)).to.deep.equal(['visible']);
     scopedToken.close();

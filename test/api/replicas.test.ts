@@ -12,16 +12,9 @@ import { ApiTokensRepository } from '../../controller/store/repositories/api-tok
 import { SystemSettingsRepository } from '../../controller/store/repositories/system-settings.js';
 import { DeploymentPlansRepository } from '../../controller/store/repositories/deployment-plans.js';
 import { createTestDatabase } from '../support/test-database.js';
+import { until } from '../support/until.js';
 
 const logger = createLogger('silent');
-
-async function until(what: string, ms: number, probe: () => boolean): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!probe()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
 
 describe('replicas: leader lock, plan leases and cache invalidation', function () {
   this.timeout(30_000);
@@ -47,7 +40,7 @@ describe('replicas: leader lock, plan leases and cache invalidation', function (
       expect(started).to.deep.equal(['one']);
       await one.stop();
       expect(stopped).to.deep.equal(['one']);
-      await until('the other replica to lead', 5000, () => two.isLeader);
+      await until('the other replica to lead', () => two.isLeader, { timeoutMs: 5000, everyMs: 20 });
       expect(started).to.deep.equal(['one', 'two']);
     } finally {
       await one.stop();
@@ -90,10 +83,10 @@ describe('replicas: leader lock, plan leases and cache invalidation', function (
       // commit order, so once 'settings' is here a wrong 'auth' would have been too
       await tokens.touch(token.id);
       await new SystemSettingsRepository(db).update(() => ({ values: { webhookMaxRetries: 3 } }));
-      await until('the settings announcement', 5000, () => seen.includes('settings'));
+      await until('the settings announcement', () => seen.includes('settings'), { timeoutMs: 5000, everyMs: 20 });
       expect(seen).to.deep.equal(['settings']);
       await tokens.revoke(token.id);
-      await until('the auth announcement', 5000, () => seen.includes('auth'));
+      await until('the auth announcement', () => seen.includes('auth'), { timeoutMs: 5000, everyMs: 20 });
     } finally {
       await listener.stop();
     }

@@ -5,6 +5,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { generateApiToken, sha256Hex, tokenPrefixOf } from '../../controller/crypto/api-token.js';
 import { bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { until } from '../support/until.js';
 
 const newKey = () => newSshKeyPair().private;
 
@@ -226,11 +227,10 @@ describe('server health reconciler (background worker)', () => {
     expect(policy.body).to.include({ bounceThreshold: 2, recoverThreshold: 1, reminderIntervalSec: 2 });
     const res = await admin.post(`/api/environments/${envId}/servers/register-host`, { name: 'gone', dockerSocketPath: '/nonexistent/docker.sock' });
     expect(res.status, res.text).to.equal(201);
-    let failed: Array<{ data: Record<string, unknown> }> = [];
-    for (let i = 0; i < 200 && failed.length < 2; i++) {
-      await new Promise((r) => setTimeout(r, 100));
-      failed = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.failed');
-    }
+    const failed = await until('a down and a reminder health.failed', async () => {
+      const events = (await svc.services.events.since(0, envId)).filter((e) => e.type === 'health.failed');
+      return events.length >= 2 && events;
+    }, { timeoutMs: 20_000, everyMs: 100 });
     expect(failed.map((e) => e.data.alert)).to.deep.equal(['down', 'reminder']);
     expect(failed[0]!.data).to.include({ serverId: res.body.id, kind: 'server', checkKey: `server:${res.body.id}` });
     const logs = (await admin.get(`/api/environments/${envId}/health-logs?kind=server`)).body;

@@ -3,7 +3,8 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { apiToken, bootstrapAdmin, createEnvironment, userWithRole, startWithRoles } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
-import { Receiver, until } from '../support/receiver.js';
+import { Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 
 const hmac = (secret: string, body: string) => 'sha256=' + crypto.createHmac('sha256', secret).update(body).digest('hex');
 
@@ -122,7 +123,7 @@ describe('outgoing webhooks and subscriptions', () => {
     expect(r.headers['user-agent']).to.equal('Service-Webhook/1.0');
     expect(r.headers['x-team']).to.equal('ops');
     expect(r.headers['x-webhook-signature']).to.equal(hmac('topsecret', r.body));
-    await until(async () => !!(await admin.get(`/api/admin/webhooks/${all.id}`)).body.lastDeliveredAt, 3000, 'lastDeliveredAt');
+    await until('lastDeliveredAt', async () => !!(await admin.get(`/api/admin/webhooks/${all.id}`)).body.lastDeliveredAt, { timeoutMs: 3000 });
 
     rx.reset();
     await publish('deployment.failed', other.id, {});
@@ -136,7 +137,7 @@ describe('outgoing webhooks and subscriptions', () => {
     rx.mode = 'fail';
     await publish('backup.failed', env.id, { databaseName: 'db1' });
     await rx.waitFor(() => rx.requests.length >= 3, 5000, 'three attempts');
-    await until(async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === true, 3000, 'failed mark');
+    await until('failed mark', async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === true, { timeoutMs: 3000 });
     await new Promise((r) => setTimeout(r, 300));
     expect(rx.requests).to.have.length(3);
     const [a, b, c] = rx.requests.map((x) => x.at);
@@ -151,14 +152,14 @@ describe('outgoing webhooks and subscriptions', () => {
     expect((await operator.get(`/api/admin/webhooks/${hook.id}/deliveries`)).body.code).to.equal('FORBIDDEN_ROLE');
     expect((await admin.get(`/api/admin/webhooks/${hook.id}/deliveries?status=nope`)).body.field).to.equal('status');
     expect(read.lastFailedAt).to.be.a('string');
-    await until(async () => (await admin.get('/api/notifications?category=webhook')).body.total > 0, 3000, 'webhook.failed notification');
+    await until('webhook.failed notification', async () => (await admin.get('/api/notifications?category=webhook')).body.total > 0, { timeoutMs: 3000 });
     const n = (await admin.get('/api/notifications?category=webhook')).body.items[0];
     expect(n.type).to.equal('webhook.failed');
     expect(n.data).to.include({ webhookId: hook.id, event: 'backup.failed', attempts: 3, lastStatus: 500 });
     // A later success clears the failed mark but keeps the count.
     rx.mode = 'ok';
     await publish('backup.failed', env.id, { databaseName: 'db2' });
-    await until(async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === false, 3000, 'failed cleared');
+    await until('failed cleared', async () => (await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failed === false, { timeoutMs: 3000 });
     expect((await admin.get(`/api/admin/webhooks/${hook.id}`)).body.failureCount).to.equal(1);
   });
 
@@ -171,9 +172,9 @@ describe('outgoing webhooks and subscriptions', () => {
     await rx2.waitFor(() => rx2.delivered.length >= 30, 8000, '30 fast deliveries');
     expect(rx.hungCount).to.be.greaterThan(0); // all 30 arrived while the slow receiver still held requests
     expect(rx.maxHung).to.be.at.most(16); // only the slow receiver's own lanes (2 x 8) are busy
-    await until(async () => (await svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: fast.id, status: 'succeeded' })).length === 30, 3000, 'fast rows succeeded');
+    await until('fast rows succeeded', async () => (await svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: fast.id, status: 'succeeded' })).length === 30, { timeoutMs: 3000 });
     const failedRow = () => svc.services.db('delivery_outbox').where({ kind: 'webhook', targetId: slow.id, status: 'failed' }).first();
-    await until(async () => !!(await failedRow()), 5000, 'a timed-out delivery');
+    await until('a timed-out delivery', async () => !!(await failedRow()), { timeoutMs: 5000 });
     const failed = await failedRow();
     expect(failed.attempts).to.equal(2);
     expect(failed.lastError).to.match(/no answer within 1000 ms/);
@@ -201,7 +202,7 @@ describe('outgoing webhooks and subscriptions', () => {
     expect(rx.requests.map((x) => [x.path, x.body]), JSON.stringify(rx.requests.map((x) => [x.path, x.body]))).to.have.length(1);
     expect(rx.requests[0].json.data).to.deep.equal({ serviceId: 'b' });
     expect(rx.requests[0].headers['x-webhook-signature']).to.equal(hmac('abc', rx.requests[0].body));
-    await until(async () => (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body.items[0]?.status === 'succeeded', 3000, 'history');
+    await until('history', async () => (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body.items[0]?.status === 'succeeded', { timeoutMs: 3000 });
     const history = (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body;
     expect(history.total).to.equal(1);
     expect(history.items[0]).to.include({ event: 'health.recovered', status: 'succeeded', attempts: 1, lastStatus: 200 });
@@ -230,7 +231,7 @@ describe('outgoing webhooks and subscriptions', () => {
     rx.reset();
     await publish('health.recovered', env.id, { serviceId: 'c' });
     await publish('drift.detected', env.id, { serverId: 'marker' }); // fan-out runs in order: after this one, the first is done
-    await until(async () => (await admin.get('/api/notifications?category=drift')).body.items.some((n: { data: { serverId?: string } }) => n.data.serverId === 'marker'), 5000, 'marker');
+    await until('marker', async () => (await admin.get('/api/notifications?category=drift')).body.items.some((n: { data: { serverId?: string } }) => n.data.serverId === 'marker'), { timeoutMs: 5000 });
     await new Promise((r) => setTimeout(r, 300));
     expect(rx.requests).to.have.length(0); // disabled: nothing sent
 

@@ -8,7 +8,8 @@ import { createLogger } from '../../controller/logger.js';
 import { EventBus, EVENTS_CHANNEL } from '../../controller/events/event-bus.js';
 import { EventsRepository } from '../../controller/store/repositories/events.js';
 import { createTestDatabase } from '../support/test-database.js';
-import { Receiver, until } from '../support/receiver.js';
+import { Receiver } from '../support/receiver.js';
+import { until } from '../support/until.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
 
@@ -61,10 +62,10 @@ describe('the delivery outbox across a crash', function () {
       child = await serve(url, stateDir);
       for (let n = 0; n < 50; n++) await bus.publish('deployment.success', null, { n, planName: `p${n}` });
       await rx.waitFor(() => rx.delivered.length >= 10 && rx.hungCount > 0, 15_000, 'ten answered and some held');
-      await until(async () => (await db('delivery_outbox').where({ targetId: hook.id })).length === 50, 10_000, 'all 50 in the outbox');
+      await until('all 50 in the outbox', async () => (await db('delivery_outbox').where({ targetId: hook.id })).length === 50, { timeoutMs: 10_000 });
       // The ten answered ones are recorded (a crash between a receiver's 2xx and that write would
       // send it again: delivery is at-least-once there, and X-Webhook-Delivery lets a receiver dedupe).
-      await until(async () => (await db('delivery_outbox').where({ targetId: hook.id, status: 'succeeded' })).length === 10, 10_000, 'ten recorded');
+      await until('ten recorded', async () => (await db('delivery_outbox').where({ targetId: hook.id, status: 'succeeded' })).length === 10, { timeoutMs: 10_000 });
 
       const killedAt = Date.now();
       child.kill('SIGKILL');
@@ -79,7 +80,7 @@ describe('the delivery outbox across a crash', function () {
 
       child = await serve(url, stateDir);
       await rx.waitFor(() => new Set(rx.delivered.map((r) => r.json.data.n)).size === 50, 30_000, 'all 50 answered');
-      await until(async () => (await db('delivery_outbox').where({ targetId: hook.id, status: 'succeeded' })).length === 50, 5000, 'rows succeeded');
+      await until('rows succeeded', async () => (await db('delivery_outbox').where({ targetId: hook.id, status: 'succeeded' })).length === 50, { timeoutMs: 5000 });
       await new Promise((r) => setTimeout(r, 500));
       const answered = rx.delivered.map((r) => r.json.data.n as number);
       if (answered.length !== 50) {

@@ -8,18 +8,11 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { loadFleet, privateKeyOf, serverExec, type Fleet } from '../fleet/fleet.js';
+import { until } from '../support/until.js';
 
 const EXAMPLES = new URL('../../examples/manifests', import.meta.url).pathname;
 
-async function until<T>(what: string, probe: () => Promise<T | null | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 150));
-  }
-}
+const WAIT = { timeoutMs: 60_000, everyMs: 150 };
 
 describe('manifests folder against the fleet', () => {
   let fleet: Fleet;
@@ -62,7 +55,7 @@ describe('manifests folder against the fleet', () => {
     const plan = await until('a finished plan', async () => {
       const p = await lastPlan();
       return p && ['succeeded', 'failed', 'rolled_back', 'rollback_failed'].includes(p.status) && p;
-    }, 90_000);
+    }, { ...WAIT, timeoutMs: 90_000 });
     const steps = await svc.services.db('plan_steps').where({ planId: plan.id });
     expect(plan.status, JSON.stringify(steps.map((s: any) => [s.containerName, s.status, s.error ?? s.message]))).to.equal('succeeded');
     expect(await planCount(), 'one burst of file writes gives one apply and one plan').to.equal(1);
@@ -78,7 +71,7 @@ describe('manifests folder against the fleet', () => {
     this.timeout(120_000);
     const before = await planCount();
     writeFileSync(join(dir, 'services.yaml'), staged.get('services.yaml')!.replace('imageTag: v1               #', 'imageTag: v2               #'));
-    await until('a second plan to succeed', async () => (await planCount()) > before && (await lastPlan()).status === 'succeeded', 90_000);
+    await until('a second plan to succeed', async () => (await planCount()) > before && (await lastPlan()).status === 'succeeded', { ...WAIT, timeoutMs: 90_000 });
     expect(await containers('s1')).to.include(`api ${fleet.images.webV2}`);
     expect(await containers('s2')).to.include(`api ${fleet.images.webV2}`);
     expect(await containers('s1')).to.include(`web ${fleet.images.webV1}`);
@@ -100,24 +93,24 @@ describe('manifests folder against the fleet', () => {
       const status = await until('a failed attempt', async () => {
         const st = (await admin.get('/api/manifests/status')).body;
         return st.lastAttempted && !st.lastAttempted.ok && st;
-      });
+      }, WAIT);
       expect(status.lastAttempted.errors.map((e: any) => `${e.file}:${e.line}:${e.path}`)).to.include.members(['broken.yaml:4:spec/sshPort', 'broken.yaml:7:']);
       expect(status.lastApplied.revision).to.deep.equal(applied);
       expect(await svc.services.db('servers').where({ name: 'x' }).first()).to.equal(undefined);
     } finally {
       unlinkSync(join(dir, 'broken.yaml'));
     }
-    await until('the folder to be valid again', async () => (await admin.get('/api/manifests/status')).body.lastAttempted.ok);
+    await until('the folder to be valid again', async () => (await admin.get('/api/manifests/status')).body.lastAttempted.ok, WAIT);
   });
 
   it('deleting a file with pruning on removes its services and their containers', async function () {
     this.timeout(60_000);
     // config.yaml's config file is attached by services.yaml, so both go together.
     unlinkSync(join(dir, 'services.yaml'));
-    await until('the services to be pruned', async () => Number((await svc.services.db('services').count({ n: '*' }))[0].n) === 0);
+    await until('the services to be pruned', async () => Number((await svc.services.db('services').count({ n: '*' }))[0].n) === 0, WAIT);
     await until('the containers to go', async () => {
       const names = [...await containers('s1'), ...await containers('s2')].map((l) => l.split(' ')[0]);
       return !names.includes('api') && !names.includes('web');
-    });
+    }, WAIT);
   });
 });

@@ -5,7 +5,7 @@
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
-import { until } from '../support/receiver.js';
+import { until } from '../support/until.js';
 import type { HttpClient } from '../support/http-client.js';
 import { loadFleet, privateKeyOf, serverExec, type Fleet } from '../fleet/fleet.js';
 import { AGENT_VERSION } from '../../controller/version.js';
@@ -63,7 +63,7 @@ describe('monitoring agent on a fleet server (e2e)', function () {
     expect(firstToken).to.match(/^agt_/);
 
     let sample: Awaited<ReturnType<typeof agentSamples>>[number] | undefined;
-    await until(async () => { [sample] = await agentSamples(since); return !!sample; }, 30_000, 'a sample from the agent');
+    await until('a sample from the agent', async () => { [sample] = await agentSamples(since); return !!sample; }, { timeoutMs: 30_000 });
     expect(sample!.cpuPercent).to.be.within(0, 100);
     expect(sample!.memoryUsedBytes).to.be.above(0).and.below(sample!.memoryTotalBytes!);
     expect(sample!.diskUsedBytes).to.be.above(0).and.below(sample!.diskTotalBytes!);

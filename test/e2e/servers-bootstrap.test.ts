@@ -5,7 +5,7 @@ import { readFileSync } from 'node:fs';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
-import { until } from '../support/receiver.js';
+import { until } from '../support/until.js';
 import type { HttpClient } from '../support/http-client.js';
 import { loadFleet, privateKeyOf, serverCtl, serverExec, type Fleet } from '../fleet/fleet.js';
 
@@ -73,10 +73,10 @@ describe('server host gateway, bootstrap and swap against the fleet (e2e)', func
     expect(started.status, started.text).to.equal(202);
     expect(started.body.status).to.equal('running');
     let run: any;
-    await until(async () => {
+    await until('the bootstrap to finish', async () => {
       run = (await viewer.get(`/api/servers/${ids.s3}/bootstrap`)).body;
       return run.status !== 'running';
-    }, 75_000, 'the bootstrap to finish');
+    }, { timeoutMs: 75_000 });
     expect(run.status, JSON.stringify(run.steps, null, 1)).to.equal('succeeded');
     const step = (name: string) => run.steps.find((x: { name: string }) => x.name === name);
     expect(run.distribution).to.include({ id: 'debian', packageManager: 'apt' });
@@ -92,7 +92,7 @@ describe('server host gateway, bootstrap and swap against the fleet (e2e)', func
 
     // a second bootstrap finds Docker running and changes nothing
     expect((await operator.post(`/api/servers/${ids.s3}/bootstrap`)).status).to.equal(202);
-    await until(async () => (run = (await viewer.get(`/api/servers/${ids.s3}/bootstrap`)).body).status !== 'running', 30_000, 'the second bootstrap');
+    await until('the second bootstrap', async () => (run = (await viewer.get(`/api/servers/${ids.s3}/bootstrap`)).body).status !== 'running', { timeoutMs: 30_000 });
     expect(run.status).to.equal('succeeded');
     expect(step('install-docker')).to.include({ status: 'skipped', message: 'Docker is already running' });
     expect(step('start-docker').status).to.equal('skipped');

@@ -13,16 +13,15 @@
 set -euo pipefail
 RECIPE_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$RECIPE_DIR/common.sh"
+. "$RECIPE_DIR/lib/rootfs.sh"
 set -a; . "$FLEET_ROOT/fleet.env"; set +a
 [ -x /usr/sbin/mariadbd ] && [ -x /usr/bin/mariadb-dump ] \
   || die "no MariaDB binaries (apt-get install -y mariadb-server-core mariadb-client)"
 version=$(/usr/sbin/mariadbd --version | grep -o 'Ver [0-9]*\.[0-9]*' | cut -d' ' -f2)
-REG=$FLEET_REGISTRY
-b=$FLEET_ROOT/build-mariadb; rm -rf "$b"; mkdir -p "$b/rootfs"/{bin,etc,tmp,root,run/mysqld,var/lib/mysql,usr/bin,usr/sbin,usr/share}
+b=$FLEET_ROOT/build-mariadb; rm -rf "$b"; mkdir -p "$b/rootfs"/{run/mysqld,var/lib/mysql,usr/bin,usr/sbin,usr/share}
 r=$b/rootfs
 
-cp "$(command -v busybox)" "$r/bin/busybox"
-for a in $("$r/bin/busybox" --list); do [ "$a" = busybox ] || ln -sf busybox "$r/bin/$a"; done
+rootfs_busybox "$r"
 # the server, what mariadb-install-db calls, the clients the database type's commands name
 bins=(/usr/sbin/mariadbd /usr/bin/mariadb-install-db /usr/bin/my_print_defaults /usr/bin/resolveip
   /usr/bin/mariadb /usr/bin/mariadb-dump /usr/bin/mariadb-admin)
@@ -30,14 +29,8 @@ for f in "${bins[@]}"; do cp -L "$f" "$r$f"; done
 for alias in mysql:mariadb mysqldump:mariadb-dump mysqladmin:mariadb-admin; do ln -sf "${alias#*:}" "$r/usr/bin/${alias%%:*}"; done
 cp -a /usr/share/mysql "$r/usr/share/"   # system tables SQL, error messages, charsets
 [ -d /usr/share/zoneinfo ] && cp -a /usr/share/zoneinfo "$r/usr/share/"
-for f in "${bins[@]}"; do ldd "$f" 2>/dev/null || true; done \
-  | awk '/=> \// {print $3} /^\s*\/lib/ {print $1}' | sort -u | while read -r lib; do
-    mkdir -p "$r$(dirname "$lib")"; cp -L "$lib" "$r$lib"
-  done
-for ld in /lib64/ld-linux-x86-64.so.2 /lib/ld-linux-aarch64.so.1; do [ -e "$ld" ] && { mkdir -p "$r$(dirname "$ld")"; cp -L "$ld" "$r$ld"; }; done
-printf 'root:x:0:0:root:/root:/bin/sh\nmysql:x:999:999:mysql:/var/lib/mysql:/bin/false\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$r/etc/passwd"
-printf 'root:x:0:\nmysql:x:999:\nnogroup:x:65534:\n' >"$r/etc/group"
-chmod 1777 "$r/tmp"
+rootfs_libraries "$r" "${bins[@]}"
+rootfs_users "$r" mysql /var/lib/mysql /bin/false
 cat >"$r/docker-entrypoint.sh" <<'EOF'
 #!/bin/sh
 # first start: root's password and the database through --init-file (run by
@@ -75,23 +68,10 @@ mariadb-install-db --no-defaults --user=root --datadir="$r/var/lib/mysql" --auth
   --skip-test-db --skip-name-resolve --innodb-log-file-size=8M >"$b/install-db.log" 2>&1 || die "mariadb-install-db failed (see $b/install-db.log)"
 touch "$r/var/lib/mysql/.first-start"
 chown -R 999:999 "$r/var/lib/mysql" "$r/run/mysqld"
-mkdir -p "$b/ctx"
-cat >"$b/ctx/Dockerfile" <<DOCKERFILE
-FROM fleet/mariadb-base:$version
+push_rootfs_image "$b" mariadb "$version" FLEET_MARIADB_IMAGE <<DOCKERFILE
 ENV PATH=/usr/sbin:/usr/bin:/bin
 EXPOSE 3306
 STOPSIGNAL SIGTERM
 HEALTHCHECK --interval=1s --timeout=2s --start-period=2s --retries=60 CMD ["/usr/bin/mariadb-admin", "ping", "-h", "127.0.0.1", "--silent"]
 ENTRYPOINT ["/docker-entrypoint.sh"]
 DOCKERFILE
-(
-  set -e
-  export DOCKER_HOST=unix://$FLEET_ROOT/s1/docker.sock DOCKER_CONFIG=$b/docker-config DOCKER_BUILDKIT=0
-  tar -C "$r" -cf - . | docker import - "fleet/mariadb-base:$version" >/dev/null
-  docker build -q -t "$REG/fleet/mariadb:$version" "$b/ctx" >"$b/build.log" 2>&1
-  docker push "$REG/fleet/mariadb:$version" >"$b/push.log" 2>&1
-  docker rmi -f "$REG/fleet/mariadb:$version" "fleet/mariadb-base:$version" >/dev/null
-) || die "building/pushing the mariadb image failed (see $b/*.log)"
-rm -rf "$r"
-log "image pushed: $REG/fleet/mariadb:$version"
-grep -q "^FLEET_MARIADB_IMAGE=" "$FLEET_ROOT/fleet.env" || echo "FLEET_MARIADB_IMAGE=$REG/fleet/mariadb:$version" >>"$FLEET_ROOT/fleet.env"

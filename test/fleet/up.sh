@@ -101,6 +101,7 @@ start_ssh_checks
 # ---------------------------------------------------------------- 7. test images -> registry
 REG=$(registry_addr)
 if [ "$FLEET_IMAGES" = 1 ]; then
+  source "$FLEET_DIR/lib/rootfs.sh"
   source "$FLEET_DIR/lib/images.sh"
   build_and_push_images || die "building/pushing test images failed (see $FLEET_ROOT/build/*.log)"
   log "images pushed: $REG/stevedore-test/{web:v1,web:v2,web:unhealthy,busybox:base}"

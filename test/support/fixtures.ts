@@ -1,6 +1,9 @@
 import { expect } from 'chai';
 import type { HttpClient } from './http-client.js';
 import type { Role } from '../../api/http/types.js';
+// static: the service's module graph (15-20 s to load on a loaded machine) loads with the test
+// files, not inside the first hook that starts a service, under its 20 s timeout
+import { startTestService, type TestService } from './test-service.js';
 
 export const PASSWORD = 'correct-horse-battery';
 
@@ -38,7 +41,7 @@ export async function apiToken(admin: HttpClient, ownerUserId: string, opts: { r
 }
 
 export interface RoleWorld {
-  svc: import('./test-service.js').TestService;
+  svc: TestService;
   admin: HttpClient;
   operator: HttpClient;
   viewer: HttpClient;
@@ -48,7 +51,6 @@ export interface RoleWorld {
 
 /** The usual API-test start: a fresh service, an admin, an operator, a viewer and one environment. */
 export async function startWithRoles(config: Record<string, string> = {}): Promise<RoleWorld> {
-  const { startTestService } = await import('./test-service.js');
   const svc = await startTestService(config);
   const admin = await bootstrapAdmin(svc.http);
   const operator = (await userWithRole(admin, 'operator')).client;

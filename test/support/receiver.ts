@@ -97,12 +97,3 @@ export class Receiver {
     await new Promise<void>((r) => this.server.close(() => r()));
   }
 }
-
-/** Polls an async predicate until it holds. */
-export async function until(pred: () => Promise<boolean> | boolean, timeoutMs = 10_000, what = 'condition'): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await pred())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}

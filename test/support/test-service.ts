@@ -30,6 +30,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '0',
     LOG_LEVEL: 'debug',
+    // the lowest scrypt cost: the hashes of a service's first users are most of its start on a loaded machine
+    PASSWORD_HASH_COST: '10',
     ...env,
   });
   const logs: string[] = [];

@@ -71,7 +71,7 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
         .orderBy([{ column: 's.created_at', order: 'desc' }, { column: 's.position', order: 'desc' }]).limit(limit).offset(offset),
       base().count({ count: '*' }),
     ]);
-    return { rows: rows as Array<PlanStepRow & { planName: string; planStatus: string; planTrigger: string }>, total: Number(count) };
+    return { rows: rows as Array<HistoryRow>, total: Number(count) };
   }
 
   /** One record of a service's deployment history (a deploy step that ran), with its plan's name, status and trigger. */
@@ -80,7 +80,7 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     const row = await this.db('plan_steps as s').join('deployment_plans as p', 'p.id', 's.plan_id')
       .where({ 's.service_id': serviceId, 's.id': stepId }).whereNotIn('s.status', ['pending', 'skipped', 'cancelled'])
       .first('s.*', 'p.name as plan_name', 'p.status as plan_status', 'p.trigger as plan_trigger');
-    return row as (PlanStepRow & { planName: string; planStatus: string; planTrigger: string }) | undefined;
+    return row as (HistoryRow) | undefined;
   }
 
   /**
@@ -109,6 +109,14 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     const rows = (await this.q().where({ planId }).whereNotNull('deploymentId').distinct('deploymentId')) as Array<{ deploymentId: string }>;
     return rows.map((r) => r.deploymentId);
   }
+}
+
+/** A deploy step that ran, with its plan's name, status and trigger (a service's deployment history). */
+export type HistoryRow = PlanStepRow & { planName: string; planStatus: string; planTrigger: string };
+
+/** A record of a service's deployment history as the API answers it. */
+export function toHistoryRecord(r: HistoryRow) {
+  return { ...toStep(r), planName: r.planName, planStatus: r.planStatus, trigger: r.planTrigger };
 }
 
 export function toStep(s: PlanStepRow) {

@@ -12,24 +12,11 @@ import { createKnex } from '../../../controller/store/knex.js';
 import { HttpClient } from '../../support/http-client.js';
 import { Receiver } from '../../support/receiver.js';
 import { addService, cleanup, httpBody, startWorld, type World } from '../deploy/deploy-world.js';
+import { sleep, until } from '../../support/until.js';
+import { sseFrames } from '../../support/sse-stream.js';
 
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-
-/** Polls `fn` until it returns a truthy value (a positive signal), or fails after `ms`. */
-export async function until<T>(what: string, fn: () => Promise<T | null | undefined | false>, ms = 60_000, every = 100): Promise<T> {
-  const deadline = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v) return v;
-    } catch (e) {
-      last = e;
-    }
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}${last ? `: ${String(last)}` : ''}`);
-    await sleep(every);
-  }
-}
+/** Waits across a fault: a probe that throws (a controller restarting refuses connections) is polled again. */
+export const THROUGH_FAULTS = { timeoutMs: 60_000, everyMs: 100, retryErrors: true } as const;
 
 /** `stevedore serve` as a child process; its log is kept to check for unhandled rejections. */
 export class Controller {
@@ -55,7 +42,7 @@ export class Controller {
     this.url = await until('the controller to listen', async () => {
       if (!this.child) throw new Error(`the controller exited:\n${this.log.slice(from)}`);
       return listeningUrl(this.log.slice(from));
-    }, 240_000, 50);
+    }, { ...THROUGH_FAULTS, timeoutMs: 240_000, everyMs: 50 });
   }
 
   get running(): boolean {
@@ -103,22 +90,10 @@ export class SseClient {
         const res = await fetch(`${this.url()}/api/events`, { headers, signal: this.abort.signal });
         if (res.status !== 200 || !res.body) throw new Error(`events answered ${res.status}`);
         this.connects++;
-        const reader = res.body.getReader();
-        const decoder = new TextDecoder();
-        let buf = '';
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          buf += decoder.decode(value, { stream: true });
-          let end;
-          while ((end = buf.indexOf('\n\n')) >= 0) {
-            const frame = buf.slice(0, end);
-            buf = buf.slice(end + 2);
-            const id = /^id: (\d+)$/m.exec(frame)?.[1];
-            if (id) {
-              this.ids.push(Number(id));
-              this.lastId = Math.max(this.lastId, Number(id));
-            }
+        for await (const { id } of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) {
+          if (id && /^\d+$/.test(id)) {
+            this.ids.push(Number(id));
+            this.lastId = Math.max(this.lastId, Number(id));
           }
         }
       } catch {
@@ -169,7 +144,7 @@ export async function startChaos(name: string): Promise<Chaos> {
   const token = w.admin.token!;
   const sse = new SseClient(() => controller.url, token);
   sse.start();
-  await until('the SSE client to connect', async () => sse.connects > 0);
+  await until('the SSE client to connect', async () => sse.connects > 0, THROUGH_FAULTS);
   return { w, app, controller, api: () => new HttpClient(controller.url, token), db, sse, receiver, firstEventId: Number(max ?? 0), token };
 }
 
@@ -201,12 +176,12 @@ const TERMINAL = ['succeeded', 'failed', 'rolled_back', 'rollback_failed', 'canc
 export async function assertHealthy(c: Chaos, opts: { versions?: string[] } = {}): Promise<void> {
   // the controller is up and answers from the database
   expect(c.controller.running, 'the controller is running').to.equal(true);
-  await until('the API to answer from the database again', async () => (await c.api().get('/api/environments')).status === 200, 60_000, 250);
+  await until('the API to answer from the database again', async () => (await c.api().get('/api/environments')).status === 200, { ...THROUGH_FAULTS, everyMs: 250 });
   // no plan is left running
   await until('every plan to end', async () => {
     const open = await c.db('deployment_plans').whereNotIn('status', TERMINAL);
     return open.length === 0;
-  }, 90_000, 250);
+  }, { ...THROUGH_FAULTS, timeoutMs: 90_000, everyMs: 250 });
   expect(await c.db('plan_steps').whereIn('plan_steps.status', ['running', 'pending']).join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
     .whereIn('deployment_plans.status', TERMINAL).select('plan_steps.id')).to.have.length(0);
   // every container runs one of the versions, and answers
@@ -218,14 +193,14 @@ export async function assertHealthy(c: Chaos, opts: { versions?: string[] } = {}
   }
   // the SSE client got every stream event published since it connected, once each
   const wanted = (await c.db('events').where('id', '>', c.firstEventId).whereIn('type', STREAM_TYPES).select('id')).map((r) => Number(r.id));
-  await until('the SSE client to have every event', async () => wanted.every((id) => c.sse.ids.includes(id)), 30_000, 100)
+  await until('the SSE client to have every event', async () => wanted.every((id) => c.sse.ids.includes(id)), { ...THROUGH_FAULTS, timeoutMs: 30_000 })
     .catch(() => {
       const missing = wanted.filter((id) => !c.sse.ids.includes(id));
       throw new Error(`the SSE client missed ${missing.length} of ${wanted.length} events: ${missing.slice(0, 20).join(', ')}`);
     });
   expect(new Set(c.sse.ids).size, 'no event twice on the stream').to.equal(c.sse.ids.length);
   // outgoing webhooks: every delivery the outbox holds was received, and none twice
-  await until('the outbox to be empty', async () => (await c.db('delivery_outbox').whereIn('status', ['pending', 'delivering'])).length === 0, 60_000, 250);
+  await until('the outbox to be empty', async () => (await c.db('delivery_outbox').whereIn('status', ['pending', 'delivering'])).length === 0, { ...THROUGH_FAULTS, everyMs: 250 });
   const sent = (await c.db('delivery_outbox').where({ kind: 'webhook', status: 'succeeded' }).select('id')).map((r) => String(r.id));
   const received = c.receiver.requests.map((r) => String(r.headers['x-webhook-delivery']));
   expect(new Set(received).size, 'no webhook delivery received twice').to.equal(received.length);

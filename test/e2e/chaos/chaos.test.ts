@@ -4,7 +4,8 @@
 // every event, webhooks arrived exactly once, and no promise rejection went unhandled.
 import { expect } from 'chai';
 import { loadFleet, serverCtl, serverExec } from '../../fleet/fleet.js';
-import { assertHealthy, deployWaiting, startChaos, stopChaos, sleep, until, type Chaos } from './chaos-world.js';
+import { assertHealthy, deployWaiting, startChaos, stopChaos, THROUGH_FAULTS, type Chaos } from './chaos-world.js';
+import { sleep, until } from '../../support/until.js';
 import { FleetPostgres } from './postgres-control.js';
 
 /** A short outage: several scheduler ticks, the event listener's backoff and plan leases run out. */
@@ -32,7 +33,7 @@ describe('chaos (e2e)', function () {
     const res = await c.api().post(`/api/services/${c.app.service.id}/deploy`, { imageTag: tag, strategy: 'rolling' });
     expect(res.status, res.text).to.equal(202);
     await until('the first step to run', async () => (await c.db('plan_steps').where({ planId: res.body.id, status: 'running' })).length > 0
-      || (await c.db('plan_steps').where({ planId: res.body.id, status: 'succeeded' })).length > 0, 60_000, 20);
+      || (await c.db('plan_steps').where({ planId: res.body.id, status: 'succeeded' })).length > 0, { ...THROUGH_FAULTS, everyMs: 20 });
     return res.body;
   }
 
@@ -92,7 +93,7 @@ describe('chaos (e2e)', function () {
       const done = await until('the plan to end', async () => {
         const row = await c.db('deployment_plans').where({ id: plan.id }).first();
         return ['succeeded', 'failed', 'rolled_back', 'rollback_failed'].includes(row.status) && row;
-      }, 120_000, 250);
+      }, { ...THROUGH_FAULTS, timeoutMs: 120_000, everyMs: 250 });
       expect(done.status).to.not.equal('succeeded');
       const errors = (await c.db('plan_steps').where({ planId: plan.id }).whereNotNull('error').select('error')).map((s) => s.error).join('\n');
       expect(errors).to.match(/"s1"|"s2"/);
@@ -113,7 +114,7 @@ describe('chaos (e2e)', function () {
       const done = await until('the plan to end', async () => {
         const row = await c.db('deployment_plans').where({ id: plan.id }).first();
         return ['succeeded', 'failed', 'rolled_back', 'rollback_failed'].includes(row.status) && row;
-      }, 150_000, 250);
+      }, { ...THROUGH_FAULTS, timeoutMs: 150_000, everyMs: 250 });
       if (done.status !== 'succeeded') {
         const errors = (await c.db('plan_steps').where({ planId: plan.id }).whereNotNull('error').select('error')).map((s) => s.error).join('\n');
         expect(errors).to.match(/"s2"/);

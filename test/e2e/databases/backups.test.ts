@@ -4,18 +4,17 @@
 // and into the database itself, a failing dump, retention with a pinned backup, and a scheduled
 // restore drill. Everything is checked on the server (docker exec) or in the store itself.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { GetObjectCommand, PutObjectCommand, S3Client } from '@aws-sdk/client-s3';
 import { serverExec } from '../../fleet/fleet.js';
 import { startS3Server, type S3Server } from '../../support/s3-server.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
+import { until } from '../../support/until.js';
+import { finished as finishedRun, fleetImage, healthy, WAIT } from './database-world.js';
 
-const run = promisify(execFile);
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 
 describe('database backups on the fleet', function () {
@@ -32,20 +31,7 @@ describe('database backups on the fleet', function () {
   const psql = async (c: string, sql: string) =>
     (await serverExec('s1', ['docker', 'exec', c, 'psql', '-U', 'postgres', '-d', 'shop', '-tAc', sql])).trim();
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  const finished = (p: string) => until(p, async () => {
-    const res = await w.admin.get(p);
-    expect(res.status, res.text).to.equal(200);
-    return res.body.status === 'running' ? undefined : res.body;
-  });
+  const finished = (apiPath: string) => finishedRun(w, apiPath);
   async function backup(id: string, storage: 'local' | 's3') {
     const res = await w.admin.post(`/api/databases/${id}/backups`, { storage });
     expect(res.status, res.text).to.equal(202);
@@ -53,16 +39,13 @@ describe('database backups on the fleet', function () {
     return finished(`/api/backups/${res.body.id}`);
   }
 
-  before(async () => {
-    const fleetEnv = readFileSync(path.join(process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`, 'fleet.env'), 'utf8');
-    if (!/^FLEET_PG_IMAGE=/m.test(fleetEnv)) await run('bash', ['test/fleet/pg-image.sh'], { env: process.env });
-    image = readFileSync(path.join(process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`, 'fleet.env'), 'utf8')
-      .match(/^FLEET_PG_IMAGE=(.*)$/m)![1];
+  before(async function () {
+    this.timeout(300_000); // a fresh fleet builds the PostgreSQL image here (4 min at a load of 35)
+    image = await fleetImage('FLEET_PG_IMAGE', 'pg-image.sh');
     [w, s3] = await Promise.all([startWorld({ SCHEDULER_BACKUP_SEC: '1' }), startS3Server(['backups'])]);
     container = `pg-${w.tag}-s1`; // cleanup() removes containers named -<tag>-
     await serverExec('s1', ['docker', 'run', '-d', '--name', container, '--env', 'POSTGRES_PASSWORD=pg-secret-pw', '--env', 'POSTGRES_DB=shop', image]);
-    await until('postgres healthy', async () =>
-      ((await serverExec('s1', ['docker', 'inspect', '--format', '{{.State.Health.Status}}', container])).trim() === 'healthy' ? true : undefined));
+    await healthy(container);
     await psql(container, "create table items (id int primary key, name text); insert into items values (1, 'anchor'), (2, 'rope'), (3, 'sail')");
     const created = await w.admin.post(`/api/environments/${w.envId}/databases`, {
       name: 'shop', type: 'postgres', serverId: w.servers.s1, containerName: container, databaseName: 'shop', username: 'postgres', password: 'pg-secret-pw',
@@ -162,14 +145,14 @@ describe('database backups on the fleet', function () {
     // a session holding an exclusive lock makes pg_dump wait mid-way, so it is surely running when killed
     await serverExec('s1', ['docker', 'exec', '-d', container, 'psql', '-U', 'postgres', '-d', 'shop', '-c',
       'begin; lock table items in access exclusive mode; select pg_sleep(300); commit']);
-    await until('the lock held', async () => (await psql(container, "select count(*) from pg_locks where mode = 'AccessExclusiveLock' and relation = 'items'::regclass")) === '1' ? true : undefined);
+    await until('the lock held', async () => (await psql(container, "select count(*) from pg_locks where mode = 'AccessExclusiveLock' and relation = 'items'::regclass")) === '1' ? true : undefined, WAIT);
     let b: any;
     try {
       const res = await w.admin.post(`/api/databases/${dbId}/backups`, { storage: 'local' });
       expect(res.status, res.text).to.equal(202);
       // the image's busybox has ps but no pgrep/pkill
       await until('pg_dump running', async () =>
-        serverExec('s1', ['docker', 'exec', container, 'sh', '-c', 'ps | grep -q "[p]g_dump"']).then(() => true, () => undefined));
+        serverExec('s1', ['docker', 'exec', container, 'sh', '-c', 'ps | grep -q "[p]g_dump"']).then(() => true, () => undefined), WAIT);
       await serverExec('s1', ['docker', 'exec', container, 'sh', '-c', 'kill -9 $(ps | awk \'/[p]g_dump/ {print $1}\')']);
       b = await finished(`/api/backups/${res.body.id}`);
     } finally {
@@ -214,13 +197,13 @@ describe('database backups on the fleet', function () {
       const items = (await w.admin.get(`/api/databases/${dbId}/backups`)).body.items;
       const b = items.find((x: any) => x.trigger === 'schedule' && x.status !== 'running');
       return b;
-    });
+    }, WAIT);
     expect(scheduled.status).to.equal('succeeded');
     await w.s.databaseOps.ctx.databases.update(dbId, { nextDrillAt: new Date(Date.now() - 1000) });
     const drill = await until('a drill', async () => {
       const items = (await w.admin.get(`/api/databases/${dbId}/restore-drills`)).body.items;
       return items.find((x: any) => x.status !== 'running');
-    });
+    }, WAIT);
     expect(drill, JSON.stringify(drill)).to.include({ status: 'succeeded', checkOutput: '3', backupId: scheduled.id });
     expect(drill.durationMs).to.be.greaterThan(0);
     const left = await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `label=stevedore.database=${dbId}`, '--filter', 'label=stevedore.scratch=drill']);

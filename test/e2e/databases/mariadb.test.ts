@@ -4,16 +4,15 @@
 // recipe, which drills use too) removed through the API, and monitoring (reachability and size)
 // that reports only what it observed. Everything is checked on the server (docker exec) or on disk.
 import { expect } from 'chai';
-import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { gunzipSync } from 'node:zlib';
 import { serverExec } from '../../fleet/fleet.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
+import { until } from '../../support/until.js';
+import { finished as finishedRun, fleetImage, healthy, WAIT } from './database-world.js';
 
-const run = promisify(execFile);
 const sha256 = (b: Buffer) => createHash('sha256').update(b).digest('hex');
 const PASSWORD = 'maria-secret-pw';
 
@@ -27,20 +26,7 @@ describe('MariaDB backups on the fleet', function () {
     (await serverExec('s1', ['docker', 'exec', '--env', `MYSQL_PWD=${password}`, c, 'mariadb', '-N', '-u', 'root', '-e', query, 'shop'])).trim();
   const names = (c: string, password?: string) => sql(c, "select group_concat(name order by id separator ',') from items", password);
 
-  async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 120_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await probe();
-      if (v !== undefined) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 200));
-    }
-  }
-  const finished = (p: string) => until(p, async () => {
-    const res = await w.admin.get(p);
-    expect(res.status, res.text).to.equal(200);
-    return res.body.status === 'running' ? undefined : res.body;
-  });
+  const finished = (apiPath: string) => finishedRun(w, apiPath);
   let made: Promise<any> | undefined;
   const backupOnce = () => (made ??= (async () => {
     const res = await w.admin.post(`/api/databases/${dbId}/backups`, { storage: 'local' });
@@ -50,16 +36,11 @@ describe('MariaDB backups on the fleet', function () {
 
   before(async function () {
     this.timeout(300_000); // a fresh machine installs MariaDB and builds its image here
-    const root = process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`;
-    if (!/^FLEET_MARIADB_IMAGE=/m.test(readFileSync(path.join(root, 'fleet.env'), 'utf8'))) {
-      await run('bash', ['test/fleet/mariadb-image.sh'], { env: process.env });
-    }
-    const image = readFileSync(path.join(root, 'fleet.env'), 'utf8').match(/^FLEET_MARIADB_IMAGE=(.*)$/m)![1];
+    const image = await fleetImage('FLEET_MARIADB_IMAGE', 'mariadb-image.sh');
     w = await startWorld({ SCHEDULER_BACKUP_SEC: '1' });
     container = `mariadb-${w.tag}-s1`; // cleanup() removes containers named -<tag>-
     await serverExec('s1', ['docker', 'run', '-d', '--name', container, '--env', `MARIADB_ROOT_PASSWORD=${PASSWORD}`, '--env', 'MARIADB_DATABASE=shop', image]);
-    await until('mariadb healthy', async () =>
-      ((await serverExec('s1', ['docker', 'inspect', '--format', '{{.State.Health.Status}}', container])).trim() === 'healthy' ? true : undefined));
+    await healthy(container);
     await sql(container, "create table items (id int primary key, name text); insert into items values (1, 'anchor'), (2, 'rope'), (3, 'sail')");
     const created = await w.admin.post(`/api/environments/${w.envId}/databases`, {
       name: 'shop', type: 'mariadb', serverId: w.servers.s1, containerName: container, databaseName: 'shop', username: 'root', password: PASSWORD,
@@ -118,7 +99,7 @@ describe('MariaDB backups on the fleet', function () {
     const monitoring = async (after: string) => until('a monitoring probe', async () => {
       const m = (await w.admin.get(`/api/databases/${dbId}`)).body.status.monitoring;
       return m && m.checkedAt > after ? m : undefined;
-    });
+    }, WAIT);
     const start = new Date().toISOString();
     expect((await w.admin.patch(`/api/databases/${dbId}`, { monitoringEnabled: true, collectionIntervalSec: 60 })).status).to.equal(200);
     const up = await monitoring(start);

@@ -10,6 +10,7 @@ import type { StreamEvent } from '../../../controller/events/event-bus.js';
 import { sweepHealth } from '../../../controller/servers/health.js';
 import { getCondition, type Condition } from '../../../reconcilers/conditions.js';
 import { addService, cleanup, startWorld, waitPlan, type World } from './deploy-world.js';
+import { until } from '../../support/until.js';
 
 describe('deployments woken by Docker events (e2e)', function () {
   this.timeout(300_000);
@@ -28,15 +29,7 @@ describe('deployments woken by Docker events (e2e)', function () {
     await cleanup(w);
   });
 
-  async function until<T>(what: string, fn: () => Promise<T | undefined | null | false>, ms = 60_000): Promise<T> {
-    const deadline = Date.now() + ms;
-    for (;;) {
-      const v = await fn();
-      if (v) return v;
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const WAIT = { timeoutMs: 60_000, everyMs: 100 };
 
   const watchOpenLines = (serverName: string) => w.svc.logs.filter((l) => l.includes('docker events watch open') && l.includes(w.servers[serverName]!)).length;
 
@@ -45,7 +38,7 @@ describe('deployments woken by Docker events (e2e)', function () {
     const { service, deployments } = await addService(w, `ev${++n}`, { servers: [server] });
     const res = await w.admin.post(`/api/services/${service.id}/deploy?wait=true`, {});
     expect(res.body.status, res.text).to.equal('succeeded');
-    await until('the docker events watch', async () => watchOpenLines(server) > 0);
+    await until('the docker events watch', async () => watchOpenLines(server) > 0, WAIT);
     return { service, deployment: deployments[0]! };
   }
 
@@ -65,11 +58,11 @@ describe('deployments woken by Docker events (e2e)', function () {
     await w.s.settings.patch(w.envId, 'operations', { driftPolicy: 'heal' });
     const { deployment } = await deployed('s1');
     const stoppedAt = await stopByHand('s1', deployment.containerName);
-    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true));
+    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true), WAIT);
     const plan = await until('a heal plan', async () => w.s.db('deployment_plans').where({ environmentId: w.envId, trigger: 'drift-heal' })
-      .orderBy('createdAt', 'desc').first());
+      .orderBy('createdAt', 'desc').first(), WAIT);
     expect((await waitPlan(w, plan.id)).status).to.equal('succeeded');
-    const cleared = await until('Drifted False', async () => getCondition(await conditionsOf(deployment.id), 'Drifted')?.status === 'False' && getCondition(await conditionsOf(deployment.id), 'Drifted'));
+    const cleared = await until('Drifted False', async () => getCondition(await conditionsOf(deployment.id), 'Drifted')?.status === 'False' && getCondition(await conditionsOf(deployment.id), 'Drifted'), WAIT);
     expect(await serverExec('s1', ['docker', 'inspect', '--format', '{{.State.Status}}', deployment.containerName])).to.match(/^running/);
     const healedMs = (await startedAt('s1', deployment.containerName)) - stoppedAt;
     const reportedMs = detected.receivedAt - stoppedAt;
@@ -81,7 +74,7 @@ describe('deployments woken by Docker events (e2e)', function () {
     await w.s.settings.patch(w.envId, 'operations', { driftPolicy: 'warn' });
     const { deployment } = await deployed('s2');
     const stoppedAt = await stopByHand('s2', deployment.containerName);
-    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true));
+    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true), WAIT);
     console.log(`      drift reported after ${detected.receivedAt - stoppedAt} ms`);
     expect(detected.data.reasons).to.deep.equal(['ContainerStopped']);
     const conditions = await conditionsOf(deployment.id);
@@ -124,16 +117,16 @@ describe('deployments woken by Docker events (e2e)', function () {
     const [lost0, restored0] = [lostLines(), restoredLines()];
     await serverCtl('s2', 'stop-ssh');
     try {
-      await until('the watch to notice', async () => lostLines() > lost0);
+      await until('the watch to notice', async () => lostLines() > lost0, WAIT);
       // several reconnect attempts fail meanwhile; the outage is logged once
       await new Promise((r) => setTimeout(r, 3000));
     } finally {
       await serverCtl('s2', 'start-ssh');
     }
-    await until('the watch to come back', async () => restoredLines() > restored0);
+    await until('the watch to come back', async () => restoredLines() > restored0, WAIT);
     expect(lostLines() - lost0).to.equal(1);
     const stoppedAt = await stopByHand('s2', deployment.containerName);
-    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true));
+    const detected = await until('drift.changed', async () => driftEvent(deployment.id, true), WAIT);
     console.log(`      drift reported after ${detected.receivedAt - stoppedAt} ms (after a reconnect)`);
   });
 });

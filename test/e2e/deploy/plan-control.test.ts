@@ -1,11 +1,11 @@
 import { expect } from 'chai';
 import { addService, cleanup, containerImage, httpBody, startWorld, waitPlan, type World } from './deploy-world.js';
+import { sleep } from '../../support/until.js';
 
 describe('controlling deployment plans on the fleet (e2e)', function () {
   this.timeout(180_000);
   let w: World;
   let app: Awaited<ReturnType<typeof addService>>;
-  const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
   before(async () => {
     w = await startWorld();
     // autoManageCompose stays off: these deployments are recreated directly through the Docker API

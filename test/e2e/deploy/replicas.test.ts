@@ -12,20 +12,11 @@ import type { Knex } from 'knex';
 import { createKnex } from '../../../controller/store/knex.js';
 import { HttpClient } from '../../support/http-client.js';
 import { addService, cleanup, containerImage, startWorld, type World } from './deploy-world.js';
-
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+import { until } from '../../support/until.js';
+import { sseFrames } from '../../support/sse-stream.js';
 
 interface Replica { name: string; child: ChildProcess; url: string; api: HttpClient; lines: string[] }
 
-async function until<T>(what: string, ms: number, probe: () => Promise<T | undefined | false> | T | undefined | false, everyMs = 50): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await sleep(everyMs);
-  }
-}
 
 function serve(name: string, env: Record<string, string>, token: string): Promise<Replica> {
   const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -59,19 +50,8 @@ async function openEvents(r: Replica, token: string) {
   expect(res.status).to.equal(200);
   const events: Array<{ type: string; data: any }> = [];
   void (async () => {
-    let buf = '';
-    const decoder = new TextDecoder();
     try {
-      for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-        buf += decoder.decode(chunk, { stream: true });
-        for (let i = buf.indexOf('\n\n'); i >= 0; i = buf.indexOf('\n\n')) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          const type = /^event: (.*)$/m.exec(block)?.[1];
-          const data = /^data: (.*)$/m.exec(block)?.[1];
-          if (type && data) events.push({ type, data: JSON.parse(data) });
-        }
-      }
+      for await (const f of sseFrames(res.body as unknown as AsyncIterable<Uint8Array>)) if (f.event && f.data !== undefined) events.push({ type: f.event, data: f.data });
     } catch { /* aborted */ }
   })();
   return { events, close: () => ctrl.abort() };
@@ -114,7 +94,7 @@ describe('two controller replicas on one database (e2e)', function () {
 
   it('runs scheduler jobs on the leader only, not once per replica', async () => {
     const from = jobRuns(a, 'database-backups');
-    await until('three runs of the job on A', 10_000, () => jobRuns(a, 'database-backups') >= from + 3);
+    await until('three runs of the job on A', () => jobRuns(a, 'database-backups') >= from + 3, { timeoutMs: 10_000 });
     expect(jobRuns(b, 'database-backups')).to.equal(0);
     expect(a.lines.some((l) => l.includes('this replica is the leader'))).to.equal(true);
     expect(b.lines.some((l) => l.includes('this replica is the leader'))).to.equal(false);
@@ -130,7 +110,7 @@ describe('two controller replicas on one database (e2e)', function () {
     const revoked = await a.api.post(`/api/admin/tokens/${created.body.id}/revoke`);
     expect(revoked.status, revoked.text).to.equal(200);
     const at = Date.now();
-    await until('B to refuse the revoked token', 1000, async () => (await onB.get('/api/environments')).status === 401, 20);
+    await until('B to refuse the revoked token', async () => (await onB.get('/api/environments')).status === 401, { timeoutMs: 1000, everyMs: 20 });
     expect(Date.now() - at).to.be.below(1000);
   });
 
@@ -142,20 +122,20 @@ describe('two controller replicas on one database (e2e)', function () {
       const planId: string = started.body.id;
       const ownerA = (await db('deployment_plans').where({ id: planId }).first()).owner;
       // kill A while the second step runs: one step done, one half-way
-      await until('the second step to run', 60_000, async () => {
+      await until('the second step to run', async () => {
         const steps = await db('plan_steps').where({ planId }).orderBy('position');
         return steps[1].status === 'running';
-      }, 25);
+      }, { timeoutMs: 60_000, everyMs: 25 });
       // B's client saw the steps A ran, live
-      await until('B to stream the steps run by A', 5000, () => stream.events.some((e) => e.type === 'plan.step' && e.data.planId === planId && e.data.status === 'succeeded'));
+      await until('B to stream the steps run by A', () => stream.events.some((e) => e.type === 'plan.step' && e.data.planId === planId && e.data.status === 'succeeded'), { timeoutMs: 5000 });
       a.child.kill('SIGKILL');
       await new Promise((r) => a.child.once('exit', r));
       expect((await db('deployment_plans').where({ id: planId }).first()).status).to.equal('running');
 
-      const done = await until('the plan to end', 90_000, async () => {
+      const done = await until('the plan to end', async () => {
         const row = await db('deployment_plans').where({ id: planId }).first();
         return ['running', 'rolling_back', 'pending'].includes(row.status) ? undefined : row;
-      }, 100);
+      }, { timeoutMs: 90_000, everyMs: 100 });
       expect(done.status, done.error).to.equal('succeeded');
       expect(done.owner).to.not.equal(ownerA);
       expect(done.takeovers).to.be.at.least(1);
@@ -166,9 +146,9 @@ describe('two controller replicas on one database (e2e)', function () {
         expect(await containerImage(server, d.containerName)).to.equal(`${w.fleet.images.webV2} running`);
       }
       // B took the leader's work over too: its scheduler job runs now
-      await until('B to run the scheduler job', 5000, () => jobRuns(b, 'database-backups') > 0);
+      await until('B to run the scheduler job', () => jobRuns(b, 'database-backups') > 0, { timeoutMs: 5000 });
       expect(b.lines.some((l) => l.includes('this replica is the leader'))).to.equal(true);
-      await until('B to stream the end of the plan', 5000, () => stream.events.some((e) => e.type === 'plan.updated' && e.data.planId === planId && e.data.status === 'succeeded'));
+      await until('B to stream the end of the plan', () => stream.events.some((e) => e.type === 'plan.updated' && e.data.planId === planId && e.data.status === 'succeeded'), { timeoutMs: 5000 });
     } finally {
       stream.close();
     }

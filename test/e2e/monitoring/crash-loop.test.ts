@@ -5,7 +5,7 @@
 // say why; a deploy of a command that stays up clears it. Restarts are read on the server.
 import { expect } from 'chai';
 import { serverExec } from '../../fleet/fleet.js';
-import { until } from '../../support/receiver.js';
+import { until } from '../../support/until.js';
 import type { StreamEvent } from '../../../controller/events/event-bus.js';
 import { addService, cleanup, startWorld, type World } from '../deploy/deploy-world.js';
 
@@ -49,7 +49,7 @@ describe('crash-loop detection (e2e)', function () {
     const deployedAt = Date.now();
 
     let degraded: Awaited<ReturnType<typeof degradedOf>>;
-    await until(async () => (degraded = await degradedOf(service.id))?.reason === 'CrashLooping', 60_000, 'Degraded CrashLooping');
+    await until('Degraded CrashLooping', async () => (degraded = await degradedOf(service.id))?.reason === 'CrashLooping', { timeoutMs: 60_000 });
     expect(degraded!.status).to.equal('True');
     const reportedAfter = Date.now() - deployedAt;
     expect(degraded!.message).to.match(new RegExp(`^container ${dep!.containerName} on server s1 restarted \\d+ times since it was deployed$`));
@@ -57,16 +57,16 @@ describe('crash-loop detection (e2e)', function () {
     expect(onServer.policy).to.equal('unless-stopped');
     expect(onServer.restarts).to.be.at.least(3);
 
-    await until(() => events.some((e) => e.data.deploymentId === dep!.id), 10_000, 'the deployment.crash_looping event');
+    await until('the deployment.crash_looping event', () => events.some((e) => e.data.deploymentId === dep!.id), { timeoutMs: 10_000 });
     const [event] = events.filter((e) => e.data.deploymentId === dep!.id);
     expect(event!.data).to.include({ serviceId: service.id, serverId: w.servers.s1, containerName: dep!.containerName });
     expect(event!.data.restartCount).to.be.at.least(3);
     let notes: Array<{ type: string; severity: string; title: string; message: string; data: Record<string, unknown> }> = [];
-    await until(async () => {
+    await until('the crash-looping notification', async () => {
       notes = (await w.admin.get(`/api/notifications?environmentId=${w.envId}&category=deployment`)).body.items
         .filter((n: { type: string }) => n.type === 'deployment.crash_looping');
       return notes.length > 0;
-    }, 10_000, 'the crash-looping notification');
+    }, { timeoutMs: 10_000 });
     expect(notes[0]).to.include({ severity: 'error', title: 'Container crash-looping' });
     expect(notes[0]!.message).to.match(/restarted \d+ times since it was deployed/);
 
@@ -75,7 +75,7 @@ describe('crash-loop detection (e2e)', function () {
     expect(patched.status, patched.text).to.equal(200);
     const fixed = await w.admin.post(`/api/services/${service.id}/deploy?wait=true`, {});
     expect(fixed.body.status, fixed.text).to.equal('succeeded');
-    await until(async () => (degraded = await degradedOf(service.id))?.status === 'False', 30_000, 'Degraded to clear');
+    await until('Degraded to clear', async () => (degraded = await degradedOf(service.id))?.status === 'False', { timeoutMs: 30_000 });
     expect(degraded!.reason).to.equal('AsDesired');
     expect(await inspect(dep!.containerName)).to.deep.include({ restarts: 0, status: 'running' });
     // one event for the whole loop, however many restarts it saw

@@ -6,7 +6,8 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { bootstrapAdmin, createEnvironment } from '../../support/fixtures.js';
 import type { HttpClient } from '../../support/http-client.js';
-import { Receiver, until, type ReceivedRequest } from '../../support/receiver.js';
+import { Receiver, type ReceivedRequest } from '../../support/receiver.js';
+import { until } from '../../support/until.js';
 import { loadFleet, privateKeyOf, serverCtl, serverExec, type Fleet } from '../../fleet/fleet.js';
 
 const REMINDER_SEC = 2;
@@ -65,13 +66,13 @@ describe('monitoring checks and alerts on the fleet (e2e)', function () {
     const [dep] = await db('deployments').insert({ serviceId: service.id, environmentId: envId, serverId: ids.s1, containerName: 'mon-tls', imageTag: 'base' })
       .returning('*');
 
-    await until(async () => (await logs(`deploymentId=${dep.id}&kind=cert`)).length > 0, 30_000, 'a cert check of the container');
+    await until('a cert check of the container', async () => (await logs(`deploymentId=${dep.id}&kind=cert`)).length > 0, { timeoutMs: 30_000 });
     const [cert] = await logs(`deploymentId=${dep.id}&kind=cert`);
     expect(cert).to.include({ status: 'failed', checkKey: `cert:${dep.id}:${TLS_PORT}`, serverId: ids.s1 });
     expect(cert!.details).to.include({ subject: 'expiring.test', selfSigned: true });
     expect(cert!.details.daysToExpiry).to.be.within(4, 5);
     expect(cert!.error).to.match(/^certificate expires in [45] days/);
-    await until(async () => (await logs(`deploymentId=${dep.id}&kind=tcp&status=ok`)).length > 0, 30_000, 'a passing tcp check');
+    await until('a passing tcp check', async () => (await logs(`deploymentId=${dep.id}&kind=tcp&status=ok`)).length > 0, { timeoutMs: 30_000 });
     const [tcp] = await logs(`deploymentId=${dep.id}&kind=tcp&status=ok`);
     expect(tcp).to.include({ target: `tcp mon-tls on s1 127.0.0.1:${TLS_PORT}`, error: null });
     expect((await logs(`deploymentId=${dep.id}&kind=container`))[0]).to.include({ status: 'ok' });
@@ -86,8 +87,8 @@ describe('monitoring checks and alerts on the fleet (e2e)', function () {
   it('sends one "down" for an sshd stopped longer than the threshold, reminders while it stays down, and one "recovered"', async () => {
     const key = `server:${ids.s2}`;
     // s2 is up by its alert state (a busy machine may have timed a check out before): the outage starts from "up"
-    await until(async () => (await svc.services.alertStates.find(key))?.status === 'up'
-      && (await logs(`checkKey=${key}&status=ok`)).length > 0, 30_000, 'a passing check of s2');
+    await until('a passing check of s2', async () => (await svc.services.alertStates.find(key))?.status === 'up'
+      && (await logs(`checkKey=${key}&status=ok`)).length > 0, { timeoutMs: 30_000 });
     const before = alertsOf(key).length;
     const outage = () => alertsOf(key).slice(before);
     await serverCtl('s2', 'stop-ssh');
@@ -104,8 +105,8 @@ describe('monitoring checks and alerts on the fleet (e2e)', function () {
     await rx.waitFor(() => kinds(outage()).includes('health.recovered/recovered'), 60_000, 'the recovery');
     // two more passing checks after the recovery: nothing else may arrive
     const recoveredAt = outage().find((r) => r.json.data.alert === 'recovered')!.json.timestamp as string;
-    await until(async () => (await logs(`checkKey=${key}&status=ok`)).filter((l) => l.checkedAt > recoveredAt).length >= 2, 30_000, 'checks after recovery');
-    await until(async () => (await svc.services.db('delivery_outbox').whereIn('status', ['pending', 'delivering'])).length === 0, 10_000, 'deliveries drained');
+    await until('checks after recovery', async () => (await logs(`checkKey=${key}&status=ok`)).filter((l) => l.checkedAt > recoveredAt).length >= 2, { timeoutMs: 30_000 });
+    await until('deliveries drained', async () => (await svc.services.db('delivery_outbox').whereIn('status', ['pending', 'delivering'])).length === 0, { timeoutMs: 10_000 });
 
     const got = kinds(outage());
     const story = JSON.stringify(outage().map((r) => [r.json.timestamp, r.json.data.alert, r.json.data.error]));

@@ -6,18 +6,11 @@ import { startTestService, type TestService } from '../../support/test-service.j
 import { bootstrapAdmin, createEnvironment } from '../../support/fixtures.js';
 import type { HttpClient } from '../../support/http-client.js';
 import { loadFleet, privateKeyOf, serverExec, type Fleet } from '../../fleet/fleet.js';
+import { until } from '../../support/until.js';
 
 const DAY = 86_400_000;
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 30_000): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
+const WAIT = { timeoutMs: 30_000, everyMs: 200 };
 
 describe('ssh metrics on the fleet (e2e)', function () {
   this.timeout(90_000);
@@ -33,7 +26,7 @@ describe('ssh metrics on the fleet (e2e)', function () {
     expect(res.status, res.text).to.equal(200);
     const s = res.body.sample;
     return s && Date.parse(s.at) > after && (!wantCpu || s.cpuPercent !== undefined) ? s : undefined;
-  });
+  }, WAIT);
 
   before(async () => {
     fleet = loadFleet();
@@ -109,7 +102,7 @@ describe('ssh metrics on the fleet (e2e)', function () {
     const name = `server_samples_p${old.toISOString().slice(0, 10).replaceAll('-', '')}`;
     // created here (the pass may drop it any moment after, so its creation is the proof it existed)
     expect(await samples.ensurePartitions(old, 1)).to.deep.equal([name]);
-    await until('the old partition to go', async () => ((await samples.partitionNames()).includes(name) ? undefined : true));
+    await until('the old partition to go', async () => ((await samples.partitionNames()).includes(name) ? undefined : true), WAIT);
     const today = `server_samples_p${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`;
     expect(await samples.partitionNames()).to.include(today);
   });

@@ -18,12 +18,9 @@ DF
 }
 build_and_push_images() {
   local b=$FLEET_ROOT/build a v
-  mkdir -p "$b/rootfs/bin" "$b/rootfs/etc" "$b/rootfs/tmp" "$b/rootfs/root" "$b/rootfs/www"
-  cp "$(command -v busybox)" "$b/rootfs/bin/busybox"
-  for a in $("$b/rootfs/bin/busybox" --list); do [ "$a" = busybox ] || ln -s busybox "$b/rootfs/bin/$a"; done
-  printf 'root:x:0:0:root:/root:/bin/sh\nnobody:x:65534:65534:nobody:/:/bin/false\n' >"$b/rootfs/etc/passwd"
-  printf 'root:x:0:\nnogroup:x:65534:\n' >"$b/rootfs/etc/group"
-  chmod 1777 "$b/rootfs/tmp"
+  mkdir -p "$b/rootfs/www"
+  rootfs_busybox "$b/rootfs"
+  rootfs_users "$b/rootfs"
   for v in v1 v2 unhealthy; do
     mkdir -p "$b/ctx-$v"
     printf '<html><body><h1>web %s</h1></body></html>\n' "$v" >"$b/ctx-$v/index.html"
