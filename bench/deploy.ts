@@ -6,6 +6,7 @@
 // every step, and waits until Docker reports the container healthy. So the hand deploy is timed
 // twice: `up -d` alone, and `up -d` followed by waiting for healthy (polled over the same ssh).
 import { execFile } from 'node:child_process';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import { addService, cleanup, startWorld, type World } from '../test/e2e/deploy/deploy-world.js';
 import { serverExec } from '../test/fleet/fleet.js';
@@ -15,6 +16,7 @@ const run = promisify(execFile);
 const rounds = Number(process.argv[2] ?? 3);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
 async function time(fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
@@ -40,6 +42,7 @@ async function handDeploy(w: World, server: string, name: string, tag: string, w
 }
 
 async function main() {
+  console.log(`load average at start ${load()}`);
   const w = await startWorld({ LOG_LEVEL: 'warn' });
   try {
     await w.s.settings.patch(w.envId, 'operations', { autoManageCompose: true });
@@ -69,7 +72,7 @@ async function main() {
       r.api3rolling.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
     }
     const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, median(v)])) as Record<keyof typeof r, number>;
-    console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds})`);
+    console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds}); load average ${load()}`);
     console.log(`  API, 1 server:                         ${s(m.api1)}`);
     console.log(`  API, 3 servers (parallel):             ${s(m.api3)}   ratio to 1 server ${(m.api3 / m.api1).toFixed(2)}x (goal <= 1.3x)`);
     console.log(`  API, 3 servers (rolling):              ${s(m.api3rolling)}   ratio to 1 server ${(m.api3rolling / m.api1).toFixed(2)}x`);
