@@ -133,5 +133,11 @@ else
   rc=${PIPESTATUS[0]}
   tally "$logs/all"
 fi
+# every process's failures again, at the end: a CI page that shows only the tail shows them all
+for log in "$logs"/e2e "$logs"/e2e2 "$logs"/fast "$logs"/all; do
+  [ -f "$log" ] && grep -Eq '^ +[0-9]+ failing' "$log" || continue
+  echo "== failures in the ${log##*/} log (without stack lines)"
+  sed -n '/^ \+[0-9]\+ failing/,$p' "$log" | grep -Ev '^ +at ' | head -80
+done
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 exit "$rc"

@@ -2,7 +2,7 @@ import { dropTestDatabases, prepareTemplate } from './test-database.js';
 
 /**
  * Loaded by .mocharc.json: the migrated template database is built once before any test (on a
- * loaded machine migrating takes longer than one hook's 20 s), and what the run created is dropped.
+ * loaded machine migrating takes longer than one hook's 60 s), and what the run created is dropped.
  */
 export const mochaHooks = {
   async beforeAll(this: Mocha.Context) {
