@@ -18,10 +18,13 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
-async function time(fn: () => Promise<unknown>): Promise<number> {
+/** Times fn and prints the figure at once (a run cut short still says what it measured). */
+async function time(label: string, fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();
-  return performance.now() - t;
+  const ms = performance.now() - t;
+  console.log(`  ${label}: ${s(ms)}`);
+  return ms;
 }
 
 const ssh = (w: World, server: string, line: string) =>
@@ -51,6 +54,7 @@ async function main() {
     const names = ['s1', 's2', 's3'];
     for (const n of names) await handSetup(w, n, `hand-${w.tag}-${n}`);
     // warm-up: every image pulled on every server, compose detected, connections open
+    console.log('warming up (every image on every server, connections open) ...');
     for (const tag of ['v2', 'v1']) {
       await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
       await w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
@@ -59,17 +63,17 @@ async function main() {
     const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       for (const tag of ['v2', 'v1']) {
-        r.api1.push(await time(async () => {
+        r.api1.push(await time('API, 1 server', async () => {
           const res = await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
           if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
         }));
-        r.api3.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
-        r.hand1.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
-        r.hand3.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
-        r.hand1h.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
-        r.hand3h.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
+        r.api3.push(await time('API, 3 servers (parallel)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
+        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
+        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
+        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
+        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
       }
-      r.api3rolling.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
+      r.api3rolling.push(await time('API, 3 servers (rolling)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
     }
     const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, median(v)])) as Record<keyof typeof r, number>;
     console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds}); load average ${load()}`);

@@ -125,7 +125,8 @@ async function main() {
     const c1Start = times[0]!;
     await until('cycle 1 (every container inspected)', () => seen.size === SERVICES, 20 * 60_000);
     const c1 = times.at(-1)! - c1Start;
-    console.log(`cycle 1 (start-up resync) ${sec(c1)}; event streams open ${docker.openEventStreams()}; load average ${load()}`);
+    console.log(`cycle 1 (start-up resync) ${sec(c1)}; event streams open ${docker.openEventStreams()}; RSS ${mb(memoryOf(pid).rss)}, `
+      + `peak ${mb(memoryOf(pid).peak)} (idle on an empty store ${mb(floorRss)}); load average ${load()}`);
     // quiet: no inspect for 2 s (cycle 1 is over, its conditions written)
     await until('cycle 1 to settle', () => performance.now() - times.at(-1)! > 2000, 20 * 60_000);
     const observed = (await Promise.all(seeded.map((x) => x.deployment.environmentId).filter((e, i, a) => a.indexOf(e) === i)
