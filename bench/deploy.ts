@@ -6,6 +6,7 @@
 // every step, and waits until Docker reports the container healthy. So the hand deploy is timed
 // twice: `up -d` alone, and `up -d` followed by waiting for healthy (polled over the same ssh).
 import { execFile } from 'node:child_process';
+import os from 'node:os';
 import { promisify } from 'node:util';
 import { addService, cleanup, startWorld, type World } from '../test/e2e/deploy/deploy-world.js';
 import { serverExec } from '../test/fleet/fleet.js';
@@ -15,11 +16,15 @@ const run = promisify(execFile);
 const rounds = Number(process.argv[2] ?? 3);
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
-async function time(fn: () => Promise<unknown>): Promise<number> {
+/** Times fn and prints the figure at once (a run cut short still says what it measured). */
+async function time(label: string, fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
   await fn();
-  return performance.now() - t;
+  const ms = performance.now() - t;
+  console.log(`  ${label}: ${s(ms)}`);
+  return ms;
 }
 
 const ssh = (w: World, server: string, line: string) =>
@@ -40,6 +45,7 @@ async function handDeploy(w: World, server: string, name: string, tag: string, w
 }
 
 async function main() {
+  console.log(`load average at start ${load()}`);
   const w = await startWorld({ LOG_LEVEL: 'warn' });
   try {
     await w.s.settings.patch(w.envId, 'operations', { autoManageCompose: true });
@@ -48,6 +54,7 @@ async function main() {
     const names = ['s1', 's2', 's3'];
     for (const n of names) await handSetup(w, n, `hand-${w.tag}-${n}`);
     // warm-up: every image pulled on every server, compose detected, connections open
+    console.log('warming up (every image on every server, connections open) ...');
     for (const tag of ['v2', 'v1']) {
       await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
       await w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
@@ -56,20 +63,20 @@ async function main() {
     const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       for (const tag of ['v2', 'v1']) {
-        r.api1.push(await time(async () => {
+        r.api1.push(await time('API, 1 server', async () => {
           const res = await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
           if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
         }));
-        r.api3.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
-        r.hand1.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
-        r.hand3.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
-        r.hand1h.push(await time(() => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
-        r.hand3h.push(await time(async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
+        r.api3.push(await time('API, 3 servers (parallel)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
+        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
+        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
+        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
+        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
       }
-      r.api3rolling.push(await time(() => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
+      r.api3rolling.push(await time('API, 3 servers (rolling)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
     }
     const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, median(v)])) as Record<keyof typeof r, number>;
-    console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds})`);
+    console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds}); load average ${load()}`);
     console.log(`  API, 1 server:                         ${s(m.api1)}`);
     console.log(`  API, 3 servers (parallel):             ${s(m.api3)}   ratio to 1 server ${(m.api3 / m.api1).toFixed(2)}x (goal <= 1.3x)`);
     console.log(`  API, 3 servers (rolling):              ${s(m.api3rolling)}   ratio to 1 server ${(m.api3rolling / m.api1).toFixed(2)}x`);

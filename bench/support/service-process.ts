@@ -24,11 +24,18 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startServiceProcess(o: { adminUrl: string; prefix: string; env?: Record<string, string>; nodeArgs?: string[] }): Promise<ServiceProcess> {
-  const dbName = `${o.prefix}_${crypto.randomBytes(4).toString('hex')}`;
+export async function startServiceProcess(o: {
+  adminUrl: string; prefix: string; env?: Record<string, string>; nodeArgs?: string[];
+  /** An existing database to run on (seeded by the caller, who drops it); default a fresh one. */
+  databaseUrl?: string;
+  /** How long /health may take to answer 200 (default 60 s). */
+  startTimeoutMs?: number;
+}): Promise<ServiceProcess> {
+  const own = !o.databaseUrl;
+  const u = new URL(o.databaseUrl ?? o.adminUrl);
+  const dbName = own ? `${o.prefix}_${crypto.randomBytes(4).toString('hex')}` : u.pathname.slice(1);
   const admin = knexFactory({ client: 'pg', connection: o.adminUrl, pool: { min: 0, max: 1 } });
-  await admin.raw(`CREATE DATABASE ${dbName}`);
-  const u = new URL(o.adminUrl);
+  if (own) await admin.raw(`CREATE DATABASE ${dbName}`);
   u.pathname = '/' + dbName;
   const port = await freePort();
   const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'bin/stevedore.js', 'serve'], {
@@ -39,13 +46,13 @@ export async function startServiceProcess(o: { adminUrl: string; prefix: string;
   const stop = async () => {
     child.kill('SIGTERM');
     if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
-    await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
+    if (own) await admin.raw(`DROP DATABASE IF EXISTS ${dbName} WITH (FORCE)`);
     await admin.destroy();
   };
   for (let i = 0; ; i++) {
     const ok = await fetch(`http://127.0.0.1:${port}/health`).then((r) => r.status === 200, () => false);
     if (ok) break;
-    if (i > 600 || child.exitCode !== null) {
+    if (i > (o.startTimeoutMs ?? 60_000) / 100 || child.exitCode !== null) {
       await stop();
       throw new Error('the service did not start');
     }

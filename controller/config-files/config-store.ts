@@ -26,8 +26,11 @@ export interface ConfigStore {
   hashKey: Buffer;
 }
 
+/** The key of content and spec hashes, derived from SECRETS_KEY (the same on every replica). */
+export const hashKeyOf = (secretsKey: Buffer): Buffer => createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
+
 export function createConfigStore(db: Db, secretBox: SecretBox, hosts: HostFiles, logger: Logger, secretsKey: Buffer): ConfigStore {
-  const hashKey = createHash('sha256').update('stevedore config sync state\0').update(secretsKey).digest();
+  const hashKey = hashKeyOf(secretsKey);
   const attachments = new ConfigAttachmentsRepository(db);
   const reads = new ConfigReads(db);
   const catalog = new ConfigCatalog(reads, secretBox);

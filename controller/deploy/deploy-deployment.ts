@@ -20,6 +20,7 @@ import { recreateDirect } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
 import { registryAuthFor } from './registry-auth.js';
 import { pullImage } from './pull-image.js';
+import type { PlanPulls } from './plans/plan-pulls.js';
 import { redactSecrets } from '../crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
@@ -43,6 +44,8 @@ export interface DeployRequest {
    *  this far has nothing to undo). */
   onTouch?: (mode: ComposeDecision['mode']) => Promise<void>;
   log: (line: string) => Promise<void>;
+  /** The plan's pulls, started when it started (plans/plan-pulls.ts): the step awaits its own among them. */
+  pulls?: PlanPulls;
 }
 
 export interface DeployOutcome extends Healthy {
@@ -96,8 +99,9 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
   if (r.pull) {
     const imageRow = r.service.containerImageId ? await s.containerImages.findById(r.service.containerImageId) : undefined;
     const auth = await registryAuthFor(s, d.environmentId, r.imageName, imageRow?.registryConnectionId ?? null);
-    await r.log(`pulling ${desired.image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}`);
-    await pullImage(docker, desired.image, auth);
+    await r.log(`pulling ${desired.image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}${r.pulls ? ' (started with the plan)' : ''}`);
+    const pull = () => pullImage(docker, desired.image, auth);
+    await (r.pulls ? r.pulls.once(d.serverId, desired.image, pull) : pull());
     desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
   const verifyNamed = (name: string) => waitHealthy(docker, name, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });

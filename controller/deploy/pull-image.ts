@@ -1,5 +1,8 @@
 import type Docker from 'dockerode';
-import type { DockerAuth } from './registry-auth.js';
+import type { Services } from '../services.js';
+import type { DeploymentRow } from '../store/repositories/deployments.js';
+import type { ContainerImageRow } from '../store/repositories/container-images.js';
+import { registryAuthFor, type DockerAuth } from './registry-auth.js';
 
 const PULL_TIMEOUT_MS = 300_000;
 
@@ -28,4 +31,11 @@ export async function pullImage(docker: Docker, image: string, auth: DockerAuth 
   } finally {
     clearTimeout(timer);
   }
+}
+
+/** Pulls `ref` (an image of the deployment's service) on the deployment's server, with its registry's credentials. */
+export async function pullOnServer(s: Services, d: Pick<DeploymentRow, 'serverId' | 'environmentId'>,
+  image: Pick<ContainerImageRow, 'imageName' | 'registryConnectionId'>, ref: string): Promise<void> {
+  const auth = await registryAuthFor(s, d.environmentId, image.imageName, image.registryConnectionId ?? null);
+  await pullImage(await s.hosts.docker(d.serverId), ref, auth);
 }

@@ -44,3 +44,14 @@ export async function databaseAnswers(db: Db): Promise<boolean> {
     return false;
   }
 }
+
+/**
+ * Transactions committed in this database so far (pg_stat_database; a statement outside a
+ * transaction counts as one), for benches that count what a piece of work costs the database.
+ * The statistics collector publishes within about a second of the commit.
+ */
+export async function transactionsCommitted(db: Db): Promise<number> {
+  await db.raw('select pg_stat_clear_snapshot()');
+  const { rows } = await db.raw('select xact_commit from pg_stat_database where datname = current_database()');
+  return Number(rows[0].xact_commit);
+}

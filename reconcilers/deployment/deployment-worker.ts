@@ -4,29 +4,44 @@
 // watches; only the leader (controller/queue/leadership.ts) reconciles.
 import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
+import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
 import { DEPLOYMENT_KIND, deploymentKey, reconcileDeployment } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
 
 /** How often the set of watched servers follows servers added, deleted or given a key. */
 export const WATCH_SYNC_MS = 5000;
+/** Streams that open within this window have their deployments enqueued by one query. */
+const REOPENED_BATCH_MS = 200;
+const OPENING_AT_ONCE = 8;
 
 export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
   // one replica (the leader) reports and heals drift: a drift is healed by one plan, not one per replica
   s.queue.register(DEPLOYMENT_KIND, async (id) => (s.leadership.isLeader ? reconcileDeployment(s, id) : undefined));
-  const enqueueServer = async (serverId: string) => {
-    for (const d of await s.deployments.listByServer(serverId)) if (d.imageTag) s.queue.add(deploymentKey(d.id));
+  // streams (re)opened together (every server at start-up) are enqueued together: one query
+  const reopened = new Set<string>();
+  let flush: NodeJS.Timeout | null = null;
+  const enqueueServer = (serverId: string) => {
+    reopened.add(serverId);
+    flush ??= setTimeout(() => {
+      flush = null;
+      const ids = [...reopened];
+      reopened.clear();
+      void s.deployments.listDeployedIdsOnServers(ids).then((found) => found.forEach((id) => s.queue.add(deploymentKey(id))),
+        (err: unknown) => s.logger.warn('could not enqueue the deployments of servers', { servers: ids.length, error: String(err) }));
+    }, REOPENED_BATCH_MS);
   };
+  // the connection row of each server is read before its stream opens: a few at a time
+  const opening = concurrencyLimit(OPENING_AT_ONCE);
 
   const watches = new DockerEventWatches({
-    docker: (serverId) => s.hosts.docker(serverId),
+    docker: (serverId) => opening(() => s.hosts.docker(serverId)),
     onEvent: (e) => {
       s.hosts.containerEvents.publish(e);
       if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId));
     },
     // the stream was (re)opened: what happened while it was down was not seen
-    onConnected: (serverId) => void enqueueServer(serverId).catch((err: unknown) =>
-      s.logger.warn('could not enqueue the deployments of a server', { serverId, error: String(err) })),
+    onConnected: enqueueServer,
     logger: s.logger,
   });
   s.hosts.containerEvents.watching = (serverId) => watches.isConnected(serverId);
@@ -69,6 +84,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
   return async () => {
     await stopLeading();
     clearInterval(timer);
+    if (flush) clearTimeout(flush);
     unsubscribe();
     s.hosts.containerEvents.watching = () => false;
     watches.close();

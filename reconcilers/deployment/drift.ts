@@ -36,7 +36,7 @@ export interface DriftItem {
 
 export async function driftOf(s: Services, deployments: DeploymentRow[], o: { record?: boolean } = {}): Promise<DriftItem[]> {
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
-    const look = await lookAt(s, d);
+    const look = await lookAt(s, d, { look: true });
     const conditions = o.record !== false ? (await record(s, look)).conditions : d.conditions;
     const bad = getCondition(conditions, 'Degraded');
     const base = {

@@ -8,6 +8,13 @@ import { decisionFor } from '../../controller/deploy/deploy-mode.js';
 import type { ComposeDecision } from '../../controller/deploy/compose/compose-path-rules.js';
 import { renderAttachedFiles } from '../../controller/config-files/attached-files.js';
 import { renderDesired, type DesiredContainer } from './desired.js';
+import { sharedRead } from '../shared-read.js';
+
+export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal' }
+
+/** The environment's operations settings for a look: shared with the other looks reading them now. */
+export const operationsOf = (s: Services, environmentId: string): Promise<OperationsSettings> =>
+  sharedRead(`operations/${environmentId}`, () => s.settings.get<OperationsSettings>(environmentId, 'operations'));
 
 export interface LoadedDesired {
   desired: DesiredContainer;
@@ -23,6 +30,8 @@ export interface DesiredOptions {
   /** The tag to render; default the service's desired tag, once the deployment was rolled out (or tried). */
   imageTag?: string | null;
   imageId?: string | null;
+  /** A look (not a deploy): environment-wide reads in flight for other looks are shared (reconcilers/shared-read.ts). */
+  look?: boolean;
 }
 
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
@@ -34,7 +43,10 @@ export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptio
   const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
   if (!image) return null;
   const [server, decision, sources, files] = await Promise.all([
-    s.servers.findById(d.serverId), decisionFor(s, d), loadEnvSources(s.configStore.catalog, d.environmentId),
+    s.servers.findById(d.serverId),
+    o.look ? operationsOf(s, d.environmentId).then((ops) => decisionFor(s, d, ops)) : decisionFor(s, d),
+    o.look ? sharedRead(`env-sources/${d.environmentId}`, () => loadEnvSources(s.configStore.catalog, d.environmentId))
+      : loadEnvSources(s.configStore.catalog, d.environmentId),
     renderAttachedFiles(s, service.id, d.environmentId),
   ]);
   const desired = renderDesired({

@@ -56,7 +56,7 @@ export interface Recorded extends DeploymentLook {
 export async function observeAndRecord(s: Services, deploymentId: string): Promise<Recorded | null> {
   const d = await s.deployments.findById(deploymentId);
   if (!d) return null;
-  return record(s, await lookAt(s, d));
+  return record(s, await lookAt(s, d, { look: true }));
 }
 
 export async function record(s: Services, look: DeploymentLook): Promise<Recorded> {

@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Services } from '../../controller/services.js';
-import { findContainer } from '../../controller/deploy/find-container.js';
+import { inspectContainer } from '../../controller/deploy/find-container.js';
 import { nextContainerName } from '../../controller/deploy/switch-names.js';
 import { fileContentHash, LABEL, type DesiredContainer } from './desired.js';
 
@@ -108,14 +108,8 @@ export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedCon
 
 /** The container by name (or compose service label); MISSING when there is none. */
 export async function observeContainer(docker: Docker, containerName: string): Promise<ObservedContainer> {
-  const id = await findContainer(docker, containerName);
-  if (!id) return missing();
-  try {
-    return observedFromInspect(await docker.getContainer(id).inspect());
-  } catch (e) {
-    if ((e as { statusCode?: number }).statusCode === 404) return missing();
-    throw e;
-  }
+  const info = await inspectContainer(docker, containerName);
+  return info ? observedFromInspect(info) : missing();
 }
 
 async function inspectOwn(docker: Docker, name: string, deploymentId: string): Promise<Docker.ContainerInspectInfo | null> {

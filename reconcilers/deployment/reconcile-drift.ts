@@ -2,7 +2,6 @@
 // stores the observed status and announces changes (drift.changed, drift.detected); with
 // driftPolicy 'heal' it asks the entrance for a redeploy of what drifted. reconcile.ts runs this per
 // deployment (Docker events, resync); reconcileDrift checks a whole environment at once.
-import type { Trx } from '../../controller/store/knex.js';
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { statusFromContainer } from '../../controller/servers/container-states.js';
@@ -29,7 +28,7 @@ export async function reconcileDrift(s: Services, environmentId: string): Promis
   const deployments = (await Promise.all(ids.filter((id) => !inMotion.has(id)).map((id) => s.deployments.findById(id))))
     .filter((d): d is DeploymentRow => !!d);
   const items = await driftOf(s, deployments);
-  for (const item of items) await recordDrift(s, item, deployments.find((d) => d.id === item.deploymentId)!.conditions ?? []);
+  for (const item of items) await recordDrift(s, item, deployments.find((d) => d.id === item.deploymentId)!);
   if (policy !== 'heal') return;
   const healable: DriftItem[] = [];
   for (const item of items) if (item.drifted && (await healDecision(s, deployments.find((d) => d.id === item.deploymentId)!)).heal) healable.push(item);
@@ -39,31 +38,39 @@ export async function reconcileDrift(s: Services, environmentId: string): Promis
 /**
  * After driftOf has recorded a deployment's conditions (observe-and-record.ts): stores the
  * observed status with the row locked and publishes drift.changed (and drift.detected) when
- * Drifted changed from what `before` said. A server that could not be asked changes nothing here.
+ * Drifted changed from what `seen` (the row the look started from) said. A server that could not
+ * be asked changes nothing here. When neither the status nor Drifted changes (a resync of a
+ * fleet in sync: nearly every look), nothing is written and no lock is taken.
  */
-export async function recordDrift(s: Services, item: DriftItem, before: Condition[]): Promise<void> {
+export async function recordDrift(s: Services, item: DriftItem, seen: Pick<DeploymentRow, 'status' | 'conditions'>): Promise<void> {
+  const before = seen.conditions ?? [];
   if (item.drifted === null) {
+    if (seen.status === 'unknown') return;
     await s.deployments.withLocked(item.deploymentId, (d, trx) => s.deployments.recordObserved(d.id, { status: 'unknown' }, trx).then(() => undefined));
     return;
   }
   const reasons = item.actions.map((a) => a.reason as string);
-  const stopped = reasons.find((r) => r === REASONS.ContainerMissing || r === REASONS.ContainerStopped);
+  const running = reasons.some((r) => r === REASONS.ContainerMissing || r === REASONS.ContainerStopped) ? null : 'running';
+  if (statusFromContainer(running, seen.status) === seen.status && !driftNews(before, item)) return;
   await s.deployments.withLocked(item.deploymentId, async (d, trx) => {
-    await s.deployments.recordObserved(d.id, { status: statusFromContainer(stopped ? null : 'running', d.status) }, trx);
-    await announce(s, d, before, item, trx);
+    await s.deployments.recordObserved(d.id, { status: statusFromContainer(running, d.status) }, trx);
+    const data = driftNews(before, item);
+    if (!data) return;
+    const event = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, ...data };
+    await s.events.publish('drift.changed', d.environmentId, event, trx);
+    if (item.drifted) await s.events.publish('drift.detected', d.environmentId, event, trx);
   });
 }
 
-async function announce(s: Services, d: DeploymentRow, before: Condition[], item: DriftItem, trx: Trx) {
+/** What drift.changed says when Drifted changed from `before`; null when it is no news. */
+function driftNews(before: Condition[], item: DriftItem): { drifted: boolean; reasons: string[] } | null {
   const previous = before.find((c) => c.type === 'Drifted');
   const status = item.drifted ? 'True' : 'False';
   const reason = item.drifted ? item.actions.map((a) => a.reason).join(',') : REASONS.InSync;
-  if (previous?.status === status && previous.reason === reason) return;
+  if (previous?.status === status && previous.reason === reason) return null;
   // a first look that finds nothing wrong is not news
-  if (!previous && !item.drifted) return;
-  const data = { deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, drifted: !!item.drifted, reasons: item.actions.map((a) => a.reason) };
-  await s.events.publish('drift.changed', d.environmentId, data, trx);
-  if (item.drifted) await s.events.publish('drift.detected', d.environmentId, data, trx);
+  if (!previous && !item.drifted) return null;
+  return { drifted: !!item.drifted, reasons: item.actions.map((a) => a.reason) };
 }
 
 /**

@@ -4,7 +4,8 @@
 import type { Services } from '../../controller/services.js';
 import type { ReconcileResult } from '../../controller/queue/work-queue.js';
 import { driftOf } from './drift.js';
-import { driftPolicyOf, heal, healDecision, recordDrift } from './reconcile-drift.js';
+import { heal, healDecision, recordDrift } from './reconcile-drift.js';
+import { operationsOf } from './load-desired.js';
 
 export const DEPLOYMENT_KIND = 'deployment';
 export const deploymentKey = (id: string) => `${DEPLOYMENT_KIND}/${id}`;
@@ -13,12 +14,12 @@ export async function reconcileDeployment(s: Services, id: string): Promise<Reco
   const d = await s.deployments.findById(id);
   // deleted, or never deployed: nothing is desired on a server
   if (!d?.imageTag) return;
-  const policy = await driftPolicyOf(s, d.environmentId);
+  const { driftPolicy: policy } = await operationsOf(s, d.environmentId);
   if (policy === 'off') return;
   // in motion, not drifted: the plan's end enqueues this key again
   if ((await s.plans.steps.deploymentsInMotion([d.id])).size) return;
   const [item] = await driftOf(s, [d]);
-  await recordDrift(s, item!, d.conditions ?? []);
+  await recordDrift(s, item!, d);
   if (policy !== 'heal' || !item!.drifted) return;
   const decision = await healDecision(s, d);
   if (decision.heal) await heal(s, d.environmentId, [item!]);

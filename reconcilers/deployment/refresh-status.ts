@@ -22,7 +22,7 @@ export interface RefreshedDeployment {
 export async function refreshStatus(s: Services, deployments: DeploymentRow[]): Promise<RefreshedDeployment[]> {
   const deployed = deployments.filter((d) => d.imageTag);
   const items = await driftOf(s, deployed);
-  for (const item of items) await recordDrift(s, item, deployed.find((d) => d.id === item.deploymentId)!.conditions ?? []);
+  for (const item of items) await recordDrift(s, item, deployed.find((d) => d.id === item.deploymentId)!);
   return items.map((i) => ({
     deploymentId: i.deploymentId, drifted: i.drifted, reasons: i.actions.map((a) => String(a.reason)), ...(i.error && { error: i.error }),
   }));

@@ -11,6 +11,7 @@ import { PlanStepsRepository, type PlanStepRow } from '../../store/repositories/
 import { rollBackStep, runDeployStep } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../store/repositories/deployment-artifacts.js';
 import { failureSummary } from './plan-failure.js';
+import { PlanPulls } from './plan-pulls.js';
 import { restoreDesiredTags } from '../../../reconcilers/service/desired-tag.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from './plan-states.js';
 import { outcomeEvent, planEvent } from './plan-events.js';
@@ -146,6 +147,8 @@ export class PlanEngine {
       if (row.owner !== this.owner) lost = true;
       return !lost && !row.cancelRequested;
     };
+    const pulls = new PlanPulls();
+    if (plan.pullImage) pulls.prefetch(this.s, plan, steps);
     for (const stage of stages) {
       // a step left running is one a stopped process was in the middle of (resume)
       const queue = steps.filter((x) => x.stage === stage && (x.status === 'pending' || x.status === 'running'));
@@ -155,7 +158,7 @@ export class PlanEngine {
           // rolling stops at the first failure; parallel lets started steps finish but starts no more
           if (failed || stopped) return;
           if (!(await stillWanted())) { stopped = true; return; }
-          const result = await runDeployStep(this.s, this.steps, plan, st, stillWanted);
+          const result = await runDeployStep(this.s, this.steps, plan, st, stillWanted, plan.pullImage ? pulls : undefined);
           if (result === 'failed') failed = true;
           if (result === 'cancelled') stopped = true;
         }

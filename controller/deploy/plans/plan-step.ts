@@ -8,6 +8,7 @@ import { messageOf } from '../message-of.js';
 import { withServerLock } from '../server-lock.js';
 import { deploymentEvent, stepEvent } from './plan-events.js';
 import { findContainer } from '../find-container.js';
+import type { PlanPulls } from './plan-pulls.js';
 import type { DeploymentRow } from '../../store/repositories/deployments.js';
 import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../../reconcilers/service/record-rollout.js';
 
@@ -19,7 +20,7 @@ export type StepResult = 'succeeded' | 'failed' | 'cancelled';
  * older plan's step never runs on a server after a newer plan's.
  */
 export async function runDeployStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
-  stillWanted: () => Promise<boolean>): Promise<StepResult> {
+  stillWanted: () => Promise<boolean>, pulls?: PlanPulls): Promise<StepResult> {
   const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
   const log = (line: string) => steps.appendLog(st.id, line);
   try {
@@ -37,7 +38,7 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
       if (!image) throw new Error(`service ${service.name} has no container image`);
       const out = await deployDeployment(s, {
         service, deployment: d, imageName: image.imageName, imageTag: st.imageTag!, pull: plan.pullImage,
-        generate: plan.generateArtifacts, planId: plan.id, log,
+        generate: plan.generateArtifacts, planId: plan.id, log, pulls,
         onTouch: async (mode) => { await steps.update(st.id, { mode }); },
       });
       const updated = await s.deployments.update(d.id, {

@@ -122,6 +122,13 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
   }
 
   /** Deployments that were deployed at least once (something is desired on a server), ids only. */
+  /** Ids of the deployments on these servers that were deployed (have a tag). */
+  async listDeployedIdsOnServers(serverIds: string[], trx?: Knex.Transaction): Promise<string[]> {
+    if (!serverIds.length) return [];
+    const rows = (await this.q(trx).whereIn('serverId', serverIds).whereNotNull('imageTag').select('id')) as Array<{ id: string }>;
+    return rows.map((r) => r.id);
+  }
+
   async listDeployedIds(environmentId: string, trx?: Knex.Transaction): Promise<string[]> {
     const rows = (await this.q(trx).where({ environmentId }).whereNotNull('imageTag').select('id')) as Array<{ id: string }>;
     return rows.map((r) => r.id);

@@ -1,0 +1,183 @@
+// bench/scale.ts - the controller with SERVERS servers and SERVICES services (one deployment each)
+// in the store: its RSS, and the time of a full resync of the deployment reconciler.
+//   DATABASE_URL=postgres://... npx tsx bench/scale.ts
+//   SERVERS=1000 SERVICES=10000 ENVIRONMENTS=10 DRIFTED_EVERY=100 RESYNC_SEC=60
+// The controller is the real service (`bin/stevedore.js serve`, as `npm start` runs it) on a store
+// seeded through the repositories. THE ONE THING SIMULATED is the observation source, what the
+// servers report: every server is a socket-mode server whose Docker socket is a simulated Docker
+// Engine API in this process (bench/support/simulated-docker.ts), answering each inspect with the
+// container the deployment wants (every DRIFTED_EVERY-th one stopped: drift). The controller's
+// Docker client, reconciler, queue, store and PostgreSQL are the real ones.
+// Cycle 1 is the resync a new leader runs at start (first look: every deployment's conditions are
+// written); cycle 2 the periodic resync (SCHEDULER_DRIFT_CHECK_SEC=RESYNC_SEC) once cycle 1 is
+// over: the steady state. A cycle runs from the first inspect it causes to the last container
+// inspected. The other periodic jobs (server health, metrics) are set to a day: they are not
+// the reconciler. Floors measured in the same run: the RSS of the same service idle on an empty
+// store; for the cycle, this process inspecting every container through dockerode against the
+// same simulated socket, 8 at a time (the work queue's concurrency), and reading its row.
+import crypto from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import Docker from 'dockerode';
+import { createKnex, transactionsCommitted } from '../controller/store/knex.js';
+import { DeploymentsRepository } from '../controller/store/repositories/deployments.js';
+import { hashKeyOf } from '../controller/config-files/config-store.js';
+import { renderDesired } from '../reconcilers/deployment/desired.js';
+import { createTestDatabase, dropTestDatabases } from '../test/support/test-database.js';
+import { seedStore, type SeededDeployment } from './support/seed-store.js';
+import { startServiceProcess } from './support/service-process.js';
+import { startSimulatedDocker } from './support/simulated-docker.js';
+
+const SERVERS = Number(process.env.SERVERS ?? 1000);
+const SERVICES = Number(process.env.SERVICES ?? 10_000);
+const ENVIRONMENTS = Number(process.env.ENVIRONMENTS ?? 10);
+const DRIFTED_EVERY = Number(process.env.DRIFTED_EVERY ?? 100);
+const RESYNC_SEC = Number(process.env.RESYNC_SEC ?? 60);
+const QUEUE_CONCURRENCY = 8;
+const adminUrl = process.env.DATABASE_URL ?? (() => { throw new Error('DATABASE_URL is not set'); })();
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const mb = (kb: number) => `${(kb / 1024).toFixed(0)} MB`;
+const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
+
+/** VmRSS and VmHWM (peak) of a process, in kB. */
+function memoryOf(pid: number): { rss: number; peak: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, 'm').exec(status)![1]);
+  return { rss: kb('VmRSS'), peak: kb('VmHWM') };
+}
+
+async function until(what: string, ok: () => boolean, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  while (!ok()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await sleep(50);
+  }
+}
+
+/** Docker's inspect document of the container a seeded deployment wants (running, or stopped). */
+function inspectDocument(x: SeededDeployment, hashKey: Buffer, running: boolean): object {
+  const d = renderDesired({
+    service: x.service, deployment: x.deployment, serverName: x.serverName, imageName: x.imageName, imageTag: x.deployment.imageTag!,
+    mode: 'direct', sources: { vars: {}, secrets: {} }, files: [], hashKey,
+  });
+  return {
+    Id: crypto.createHash('sha256').update(x.deployment.id).digest('hex'), Name: `/${d.containerName}`, Image: `sha256:${'a'.repeat(64)}`,
+    RestartCount: 0, Mounts: [],
+    Config: { Image: d.image, Labels: d.labels, Env: Object.entries(d.env ?? {}).map(([k, v]) => `${k}=${v}`), Cmd: d.command },
+    HostConfig: { PortBindings: {}, RestartPolicy: { Name: d.restart ?? '' } },
+    State: { Running: running, Status: running ? 'running' : 'exited', StartedAt: '2026-11-26T00:00:00Z' },
+  };
+}
+
+/** The RSS of the service idle on an empty store (the floor of the RSS figure). */
+async function idleRss(): Promise<number> {
+  const svc = await startServiceProcess({ adminUrl, prefix: 'bench_scale_idle', startTimeoutMs: 300_000 });
+  try {
+    await sleep(3000);
+    return memoryOf(svc.child.pid!).rss;
+  } finally {
+    await svc.stop();
+  }
+}
+
+async function main() {
+  console.log(`scale bench: ${SERVERS} servers, ${SERVICES} services in ${ENVIRONMENTS} environments; load average ${load()}`);
+  const floorRss = await idleRss();
+  const url = await createTestDatabase();
+  const db = createKnex(url, 4);
+  const secretsKey = crypto.randomBytes(32);
+  const socketPath = `${os.tmpdir()}/stevedore-scale-${process.pid}.sock`;
+  let t = performance.now();
+  const seeded = await seedStore(db, { environments: ENVIRONMENTS, servers: SERVERS, services: SERVICES, dockerSocketPath: socketPath });
+  console.log(`seeded in ${sec(performance.now() - t)}`);
+  const hashKey = hashKeyOf(secretsKey);
+  const documents = new Map(seeded.map((x, n) => [x.deployment.containerName, inspectDocument(x, hashKey, n % DRIFTED_EVERY !== 0)]));
+  // what the simulated servers were asked: inspects per container and when
+  const seen = new Map<string, number>();
+  const times: number[] = [];
+  // Docker answers an inspect by name or by id
+  const nameOfId = new Map([...documents].map(([name, doc]) => [(doc as { Id: string }).Id, name]));
+  const docker = await startSimulatedDocker(socketPath, (nameOrId) => {
+    const name = nameOfId.get(nameOrId) ?? nameOrId;
+    const doc = documents.get(name) ?? null;
+    if (doc) {
+      seen.set(name, (seen.get(name) ?? 0) + 1);
+      times.push(performance.now());
+    }
+    return doc;
+  });
+  const deployments = new DeploymentsRepository(db);
+  const svc = await startServiceProcess({
+    adminUrl, prefix: 'bench_scale', databaseUrl: url, startTimeoutMs: 600_000,
+    env: {
+      SECRETS_KEY: secretsKey.toString('base64'), SCHEDULER_DRIFT_CHECK_SEC: String(RESYNC_SEC),
+      SCHEDULER_HEALTH_CHECK_SEC: '86400', SCHEDULER_METRICS_SEC: '86400',
+    },
+  });
+  const pid = svc.child.pid!;
+  let peakSampled = 0;
+  const sampler = setInterval(() => { peakSampled = Math.max(peakSampled, memoryOf(pid).rss); }, 250);
+  try {
+    // cycle 1: the new leader's resync at start
+    await until('the first inspect', () => times.length > 0, 120_000);
+    const c1Start = times[0]!;
+    await until('cycle 1 (every container inspected)', () => seen.size === SERVICES, 20 * 60_000);
+    const c1 = times.at(-1)! - c1Start;
+    console.log(`cycle 1 (start-up resync) ${sec(c1)}; event streams open ${docker.openEventStreams()}; RSS ${mb(memoryOf(pid).rss)}, `
+      + `peak ${mb(memoryOf(pid).peak)} (idle on an empty store ${mb(floorRss)}); load average ${load()}`);
+    // quiet: no inspect for 2 s (cycle 1 is over, its conditions written)
+    await until('cycle 1 to settle', () => performance.now() - times.at(-1)! > 2000, 20 * 60_000);
+    const observed = (await Promise.all(seeded.map((x) => x.deployment.environmentId).filter((e, i, a) => a.indexOf(e) === i)
+      .map((e) => deployments.listByEnvironment(e)))).flat();
+    const recorded = observed.filter((d) => d.observedGeneration === d.generation).length;
+    const driftedConditions = observed.flatMap((d) => d.conditions.filter((c) => c.type === 'Drifted' && c.status === 'True'));
+    const drifted = driftedConditions.length;
+    const driftReasons = [...new Set(driftedConditions.map((c) => `${c.reason}: ${c.message}`))].slice(0, 3).join('; ') || 'none';
+    const rssAfter1 = memoryOf(pid).rss;
+    // cycle 2: the periodic resync
+    const before = new Map(seen);
+    const from = times.length;
+    const xactBefore = await transactionsCommitted(db);
+    await until('cycle 2 to start', () => times.length > from, (RESYNC_SEC + 60) * 1000);
+    const c2Start = times[from]!;
+    await until('cycle 2 (every container inspected again)', () => [...before].every(([n, k]) => seen.get(n)! > k), 20 * 60_000);
+    const c2 = times.at(-1)! - c2Start;
+    await until('cycle 2 to settle', () => performance.now() - times.at(-1)! > 2000, 20 * 60_000);
+    const perDeployment = ((await transactionsCommitted(db)) - xactBefore) / SERVICES;
+    const steady = memoryOf(pid).rss;
+    const { peak } = memoryOf(pid);
+    const loadAfter = load();
+    clearInterval(sampler);
+    await svc.stop();
+    // the floor of a cycle: inspect every container and read its row, 8 at a time, nothing else
+    const client = new Docker({ socketPath });
+    const names = [...documents.keys()];
+    const byName = new Map(seeded.map((x) => [x.deployment.containerName, x.deployment.id]));
+    t = performance.now();
+    await Promise.all(Array.from({ length: QUEUE_CONCURRENCY }, async (_, w) => {
+      for (let i = w; i < names.length; i += QUEUE_CONCURRENCY) {
+        await client.getContainer(names[i]!).inspect();
+        await deployments.findById(byName.get(names[i]!)!);
+      }
+    }));
+    const floor = performance.now() - t;
+
+    console.log(`after cycle 1: observedGeneration recorded on ${recorded}/${SERVICES}, Drifted on ${drifted} (${driftReasons}; simulated stopped: ${Math.ceil(SERVICES / DRIFTED_EVERY)})`);
+    console.log(`controller RSS: peak ${mb(peak)} (sampled ${mb(peakSampled)}), after cycle 1 ${mb(rssAfter1)}, steady after cycle 2 ${mb(steady)} `
+      + `— idle on an empty store ${mb(floorRss)}, peak ${(peak / floorRss).toFixed(2)}x of it (goal: peak < 250 MB)`);
+    console.log(`full resync: cycle 1 (start-up, first look) ${sec(c1)}, cycle 2 (periodic) ${sec(c2)} — floor (inspect + read row, `
+      + `${QUEUE_CONCURRENCY} at a time) ${sec(floor)}, cycle 2 ${(c2 / floor).toFixed(2)}x of it (goal: a cycle < 60 s)`);
+    console.log(`database transactions per deployment in cycle 2: ${perDeployment.toFixed(1)}; load average ${loadAfter}`);
+  } finally {
+    clearInterval(sampler);
+    await svc.stop().catch(() => undefined);
+    await docker.stop();
+    await db.destroy();
+    await dropTestDatabases();
+  }
+}
+
+await main();
+process.exit(0);
