@@ -127,9 +127,9 @@ export async function observeDeployment(s: Services, desired: DesiredContainer, 
   const docker = await s.hosts.docker(desired.serverId);
   const [observed, next] = await Promise.all([
     observeContainer(docker, desired.containerName),
-    // only direct mode runs start-first switches; a container of that name that is not this
-    // deployment's is not a leftover of ours
-    desired.mode === 'direct' ? inspectOwn(docker, nextContainerName(desired.containerName), desired.deploymentId) : null,
+    // only start-first services in direct mode run switches (a look fewer for every other one); a
+    // container of that name that is not this deployment's is not a leftover of ours
+    desired.mode === 'direct' && desired.updateOrder === 'start-first' ? inspectOwn(docker, nextContainerName(desired.containerName), desired.deploymentId) : null,
   ]);
   observed.leftover = next && { name: nextContainerName(desired.containerName), running: next.State.Running };
   const ownerEnv = observed.owner.environmentId;
