@@ -23,6 +23,14 @@ export interface ReplicasConfig {
   leaderRetryMs: number;
 }
 
+/** When a TLS certificate check of a service port warns and fails, in days before expiry. */
+export interface CertExpiryDays {
+  /** Under this many days to expiry (or expired) the check fails: the alert fires. */
+  failDays: number;
+  /** Under this many days the check warns (shown, no alert). */
+  warnDays: number;
+}
+
 export interface Config {
   version: string;
   port: number;
@@ -44,6 +52,7 @@ export interface Config {
   scheduler: SchedulerConfig;
   replicas: ReplicasConfig;
   metricsRetentionDays: number;
+  certExpiry: CertExpiryDays;
   /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -88,9 +97,20 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       leaderRetryMs: parseInteger('LEADER_RETRY_MS', env.LEADER_RETRY_MS, 5000, 100, 600_000),
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
+    certExpiry: parseCertExpiry(env),
     publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
     logLevel,
   };
+}
+
+/** CERT_EXPIRY_FAIL_DAYS (7) and CERT_EXPIRY_WARN_DAYS (21): a warning that comes after the failure would never show. */
+export function parseCertExpiry(env: NodeJS.ProcessEnv): CertExpiryDays {
+  const failDays = parseInteger('CERT_EXPIRY_FAIL_DAYS', env.CERT_EXPIRY_FAIL_DAYS, 7, 0, 3650);
+  const warnDays = parseInteger('CERT_EXPIRY_WARN_DAYS', env.CERT_EXPIRY_WARN_DAYS, 21, 0, 3650);
+  if (warnDays < failDays) {
+    throw new ConfigError(`CERT_EXPIRY_WARN_DAYS (${warnDays}) must be at least CERT_EXPIRY_FAIL_DAYS (${failDays}): a certificate warns before it fails`);
+  }
+  return { failDays, warnDays };
 }
 
 /** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */

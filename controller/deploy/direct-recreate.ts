@@ -55,8 +55,10 @@ export async function recreateDirect(docker: Docker, r: DirectDeploy): Promise<v
     await docker.getContainer(leftAside.Id).remove({ force: true });
   }
   if (old) {
-    await docker.getContainer(old.Id).rename({ name: aside });
+    // stopped before the rename: renaming a crash-looping container between two of its restarts
+    // fails ("sandbox … not found"), so a fix could never be deployed over one
     await docker.getContainer(old.Id).stop({ t: 10 }).catch((e) => { if ((e as { statusCode?: number }).statusCode !== 304) throw e; });
+    await docker.getContainer(old.Id).rename({ name: aside });
     await r.log(`stopped the old container of ${name} (kept aside as ${aside})`);
   }
   let created: Docker.Container | null = null;

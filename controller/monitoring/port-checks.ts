@@ -3,6 +3,7 @@
 import tls from 'node:tls';
 import type { Services } from '../services.js';
 import type { CheckStatus } from '../store/repositories/health-logs.js';
+import type { CertExpiryDays } from '../config/config.js';
 
 export interface PortCheck {
   status: CheckStatus;
@@ -11,9 +12,6 @@ export interface PortCheck {
   details: Record<string, unknown>;
 }
 
-/** A certificate expiring within this many days fails its check; within CERT_WARN_DAYS it warns. */
-export const CERT_FAIL_DAYS = 7;
-export const CERT_WARN_DAYS = 21;
 const DAY_MS = 86_400_000;
 
 function deadline<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -36,12 +34,12 @@ export async function tcpCheck(s: Services, serverId: string, host: string, port
   }
 }
 
-/** Pure: the verdict on a certificate valid until `validTo`, as seen at `now`. */
-export function certVerdict(validTo: Date, now: Date): { status: CheckStatus; daysToExpiry: number; error: string | null } {
+/** Pure: the verdict on a certificate valid until `validTo`, as seen at `now` (thresholds: CERT_EXPIRY_*_DAYS). */
+export function certVerdict(validTo: Date, now: Date, days: CertExpiryDays): { status: CheckStatus; daysToExpiry: number; error: string | null } {
   const daysToExpiry = Math.floor((validTo.getTime() - now.getTime()) / DAY_MS);
   if (validTo.getTime() <= now.getTime()) return { status: 'failed', daysToExpiry, error: `certificate expired on ${validTo.toISOString()}` };
-  if (daysToExpiry < CERT_FAIL_DAYS) return { status: 'failed', daysToExpiry, error: `certificate expires in ${daysToExpiry} days (${validTo.toISOString()})` };
-  if (daysToExpiry < CERT_WARN_DAYS) return { status: 'warning', daysToExpiry, error: `certificate expires in ${daysToExpiry} days (${validTo.toISOString()})` };
+  if (daysToExpiry < days.failDays) return { status: 'failed', daysToExpiry, error: `certificate expires in ${daysToExpiry} days (${validTo.toISOString()})` };
+  if (daysToExpiry < days.warnDays) return { status: 'warning', daysToExpiry, error: `certificate expires in ${daysToExpiry} days (${validTo.toISOString()})` };
   return { status: 'ok', daysToExpiry, error: null };
 }
 
@@ -65,7 +63,7 @@ export async function certCheck(s: Services, serverId: string, host: string, por
     }), timeoutMs, `TLS handshake with ${host}:${port}`);
     if (!cert?.valid_to) return null;
     const validTo = new Date(cert.valid_to);
-    const v = certVerdict(validTo, now());
+    const v = certVerdict(validTo, now(), s.config.certExpiry);
     const subject = typeof cert.subject?.CN === 'string' ? cert.subject.CN : null;
     return {
       status: v.status, latencyMs: Math.round(performance.now() - started), error: v.error,

@@ -48,7 +48,8 @@ describe('MariaDB backups on the fleet', function () {
     return finished(`/api/backups/${res.body.id}`);
   })());
 
-  before(async () => {
+  before(async function () {
+    this.timeout(300_000); // a fresh machine installs MariaDB and builds its image here
     const root = process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`;
     if (!/^FLEET_MARIADB_IMAGE=/m.test(readFileSync(path.join(root, 'fleet.env'), 'utf8'))) {
       await run('bash', ['test/fleet/mariadb-image.sh'], { env: process.env });

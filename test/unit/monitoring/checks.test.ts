@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import type Docker from 'dockerode';
 import { certVerdict } from '../../../controller/monitoring/port-checks.js';
+import { parseCertExpiry } from '../../../controller/config/config.js';
+import { ConfigError } from '../../../controller/config/parse-env.js';
 import { containerCheck, publishedTcpPorts } from '../../../controller/monitoring/service-checks.js';
 import { serverConditions } from '../../../controller/monitoring/server-conditions.js';
 import { serverCheck } from '../../../controller/monitoring/record-server-checks.js';
@@ -18,14 +20,34 @@ const dep = { id: 'dep', environmentId: 'env', containerName: 'web-1' } as Deplo
 const summary = (over: Partial<Docker.ContainerInfo>) => ({ State: 'running', Status: 'Up 3 minutes', Ports: [], ...over }) as Docker.ContainerInfo;
 
 describe('monitoring checks (pure parts)', () => {
-  it('judges a certificate by its days to expiry: failed under 7 days or expired, warning under 21', () => {
+  it('judges a certificate by its days to expiry: failed under 7 days or expired, warning under 21 (the defaults)', () => {
     const now = new Date('2026-01-01T00:00:00Z');
     const inDays = (n: number) => new Date(now.getTime() + n * 86_400_000 + 3_600_000);
-    expect(certVerdict(inDays(5), now)).to.include({ status: 'failed', daysToExpiry: 5 });
-    expect(certVerdict(inDays(5), now).error).to.match(/expires in 5 days/);
-    expect(certVerdict(inDays(10), now)).to.include({ status: 'warning', daysToExpiry: 10 });
-    expect(certVerdict(inDays(90), now)).to.include({ status: 'ok', error: null });
-    expect(certVerdict(new Date('2025-12-01T00:00:00Z'), now).error).to.match(/^certificate expired/);
+    const days = parseCertExpiry({});
+    expect(days).to.deep.equal({ failDays: 7, warnDays: 21 });
+    expect(certVerdict(inDays(5), now, days)).to.include({ status: 'failed', daysToExpiry: 5 });
+    expect(certVerdict(inDays(5), now, days).error).to.match(/expires in 5 days/);
+    expect(certVerdict(inDays(10), now, days)).to.include({ status: 'warning', daysToExpiry: 10 });
+    expect(certVerdict(inDays(90), now, days)).to.include({ status: 'ok', error: null });
+    expect(certVerdict(new Date('2025-12-01T00:00:00Z'), now, days).error).to.match(/^certificate expired/);
+  });
+
+  it('takes the certificate thresholds from CERT_EXPIRY_FAIL_DAYS and CERT_EXPIRY_WARN_DAYS, refusing a warning after the failure', () => {
+    const now = new Date('2026-01-01T00:00:00Z');
+    const inDays = (n: number) => new Date(now.getTime() + n * 86_400_000 + 3_600_000);
+    const days = parseCertExpiry({ CERT_EXPIRY_FAIL_DAYS: '3', CERT_EXPIRY_WARN_DAYS: '45' });
+    expect(days).to.deep.equal({ failDays: 3, warnDays: 45 });
+    expect(certVerdict(inDays(5), now, days)).to.include({ status: 'warning', daysToExpiry: 5 });
+    expect(certVerdict(inDays(2), now, days)).to.include({ status: 'failed', daysToExpiry: 2 });
+    expect(certVerdict(inDays(30), now, days).status).to.equal('warning');
+    expect(certVerdict(inDays(50), now, days).status).to.equal('ok');
+    // 0/0: only an expired certificate fails and nothing warns
+    const never = parseCertExpiry({ CERT_EXPIRY_FAIL_DAYS: '0', CERT_EXPIRY_WARN_DAYS: '0' });
+    expect(certVerdict(inDays(0), now, never).status).to.equal('ok');
+    expect(() => parseCertExpiry({ CERT_EXPIRY_FAIL_DAYS: '30' })).to.throw(ConfigError, /CERT_EXPIRY_WARN_DAYS \(21\) must be at least CERT_EXPIRY_FAIL_DAYS \(30\)/);
+    expect(() => parseCertExpiry({ CERT_EXPIRY_WARN_DAYS: '-1' })).to.throw(ConfigError, /CERT_EXPIRY_WARN_DAYS must be a whole number/);
+    expect(() => parseCertExpiry({ CERT_EXPIRY_FAIL_DAYS: '7.5' })).to.throw(ConfigError, /CERT_EXPIRY_FAIL_DAYS must be a whole number/);
+    expect(() => parseCertExpiry({ CERT_EXPIRY_WARN_DAYS: '5000' })).to.throw(ConfigError, /between 0 and 3650/);
   });
 
   it('checks a container by its state and Docker health', () => {
