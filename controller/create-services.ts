@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { databaseAnswers, type Db } from './store/knex.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './logger.js';
@@ -129,7 +130,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     objectStorage,
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
-      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox),
+      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox), owner: randomUUID(),
     }),
   } as Services;
   services.plans = new PlanEngine(services);

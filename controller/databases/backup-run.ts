@@ -1,42 +1,27 @@
 // One backup: the type's dump command runs inside the database's container over SSH; its stdout
 // is gzipped, hashed and counted on the way to the store, chunk by chunk (nothing is held whole
 // in memory or written to the controller's disk). The backup is `succeeded` only when the dump
-// exited 0 AND the stored object, read back, has the same SHA-256.
-import { createHash, randomUUID } from 'node:crypto';
-import { Transform, type Readable } from 'node:stream';
+// exited 0 AND the store reports holding exactly the bytes that were hashed (storage/*: local
+// hashes what it writes and fsyncs it, S3 reads the object back).
+import { randomUUID } from 'node:crypto';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { BackupRow } from '../store/repositories/backups.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import type { BackupStore } from './storage/backup-store.js';
+import { meter } from './storage/digest-stream.js';
+
+/**
+ * gzip level 1: a dump's CPU time on the controller is mostly deflate, and level 1 runs two to
+ * four times faster than 6 for a few percent more bytes (bench/backup.ts, docs/backups.md).
+ */
+export const GZIP_OPTIONS = { level: 1, chunkSize: 64 * 1024 };
 
 export interface BackupRequest {
   trigger: BackupRow['trigger'];
   storage?: 'local' | 's3';
-}
-
-/** Counts and hashes the bytes that pass through. */
-export function meter() {
-  const hash = createHash('sha256');
-  let size = 0;
-  const stream = new Transform({
-    transform(chunk: Buffer, _enc, done) {
-      hash.update(chunk);
-      size += chunk.length;
-      done(null, chunk);
-    },
-  });
-  return { stream, digest: () => hash.digest('hex'), size: () => size };
-}
-
-/** SHA-256 of a stored object, read back from the store. */
-export async function storedDigest(store: BackupStore, key: string): Promise<{ sha256: string; size: number }> {
-  const m = meter();
-  await pipeline(await store.get(key), m.stream, async (src: AsyncIterable<Buffer>) => {
-    for await (const _ of src) { /* drain */ }
-  });
-  return { sha256: m.digest(), size: m.size() };
 }
 
 /** Inserts the running row; the returned `done` settles with the finished row (never rejects). */
@@ -48,7 +33,7 @@ export async function startBackup(ctx: DatabaseContext, db: DatabaseRow, req: Ba
   const objectKey = `${prefix}${db.environmentId}/${db.id}/${stamp}-${id}.dump.gz`;
   const row = await ctx.backups.insert({
     id, databaseId: db.id, environmentId: db.environmentId, status: 'running', trigger: req.trigger,
-    storage: store.kind, bucket: store.bucket, objectKey,
+    storage: store.kind, bucket: store.bucket, objectKey, owner: ctx.owner,
   });
   const done = runDump(ctx, db, row, store, place).catch(async (err: Error) => finish(ctx, db, row, store, { error: err.message }));
   return { row, done };
@@ -60,11 +45,11 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
   const exec = await ctx.hosts.stream(place.serverId, argv);
   exec.stdin.end();
   const m = meter();
-  const gzip = createGzip({ level: 6 });
   const stored = store.put(row.objectKey, m.stream);
-  const piped = pipeline(exec.stdout as Readable, gzip, m.stream);
+  const piped = pipeline(exec.stdout as Readable, createGzip(GZIP_OPTIONS), m.stream);
+  let held: { sha256: string; size: number };
   try {
-    await Promise.all([piped, stored]);
+    [, held] = await Promise.all([piped, stored]);
   } catch (err) {
     exec.kill();
     await exec.exit;
@@ -79,9 +64,9 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
     return finish(ctx, db, row, store, { error: `the dump ${how}: ${reasonOf(exit.stderr, 'no error output')}` });
   }
   const written = { sha256: m.digest(), size: m.size() };
-  const read = await storedDigest(store, row.objectKey);
-  if (read.sha256 !== written.sha256 || read.size !== written.size) {
-    return finish(ctx, db, row, store, { error: `the stored object does not match what was written (sha256 ${read.sha256} of ${read.size} bytes, expected ${written.sha256} of ${written.size})` });
+  if (held.sha256 !== written.sha256 || held.size !== written.size) {
+    await store.remove(row.objectKey).catch(() => undefined);
+    return finish(ctx, db, row, store, { error: `the stored object does not match what was written (sha256 ${held.sha256} of ${held.size} bytes, expected ${written.sha256} of ${written.size})` });
   }
   return finish(ctx, db, row, store, { sha256: written.sha256, size: written.size });
 }
@@ -93,6 +78,15 @@ async function finish(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, _st
   const updated = (await ctx.backups.update(row.id, failed
     ? { status: 'failed', error: outcome.error, finishedAt: new Date() }
     : { status: 'succeeded', sha256: outcome.sha256, sizeBytes: outcome.size, finishedAt: new Date() }))!;
+  await announceBackup(ctx, db, updated);
+  return updated;
+}
+
+/** A finished backup's Degraded condition on its database and its backup.success/failed event. */
+export async function announceBackup(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow): Promise<void> {
+  const outcome: { error: string } | { sha256: string; size: number } = row.status === 'succeeded'
+    ? { sha256: row.sha256!, size: Number(row.sizeBytes) } : { error: row.error ?? 'failed' };
+  const failed = 'error' in outcome;
   await ctx.databases.setCondition(db.id, failed
     ? { type: 'Degraded', status: true, reason: 'BackupFailed', message: outcome.error }
     : { type: 'Degraded', status: false, reason: 'BackupSucceeded', message: `backup ${row.id} verified` });
@@ -100,6 +94,5 @@ async function finish(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, _st
   await ctx.events.publish(failed ? 'backup.failed' : 'backup.success', db.environmentId, failed
     ? { ...data, message: `Backup of ${db.name} failed: ${outcome.error}`.slice(0, 1000) }
     : { ...data, sizeBytes: outcome.size, sha256: outcome.sha256 }).catch((err: Error) => ctx.logger.warn('backup event not published', { error: err.message }));
-  if (failed) ctx.logger.warn('backup failed', { databaseId: db.id, backupId: row.id, error: outcome.error });
-  return updated;
+  if ('error' in outcome) ctx.logger.warn('backup failed', { databaseId: db.id, backupId: row.id, error: outcome.error });
 }

@@ -1,12 +1,12 @@
 import type { Services } from '../services.js';
 
 /**
- * Due backups and restore drills, on the shared scheduler (one replica per tick). Runs a crashed
- * process left `running` are marked failed first: nothing would ever finish them.
+ * Due backups and restore drills, on the shared scheduler (one replica per tick). Every replica
+ * renews the leases of the runs it has and fails runs whose lease ran out (lease.ts), at start-up
+ * and three times per lease (PLAN_LEASE_MS): a run another replica still renews is left alone.
  */
 export async function startBackupScheduler(s: Services): Promise<() => Promise<void>> {
-  const abandoned = await s.databaseOps.ctx.backups.failAbandoned();
-  if (abandoned) s.logger.warn('backups left running by a stopped controller marked failed', { count: abandoned });
+  await s.databaseOps.startLeases(s.config.replicas.planLeaseMs);
   s.scheduler.every('database-backups', s.config.scheduler.backupSec, () => s.databaseOps.tick());
   return () => s.databaseOps.stop();
 }

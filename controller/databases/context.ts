@@ -22,6 +22,8 @@ export interface DatabaseContext {
   events: EventBus;
   logger: Logger;
   secretBox: SecretBox;
+  /** This process's lease name on the backups and restores it runs (lease.ts). */
+  owner: string;
   /** Hears every monitoring probe's result: the health log and alerts (controller/monitoring/database-checks.ts). */
   onProbed?: (db: DatabaseRow, result: MonitoringResult) => Promise<void>;
 }

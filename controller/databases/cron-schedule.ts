@@ -18,6 +18,7 @@ export function scheduleProblem(expression: string, timezone?: string | null): {
     if (Number.isNaN(next.getTime())) throw new Error('no next time');
     return null;
   } catch (err) {
-    return { field: 'cron', message: `Invalid cron expression: ${(err as Error).message}` };
+    // the cron package's first line is the reason; the rest is a debugging dump
+    return { field: 'cron', message: `Invalid cron expression: ${(err as Error).message.split('\n')[0].trim()}` };
   }
 }

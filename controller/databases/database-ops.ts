@@ -6,14 +6,27 @@ import type { DatabaseRow, ScheduleKind } from '../store/repositories/databases.
 import { startBackup, type BackupRequest } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import { nextRun } from './cron-schedule.js';
+import { tendLeases } from './lease.js';
 import { monitorDatabase, type MonitoringResult } from './monitor.js';
 import { startRestore, type RestoreTarget } from './restore-run.js';
 import { rotationPlan } from './retention.js';
 
 export class DatabaseOps {
   private readonly inFlight = new Set<Promise<unknown>>();
+  private leaseTimer: NodeJS.Timeout | null = null;
 
   constructor(readonly ctx: DatabaseContext) {}
+
+  /** Fails the runs a stopped process left (lease ran out), then renews and sweeps three times per lease. */
+  async startLeases(leaseMs: number): Promise<void> {
+    const tend = () => tendLeases(this.ctx, leaseMs).catch((err: Error) => {
+      this.ctx.logger.warn('backup leases not renewed', { error: err.message });
+      return 0;
+    });
+    await tend();
+    this.leaseTimer = setInterval(() => void tend(), Math.max(100, Math.floor(leaseMs / 3)));
+    this.leaseTimer.unref();
+  }
 
   private track<T>(p: Promise<T>): Promise<T> {
     this.inFlight.add(p);
@@ -138,7 +151,9 @@ export class DatabaseOps {
   }
 
   async stop(): Promise<void> {
+    // leases are renewed until the runs end: a run still going is not another replica's to fail
     await Promise.allSettled([...this.inFlight]);
+    if (this.leaseTimer) clearInterval(this.leaseTimer);
     this.ctx.stores.close();
   }
 }

@@ -6,9 +6,10 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
-import { meter, startBackup } from './backup-run.js';
+import { startBackup } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type Credentials, type DatabaseContext } from './context.js';
 import { startScratch } from './scratch.js';
+import { meter } from './storage/digest-stream.js';
 
 /** Streams the backup into `container` with the type's restore command; throws with the tool's reason. */
 async function streamInto(ctx: DatabaseContext, db: DatabaseRow, backup: BackupRow, serverId: string, container: string, creds: Credentials) {
@@ -48,7 +49,7 @@ export type RestoreTarget = 'database' | 'scratch' | 'drill';
 export async function startRestore(ctx: DatabaseContext, db: DatabaseRow, backup: BackupRow, target: RestoreTarget)
   : Promise<{ row: RestoreRow; done: Promise<RestoreRow> }> {
   placeOf(db);
-  const row = await ctx.restores.insert({ databaseId: db.id, backupId: backup.id, target, status: 'running' });
+  const row = await ctx.restores.insert({ databaseId: db.id, backupId: backup.id, target, status: 'running', owner: ctx.owner });
   const started = Date.now();
   const done = (async (): Promise<RestoreRow> => {
     const fields: Partial<RestoreRow> = {};
@@ -77,12 +78,12 @@ export async function startRestore(ctx: DatabaseContext, db: DatabaseRow, backup
         ...fields, status: 'failed', error: (err as Error).message.slice(0, 2000), durationMs: Date.now() - started, finishedAt: new Date(),
       }))!;
     }
-  })().then((r) => announce(ctx, db, r));
+  })().then(async (r) => { await announceRestore(ctx, db, r); return r; });
   return { row, done };
 }
 
 /** A drill's result is a condition of the database; a failed drill or restore also notifies. */
-async function announce(ctx: DatabaseContext, db: DatabaseRow, r: RestoreRow): Promise<RestoreRow> {
+export async function announceRestore(ctx: DatabaseContext, db: DatabaseRow, r: RestoreRow): Promise<void> {
   const ok = r.status === 'succeeded';
   if (r.target === 'drill') {
     await ctx.databases.setCondition(db.id, ok
@@ -97,5 +98,4 @@ async function announce(ctx: DatabaseContext, db: DatabaseRow, r: RestoreRow): P
       message: `${what} of ${db.name} failed: ${r.error}`.slice(0, 1000),
     }).catch((err: Error) => ctx.logger.warn('restore event not published', { error: err.message }));
   }
-  return r;
 }

@@ -1,3 +1,4 @@
+import { scheduleProblem } from '../databases/cron-schedule.js';
 import type { KindDescriptor } from './kind.js';
 import { name, secretRef } from './manifest-fields.js';
 import { bool, int, nonEmpty, nullable, object, resourceSchemas, str, timestamp, uuid, type Schema } from './schema.js';
@@ -59,6 +60,17 @@ export const database: KindDescriptor = {
     defaults: {
       server: null, containerName: null, host: null, port: null, username: null, timezone: null,
       backupSchedule: null, keepLast: null, keepDays: null, drillSchedule: null, drillCheckCommand: null,
+    },
+    // a schedule that cannot run is an error of the folder, not a warning in the scheduler's log
+    problems(spec) {
+      const out: { path: string[]; message: string }[] = [];
+      for (const field of ['backupSchedule', 'drillSchedule'] as const) {
+        if (spec[field] == null) continue;
+        const p = scheduleProblem(spec[field], spec.timezone);
+        if (p?.field === 'cron') out.push({ path: [field], message: `'${spec[field]}': ${p.message}` });
+        else if (p && !out.some((o) => o.path[0] === 'timezone')) out.push({ path: ['timezone'], message: p.message });
+      }
+      return out;
     },
     // a schedule is its cron while enabled; the scheduler computes the next run of a new one
     actual: (row) => ({ backupSchedule: row.backupEnabled ? row.backupCron : null, drillSchedule: row.drillEnabled ? row.drillCron : null }),

@@ -58,6 +58,11 @@ export interface ManifestMapping {
   desired?(spec: Record<string, any>, name: string): Record<string, unknown>;
   /** Comparable fields read from related rows (the snapshot), added to those of the row's columns. */
   actual?(row: Record<string, any>, ctx: ActualContext): Record<string, unknown>;
+  /**
+   * Rules of a spec its schema cannot say (a cron expression that parses), checked when a folder
+   * is validated: each problem names the spec field (path under `spec`).
+   */
+  problems?(spec: Record<string, any>): { path: string[]; message: string }[];
   /** References that are not a field naming a kind (a config file's ${fragment:NAME} includes). */
   referencesIn?(spec: Record<string, any>): FoundReference[];
   /** Settings read from the environment when a manifest leaves a column out: column -> [module, field]. */

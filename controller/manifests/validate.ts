@@ -30,6 +30,8 @@ export function validateDocument(doc: ParsedDocument): ManifestError[] {
   }
   const validate = validatorOf(v.kind);
   const errors = validate(v) ? [] : collapse(validate.errors ?? []).map((e) => toError(e, at, v.kind));
+  // the kind's own rules read a spec of the right shape only
+  if (!errors.length) for (const p of kindOf(v.kind).manifest.problems?.(v.spec) ?? []) errors.push(at(['spec', ...p.path], p.message));
   for (const key of Object.keys(v.metadata?.labels ?? {})) {
     if (key.startsWith(RESERVED_LABEL_PREFIX)) {
       errors.push(at(['metadata', 'labels', key], `the label prefix '${RESERVED_LABEL_PREFIX}' is reserved for Stevedore`, true));

@@ -9,6 +9,7 @@ import { startS3Server, type S3Server } from '../support/s3-server.js';
 import type { BackupRow } from '../../controller/store/repositories/backups.js';
 import { checkedFetch } from '../support/openapi-check.js';
 import { until } from '../support/until.js';
+import { ABANDONED, tendLeases } from '../../controller/databases/lease.js';
 
 describe('database, backup and object storage routes', function () {
   // start-up imports the service and s3rver: slow on a loaded machine, not a hang
@@ -237,6 +238,42 @@ describe('database, backup and object storage routes', function () {
     expect(after.at(-1)!.data.message).to.include('no server and container');
     const next = (await ops().ctx.databases.findById(db.id))!.nextBackupAt!;
     expect(next.getTime()).to.be.greaterThan(Date.now());
+  });
+
+  it('a backup or drill whose replica stopped (lease ran out) is failed loudly by a live replica; live runs are left', async () => {
+    const db = await createDb();
+    const dbId = db.id as string;
+    const ago = new Date(Date.now() - 60_000);
+    const running = (extra: Partial<BackupRow>) => ops().ctx.backups.insert({
+      databaseId: dbId, environmentId: w.envId, status: 'running', trigger: 'schedule', storage: 'local', objectKey: `k-${randomBytes(3).toString('hex')}`, ...extra,
+    });
+    const dead = await running({ owner: 'dead-replica', heartbeatAt: ago });
+    const legacy = await running({ startedAt: ago }); // from before leases: its start time is its last sign of life
+    const alive = await running({ owner: 'live-replica', heartbeatAt: new Date() });
+    const mine = await running({ owner: ops().ctx.owner, heartbeatAt: ago }); // this process renews it first
+    const drill = await ops().ctx.restores.insert({ databaseId: dbId, target: 'drill', status: 'running', owner: 'dead-replica', heartbeatAt: ago });
+    const eventsOf = async () => (await w.svc.services.events.since(0, w.envId, 10_000)).filter((e) => e.data.databaseId === dbId);
+    const before = (await eventsOf()).length;
+
+    // this service's own lease timer may sweep too: the outcome is the same whoever sweeps first
+    await ops().ctx.backups.renewLeases('live-replica'); // what the live replica does meanwhile
+    await tendLeases(ops().ctx, 5000);
+    const status = async (id: string) => (await w.viewer.get(`/api/backups/${id}`)).body;
+    for (const id of [dead.id, legacy.id]) expect(await status(id)).to.include({ status: 'failed', error: ABANDONED });
+    expect((await status(alive.id)).status).to.equal('running');
+    expect((await status(mine.id)).status).to.equal('running');
+    expect((await ops().ctx.backups.findById(mine.id))!.heartbeatAt!.getTime()).to.be.greaterThan(ago.getTime());
+    expect((await w.viewer.get(`/api/restores/${drill.id}`)).body).to.include({ status: 'failed', error: ABANDONED });
+    const conditions = (await w.viewer.get(`/api/databases/${dbId}`)).body.status.conditions;
+    expect(conditions.find((c: any) => c.type === 'Degraded')).to.include({ status: true });
+    expect(conditions.find((c: any) => c.type === 'DrillSucceeded')).to.include({ status: false, reason: 'DrillFailed' });
+    const events = (await eventsOf()).slice(before).map((e) => `${e.type} ${e.data.backupId ?? e.data.restoreId}`);
+    expect(events.sort()).to.deep.equal([`backup.drill_failed ${drill.id}`, `backup.failed ${dead.id}`, `backup.failed ${legacy.id}`].sort());
+    // failed once: a second sweep (another replica's) finds nothing more
+    await ops().ctx.backups.renewLeases('live-replica');
+    expect(await tendLeases(ops().ctx, 5000)).to.equal(0);
+    await ops().ctx.backups.update(alive.id, { status: 'failed' });
+    await ops().ctx.backups.update(mine.id, { status: 'failed' });
   });
 
   it('object storage: admin only, secret write-only, test and bucket list against an S3-compatible server', async () => {

@@ -79,6 +79,11 @@ describe('manifests: Database', function () {
     expect(new Date(drill.nextRunAt).getUTCDay()).to.equal(0);
     const again = await admin.post('/api/manifests/apply', { files: files(5434, schedules) });
     expect(JSON.stringify(again.body)).to.not.match(/"(create|update)"[^}]*Database/);
+    // a schedule that cannot run is refused with the folder, naming the field; nothing changes
+    const bad = await admin.post('/api/manifests/apply', { files: files(5434, schedules.replace('0 3 * * *', '0 25 * * *')) });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.errors.map((e: { file: string; path: string }) => `${e.file} ${e.path}`)).to.deep.equal(['database.yaml spec/backupSchedule']);
+    expect((await admin.get(`/api/databases/${db.id}/backup-schedule`)).body).to.include({ cron: '0 3 * * *', enabled: true });
     // left out of the manifest: no schedule any more
     expect((await admin.post('/api/manifests/apply', { files: files(5434) })).status).to.equal(200);
     expect((await admin.get(`/api/databases/${db.id}/backup-schedule`)).body).to.include({ enabled: false, nextRunAt: null });

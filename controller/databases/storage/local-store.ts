@@ -4,8 +4,15 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BackupStore } from './backup-store.js';
+import { meter } from './digest-stream.js';
 
-/** Backups as files under <state dir>/backups, written to a temp name and renamed when complete. */
+/** Makes a rename in dir durable. */
+async function syncDir(dir: string): Promise<void> {
+  const handle = await fs.open(dir, 'r');
+  try { await handle.sync(); } finally { await handle.close(); }
+}
+
+/** Backups as files under <state dir>/backups, written to a temp name, synced and renamed when complete. */
 export function localStore(stateDir: string): BackupStore {
   const root = path.join(stateDir, 'backups');
   const fileOf = (key: string) => {
@@ -20,13 +27,21 @@ export function localStore(stateDir: string): BackupStore {
       const file = fileOf(key);
       await fs.mkdir(path.dirname(file), { recursive: true, mode: 0o700 });
       const tmp = `${file}.partial`;
+      // The digest is of the bytes handed to write(2), flushed to the disk (fsync) before the
+      // rename, and the file's size is checked. Reading the file back now would only re-read the
+      // page cache these bytes were just written to: twice the IO, no more certainty.
+      const m = meter();
       try {
-        await pipeline(body, createWriteStream(tmp, { mode: 0o600 }));
+        await pipeline(body, m.stream, createWriteStream(tmp, { mode: 0o600, flush: true, highWaterMark: 256 * 1024 }));
+        const { size } = await fs.stat(tmp);
+        if (size !== m.size()) throw new Error(`the file holds ${size} bytes, ${m.size()} were written`);
         await fs.rename(tmp, file);
+        await syncDir(path.dirname(file));
       } catch (err) {
         await fs.rm(tmp, { force: true });
         throw err;
       }
+      return { sha256: m.digest(), size: m.size() };
     },
     async get(key) {
       const file = fileOf(key);

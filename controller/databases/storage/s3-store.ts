@@ -4,6 +4,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import type { Readable } from 'node:stream';
 import type { BackupStore } from './backup-store.js';
+import { digestOf } from './digest-stream.js';
 
 export interface S3Settings {
   endpoint: string;
@@ -22,20 +23,22 @@ export async function s3Client(c: S3Settings): Promise<S3Client> {
     credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
     maxAttempts: 2,
     // S3-compatible servers (MinIO, Ceph, Garage...) do not all take the SDK's default trailing
-    // checksums in aws-chunked bodies; integrity is ours anyway (SHA-256 re-read after upload).
+    // checksums in aws-chunked bodies; integrity is ours anyway (the object's SHA-256 is read back after upload).
     requestChecksumCalculation: 'WHEN_REQUIRED',
     responseChecksumValidation: 'WHEN_REQUIRED',
   });
 }
 
 export function s3Store(client: S3Client, bucket: string): BackupStore {
-  return {
+  const store: BackupStore = {
     kind: 's3',
     bucket,
     async put(key, body) {
       const { Upload } = await import('@aws-sdk/lib-storage');
       const upload = new Upload({ client, params: { Bucket: bucket, Key: key, Body: body }, partSize: 8 * 1024 * 1024, queueSize: 2, leavePartsOnError: false });
       await upload.done();
+      // what the bucket holds, read back: a multipart object has no whole-object SHA-256 of its own
+      return digestOf(await store.get(key));
     },
     async get(key) {
       const { GetObjectCommand } = await sdk();
@@ -47,6 +50,7 @@ export function s3Store(client: S3Client, bucket: string): BackupStore {
       await client.send(new DeleteObjectCommand({ Bucket: bucket, Key: key }));
     },
   };
+  return store;
 }
 
 export async function listBuckets(client: S3Client): Promise<string[]> {

@@ -20,9 +20,31 @@ export interface BackupRow {
   finishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
+  /** The replica running it (its lease name) and when that replica last said it still does. */
+  owner?: string | null;
+  heartbeatAt?: Date | null;
 }
 
-export class BackupsRepository extends BaseRepository<BackupRow> {
+/**
+ * The lease of running backups and restores (one query per table, whatever the number of runs):
+ * `renew` by the replica running them, `failExpired` by any live replica. The UPDATE re-checks
+ * `status = 'running'` under the row lock, so two replicas sweeping at once fail each row once.
+ */
+class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
+  async renewLeases(owner: string): Promise<number> {
+    return this.q().where({ status: 'running', owner } as never).update({ heartbeatAt: this.db.fn.now() } as never);
+  }
+
+  /** Marks failed, with `error`, every running row whose lease ran out `leaseMs` ago; returns them. */
+  async failExpired(leaseMs: number, error: string): Promise<Row[]> {
+    return this.q().where('status', 'running')
+      .whereRaw('coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ?)', [leaseMs / 1000])
+      .update({ status: 'failed', error, finishedAt: this.db.fn.now(), updatedAt: this.db.fn.now() } as never)
+      .returning('*') as Promise<Row[]>;
+  }
+}
+
+export class BackupsRepository extends LeasedRuns<BackupRow> {
   constructor(db: Knex) {
     super(db, 'backups');
   }
@@ -44,12 +66,6 @@ export class BackupsRepository extends BaseRepository<BackupRow> {
 
   latestSucceeded(databaseId: string): Promise<BackupRow | undefined> {
     return this.q().where({ databaseId, status: 'succeeded' }).orderBy('startedAt', 'desc').first() as Promise<BackupRow | undefined>;
-  }
-
-  /** Backups a crashed process left running: nothing will finish them. */
-  async failAbandoned(): Promise<number> {
-    return this.q().where('status', 'running')
-      .update({ status: 'failed', error: 'the controller stopped while the backup ran', finishedAt: this.db.fn.now() } as never);
   }
 }
 
@@ -74,9 +90,11 @@ export interface RestoreRow {
   error: string | null;
   startedAt: Date;
   finishedAt: Date | null;
+  owner?: string | null;
+  heartbeatAt?: Date | null;
 }
 
-export class RestoresRepository extends BaseRepository<RestoreRow> {
+export class RestoresRepository extends LeasedRuns<RestoreRow> {
   constructor(db: Knex) {
     super(db, 'restores');
   }
