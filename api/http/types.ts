@@ -1,5 +1,4 @@
 import type Koa from 'koa';
-import type { AppError } from '../../controller/errors/app-error.js';
 
 // Roles and the caller belong to the controller (controller/auth/actor.ts); the API names them here too.
 export type { Actor, Role, Scope } from '../../controller/auth/actor.js';
@@ -18,8 +17,8 @@ export interface AuditNote {
 export interface AppState {
   requestId: string;
   actor?: Actor;
-  /** Set when a bearer token was sent but is not valid; thrown only on protected routes. */
-  authError?: AppError;
+  /** Set when a bearer token was sent but is not valid, or could not be checked (store down); thrown only on protected routes. */
+  authError?: unknown;
   /** Filled by handlers that want to say more in the audit entry than the route's default. */
   audit?: AuditNote;
   /** Real client address (X-Forwarded-For is not trusted). */
