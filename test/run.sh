@@ -9,7 +9,7 @@
 #
 # Unit and API tests (CPU-bound, they need only PostgreSQL) and end-to-end tests (mostly waiting on
 # ssh and docker) run at the same time in separate mocha processes. The end-to-end files are split
-# over E2E_FLEETS (default 2) processes, each with a fleet of its own (FLEET_ID, then the next id):
+# over E2E_FLEETS (default 3) processes, each with a fleet of its own (FLEET_ID, then the next ids):
 # nothing on one fleet is visible to the other, so their tests cannot meet. The first end-to-end
 # log is shown as it runs, the others after it; the last line sums them all. The unit and API tests
 # get a PostgreSQL of their own: the chaos tests stop and kill the fleet's.
@@ -23,12 +23,12 @@ export TEST_PG_PORT=${TEST_PG_PORT:-$((25450 + FLEET_ID))}
 
 logs=$(mktemp -d)
 fast_pid=
-fleet2=
+extra_fleets=()
 cleanup() {
   [ -z "$fast_pid" ] || kill -- "-$fast_pid" 2>/dev/null
   bash test/support/postgres.sh down >/dev/null 2>&1
   [ "$SKIP_FLEET" = 1 ] || bash test/fleet/down.sh >/dev/null 2>&1
-  [ -z "$fleet2" ] || ( unset $(compgen -v FLEET_); FLEET_ID=$fleet2 bash test/fleet/down.sh >/dev/null 2>&1 )
+  for f in "${extra_fleets[@]}"; do ( unset $(compgen -v FLEET_); FLEET_ID=$f bash test/fleet/down.sh >/dev/null 2>&1 ); done
   rm -rf "$logs"
 }
 trap cleanup EXIT
@@ -84,25 +84,38 @@ tally() {
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${s:-0}))
 }
 
-# the end-to-end files, heaviest first (file size stands in for duration), dealt to two groups so
-# that each gets about half: group one on this fleet, group two on a second one
+# the end-to-end files, heaviest first (file size stands in for duration), each dealt to the
+# lightest of E2E_FLEETS (default 3) groups: group one on this fleet, each other on a fleet of its own
 shopt -s globstar nullglob
 e2e_files=()
 for g in "${e2e[@]}"; do for f in $g; do e2e_files+=("$f"); done; done
-group1=(); group2=(); w1=0; w2=0
-if [ "${E2E_FLEETS:-2}" -ge 2 ] && [ ${#e2e_files[@]} -ge 2 ] && [ ${#fast[@]} -gt 0 ]; then
+groups=${E2E_FLEETS:-3}
+[ "$groups" -le ${#e2e_files[@]} ] || groups=${#e2e_files[@]}
+[ ${#fast[@]} -gt 0 ] || groups=1
+group1=(); extra_pids=()
+if [ "$groups" -ge 2 ]; then
+  weights=()
+  for ((k = 0; k < groups; k++)); do weights[k]=0; : >"$logs/group$k"; done
   while read -r size f; do
-    if [ "$w1" -le "$w2" ]; then group1+=("$f"); w1=$((w1 + size)); else group2+=("$f"); w2=$((w2 + size)); fi
+    k=0; for ((j = 1; j < groups; j++)); do [ "${weights[j]}" -ge "${weights[k]}" ] || k=$j; done
+    echo "$f" >>"$logs/group$k"; weights[k]=$((weights[k] + size))
   done < <(for f in "${e2e_files[@]}"; do echo "$(stat -c %s "$f") $f"; done | sort -rn)
-  fleet2=$(( (FLEET_ID + 1) % 10 ))
-  # the second fleet comes up while the first group runs (one up at a time: up.sh may install packages)
-  # the first fleet's variables (FLEET_ROOT, ports, …) are exported: none may leak into the second
-  ( unset $(compgen -v FLEET_); export FLEET_ID=$fleet2
-    bash test/fleet/up.sh >"$logs/up2" 2>&1 || exit 1
-    set -a; . "/tmp/stevedore-fleet-$fleet2/fleet.env"; set +a
-    export FLEET_ID=$fleet2
-    exec npx mocha "${group2[@]}" ) >"$logs/e2e2" 2>&1 &
-  e2e2_pid=$!
+  mapfile -t group1 <"$logs/group0"
+  for ((k = 1; k < groups; k++)); do
+    fleet=$(( (FLEET_ID + k) % 10 )); extra_fleets+=("$fleet")
+    mapfile -t files <"$logs/group$k"
+    # the other fleets come up while the first group runs, one at a time (up.sh may install
+    # packages); the first fleet's variables (FLEET_ROOT, ports, …) are exported: none may leak
+    ( unset $(compgen -v FLEET_); export FLEET_ID=$fleet
+      [ "$k" = 1 ] || until [ -e "$logs/up$((k - 1)).done" ]; do sleep 1; done
+      bash test/fleet/up.sh >"$logs/up$k" 2>&1; up_rc=$?
+      touch "$logs/up$k.done"
+      [ "$up_rc" = 0 ] || exit 1
+      set -a; . "/tmp/stevedore-fleet-$fleet/fleet.env"; set +a
+      export FLEET_ID=$fleet
+      exec npx mocha "${files[@]}" ) >"$logs/e2e$k" 2>&1 &
+    extra_pids+=($!)
+  done
 fi
 
 if [ ${#fast[@]} -gt 0 ] && [ ${#e2e[@]} -gt 0 ]; then
@@ -110,22 +123,24 @@ if [ ${#fast[@]} -gt 0 ] && [ ${#e2e[@]} -gt 0 ]; then
   # in a process group of its own, so an interrupted run can stop it and mocha's child with it
   DATABASE_URL=$fast_db setsid nice -n 5 npx mocha "${fast[@]}" >"$logs/fast" 2>&1 &
   fast_pid=$!
-  echo "== end-to-end tests (unit and API tests${fleet2:+, and a second end-to-end group on fleet $fleet2,} run alongside; their logs follow)"
-  if [ -n "$fleet2" ]; then npx mocha "${group1[@]}" 2>&1 | tee "$logs/e2e"; else npx mocha "${e2e[@]}" 2>&1 | tee "$logs/e2e"; fi
+  echo "== end-to-end tests (unit and API tests${extra_fleets:+, and end-to-end groups on fleets ${extra_fleets[*]},} run alongside; their logs follow)"
+  if [ "$groups" -ge 2 ]; then npx mocha "${group1[@]}" 2>&1 | tee "$logs/e2e0"; else npx mocha "${e2e[@]}" 2>&1 | tee "$logs/e2e0"; fi
   e2e_rc=${PIPESTATUS[0]}
-  e2e2_rc=0
-  if [ -n "$fleet2" ]; then
-    wait "$e2e2_pid"; e2e2_rc=$?
-    echo "== end-to-end tests on fleet $fleet2 (ran alongside)"
-    [ "$e2e2_rc" = 0 ] || [ -s "$logs/e2e2" ] || cat "$logs/up2"
-    cat "$logs/e2e2"
-    tally "$logs/e2e2"
-  fi
+  tally "$logs/e2e0"
+  for ((i = 0; i < ${#extra_pids[@]}; i++)); do
+    k=$((i + 1))
+    wait "${extra_pids[i]}"; group_rc=$?
+    [ "$group_rc" = 0 ] || e2e_rc=1
+    echo "== end-to-end tests on fleet ${extra_fleets[i]} (ran alongside)"
+    [ "$group_rc" = 0 ] || [ -s "$logs/e2e$k" ] || cat "$logs/up$k"
+    cat "$logs/e2e$k"
+    tally "$logs/e2e$k"
+  done
   wait "$fast_pid"; fast_rc=$?; fast_pid=
   echo "== unit and API tests (ran alongside the end-to-end tests)"
   cat "$logs/fast"
-  tally "$logs/e2e"; tally "$logs/fast"
-  [ "$e2e_rc" = 0 ] && [ "$e2e2_rc" = 0 ] && [ "$fast_rc" = 0 ] || rc=1
+  tally "$logs/fast"
+  [ "$e2e_rc" = 0 ] && [ "$fast_rc" = 0 ] || rc=1
 else
   # one group, one process: unit and API tests on their own PostgreSQL, the others on the fleet's
   [ ${#fast[@]} -eq 0 ] || export DATABASE_URL=$fast_db
@@ -134,7 +149,7 @@ else
   tally "$logs/all"
 fi
 # every process's failures again, at the end: a CI page that shows only the tail shows them all
-for log in "$logs"/e2e "$logs"/e2e2 "$logs"/fast "$logs"/all; do
+for log in "$logs"/e2e[0-9]* "$logs"/fast "$logs"/all; do
   [ -f "$log" ] && grep -Eq '^ +[0-9]+ failing' "$log" || continue
   echo "== failures in the ${log##*/} log (without stack lines)"
   sed -n '/^ \+[0-9]\+ failing/,$p' "$log" | grep -Ev '^ +at ' | head -80
