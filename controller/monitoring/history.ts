@@ -1,7 +1,8 @@
 // Metrics history as the API answers it: columnar (one timestamps array, one array per metric,
 // aligned; null where no sample had the metric), downsampled to buckets so that a long range
-// never answers more than MAX_POINTS points. PostgreSQL builds it (ServerSamplesRepository.historyJson).
-import type { ServerMetricName } from './server-sample.js';
+// never answers more than MAX_POINTS points.
+import type { HistoryColumns } from '../store/repositories/server-samples.js';
+import { serverMetricNames, type ServerMetricName } from './server-sample.js';
 
 /** Points of a response when the caller names no step (a chart's width). */
 export const DEFAULT_POINTS = 720;
@@ -22,4 +23,9 @@ export function stepFor(from: Date, to: Date, requestedSec?: number): number {
   const floor = Math.ceil(rangeSec / MAX_POINTS);
   if (requestedSec !== undefined) return Math.max(requestedSec, floor);
   return Math.max(60, Math.ceil(rangeSec / DEFAULT_POINTS));
+}
+
+export function toColumnar(from: Date, to: Date, stepSec: number, h: HistoryColumns): ColumnarHistory {
+  const series = Object.fromEntries(serverMetricNames.map((m) => [m, h.values[m]])) as ColumnarHistory['series'];
+  return { from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: h.buckets.map((sec) => new Date(sec * 1000).toISOString()), series };
 }
