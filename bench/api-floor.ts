@@ -10,9 +10,8 @@
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the service process.
  */
 import { spawn } from 'node:child_process';
-import fs from 'node:fs';
-import net from 'node:net';
 import { startServiceProcess } from './support/service-process.js';
+import { cpuSeconds, freePort } from './support/process-stats.js';
 import { wrk, type WrkResult } from './support/wrk.js';
 
 const ROUNDS = Number(process.env.ROUNDS ?? 3);
@@ -30,16 +29,6 @@ async function call(port: number, method: string, path: string, token?: string, 
   const text = await res.text();
   if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
   return text ? JSON.parse(text) : null;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** The floor app as a child process of its own (its own event loop, like the service's). */
@@ -60,16 +49,6 @@ async function startFloor(databaseUrl: string) {
       if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
     },
   };
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux only; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 /** wrk against a target, with the CPU its process spent per request (independent of the machine's load). */

@@ -6,9 +6,9 @@
  *
  *   DATABASE_URL=postgres://… npx tsx bench/api.ts   (CONCURRENCY=100 DURATION_S=10)
  */
-import fs from 'node:fs';
 import http from 'node:http';
 import { startServiceProcess } from './support/service-process.js';
+import { cpuSeconds } from './support/process-stats.js';
 
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 100);
 const DURATION_S = Number(process.env.DURATION_S ?? 10);
@@ -34,16 +34,6 @@ function request(port: number, method: string, path: string, token?: string, bod
     req.on('error', reject);
     req.end(payload);
   });
-}
-
-/** CPU seconds (user + system) a process has used so far, from /proc (Linux only; 0 elsewhere). */
-function cpuSeconds(pid: number): number {
-  try {
-    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-    return (Number(fields[11]) + Number(fields[12])) / 100;
-  } catch {
-    return 0;
-  }
 }
 
 async function load(port: number, path: string, token: string, seconds = DURATION_S) {

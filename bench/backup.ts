@@ -18,6 +18,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadFleet, serverExec } from '../test/fleet/fleet.js';
 import { startServiceProcess } from './support/service-process.js';
+import { cpuSeconds } from './support/process-stats.js';
 
 const run = promisify(execFile);
 const adminUrl = process.env.DATABASE_URL;
@@ -33,12 +34,6 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
 
 const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
-
-/** user + system CPU seconds of a process so far (/proc/<pid>/stat, in clock ticks of 1/100 s). */
-function cpuSeconds(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
 

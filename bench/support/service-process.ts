@@ -3,8 +3,8 @@
 // the database.
 import { spawn, type ChildProcess } from 'node:child_process';
 import crypto from 'node:crypto';
-import net from 'node:net';
 import knexFactory from 'knex';
+import { freePort } from './process-stats.js';
 
 export interface ServiceProcess {
   port: number;
@@ -12,16 +12,6 @@ export interface ServiceProcess {
   database: string;
   child: ChildProcess;
   stop(): Promise<void>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = net.createServer().once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as net.AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 export async function startServiceProcess(o: {
