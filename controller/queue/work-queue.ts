@@ -9,6 +9,13 @@ export interface ReconcileResult {
 /** A reconciler receives only a key ("kind/id"), re-reads everything and acts. Level-triggered. */
 export type Reconciler = (id: string) => Promise<ReconcileResult | void>;
 
+/**
+ * A reconciler that takes up to `maxBatch` queued keys of its kind at once (a resync of thousands)
+ * so it can read their rows in a few queries instead of a few per key. Each id still has its own
+ * outcome: a rejected one retries with backoff like a failed single key, the others do not.
+ */
+export type BatchReconciler = (ids: string[]) => Promise<Map<string, PromiseSettledResult<ReconcileResult | void>>>;
+
 export interface WorkQueueOptions {
   concurrency?: number;
   baseDelayMs?: number;
@@ -23,6 +30,7 @@ export interface WorkQueueOptions {
  */
 export class WorkQueue {
   private readonly reconcilers = new Map<string, Reconciler>();
+  private readonly batchReconcilers = new Map<string, { reconcile: BatchReconciler; maxBatch: number }>();
   private readonly queued = new Set<string>();
   private readonly order: string[] = [];
   private readonly running = new Set<string>();
@@ -45,6 +53,11 @@ export class WorkQueue {
     this.reconcilers.set(kind, reconciler);
   }
 
+  /** Queued keys of `kind` are handed over together, up to maxBatch, as one unit of concurrency. */
+  registerBatch(kind: string, reconcile: BatchReconciler, maxBatch: number): void {
+    this.batchReconcilers.set(kind, { reconcile, maxBatch });
+  }
+
   add(key: string): void {
     if (this.stopped) return;
     if (this.running.has(key)) {
@@ -54,7 +67,18 @@ export class WorkQueue {
     if (this.queued.has(key)) return;
     this.queued.add(key);
     this.order.push(key);
-    this.pump();
+    this.schedulePump();
+  }
+
+  // keys added in one go (a resync) are all queued before any starts: a batch kind gets them together
+  private pumpScheduled = false;
+  private schedulePump(): void {
+    if (this.pumpScheduled) return;
+    this.pumpScheduled = true;
+    queueMicrotask(() => {
+      this.pumpScheduled = false;
+      this.pump();
+    });
   }
 
   addAfter(key: string, delayMs: number): void {
@@ -86,38 +110,65 @@ export class WorkQueue {
   private pump(): void {
     while (this.running.size < this.concurrency && this.order.length > 0) {
       const key = this.order.shift()!;
-      this.queued.delete(key);
-      this.running.add(key);
-      void this.run(key);
+      const kind = kindOf(key);
+      const batch = this.batchReconcilers.get(kind);
+      const keys = [key];
+      // the keys of the same kind queued right behind it join it (a resync enqueues them together)
+      while (batch && keys.length < batch.maxBatch && this.order.length > 0 && kindOf(this.order[0]!) === kind) keys.push(this.order.shift()!);
+      for (const k of keys) {
+        this.queued.delete(k);
+        this.running.add(k);
+      }
+      if (batch) void this.runBatch(keys, batch.reconcile);
+      else void this.run(key);
     }
     if (this.order.length === 0 && this.running.size === 0) this.idle.splice(0).forEach((r) => r());
   }
 
   private async run(key: string): Promise<void> {
-    const slash = key.indexOf('/');
-    const reconciler = this.reconcilers.get(key.slice(0, slash));
+    const reconciler = this.reconcilers.get(kindOf(key));
+    let outcome: PromiseSettledResult<ReconcileResult | void>;
     try {
       if (!reconciler) throw new TerminalError(`no reconciler for ${key}`);
-      const res = await reconciler(key.slice(slash + 1));
-      this.failures.delete(key);
-      if (res?.requeueAfterMs !== undefined) this.addAfter(key, res.requeueAfterMs);
+      outcome = { status: 'fulfilled', value: await reconciler(key.slice(key.indexOf('/') + 1)) };
     } catch (e) {
-      if (e instanceof TerminalError) {
-        this.failures.delete(key);
-        this.opts.logger.warn('reconcile stalled', { key, error: e.message });
-      } else {
-        const n = (this.failures.get(key) ?? 0) + 1;
-        this.failures.set(key, n);
-        const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (n - 1));
-        // the first failure says why; the retries of the same outage only count (debug)
-        const log = n === 1 ? this.opts.logger.warn : this.opts.logger.debug;
-        log('reconcile failed, retrying', { key, attempt: n, delayMs: delay, error: (e as Error).message });
-        this.addAfter(key, delay);
-      }
-    } finally {
-      this.running.delete(key);
-      if (this.dirty.delete(key)) this.add(key);
-      this.pump();
+      outcome = { status: 'rejected', reason: e };
     }
+    this.settle(key, outcome);
+    this.pump();
+  }
+
+  private async runBatch(keys: string[], reconcile: BatchReconciler): Promise<void> {
+    const ids = keys.map((k) => k.slice(k.indexOf('/') + 1));
+    let outcomes: Map<string, PromiseSettledResult<ReconcileResult | void>>;
+    try {
+      outcomes = await reconcile(ids);
+    } catch (e) {
+      outcomes = new Map(ids.map((id) => [id, { status: 'rejected', reason: e }]));
+    }
+    keys.forEach((k, i) => this.settle(k, outcomes.get(ids[i]!) ?? { status: 'fulfilled', value: undefined }));
+    this.pump();
+  }
+
+  private settle(key: string, outcome: PromiseSettledResult<ReconcileResult | void>): void {
+    if (outcome.status === 'fulfilled') {
+      this.failures.delete(key);
+      if (outcome.value?.requeueAfterMs !== undefined) this.addAfter(key, outcome.value.requeueAfterMs);
+    } else if (outcome.reason instanceof TerminalError) {
+      this.failures.delete(key);
+      this.opts.logger.warn('reconcile stalled', { key, error: outcome.reason.message });
+    } else {
+      const n = (this.failures.get(key) ?? 0) + 1;
+      this.failures.set(key, n);
+      const delay = Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** (n - 1));
+      // the first failure says why; the retries of the same outage only count (debug)
+      const log = n === 1 ? this.opts.logger.warn : this.opts.logger.debug;
+      log('reconcile failed, retrying', { key, attempt: n, delayMs: delay, error: (outcome.reason as Error).message });
+      this.addAfter(key, delay);
+    }
+    this.running.delete(key);
+    if (this.dirty.delete(key)) this.add(key);
   }
 }
+
+const kindOf = (key: string) => key.slice(0, key.indexOf('/'));

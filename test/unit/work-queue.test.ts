@@ -48,4 +48,27 @@ describe('WorkQueue', () => {
     expect(terminalCalls).to.equal(1);
     await q.stop();
   });
+
+  it('hands queued keys of a batch kind over together, each with its own outcome', async () => {
+    const q = new WorkQueue({ logger, concurrency: 1, baseDelayMs: 5 });
+    const batches: string[][] = [];
+    let failBad = true;
+    q.registerBatch('b', async (ids) => {
+      batches.push(ids);
+      if (ids.includes('again') && batches.length === 1) q.add('b/again');
+      return new Map(ids.map((id) => [id, id === 'bad' && failBad
+        ? { status: 'rejected' as const, reason: new Error('flaky') } : { status: 'fulfilled' as const, value: undefined }]));
+    }, 3);
+    q.register('a', async () => undefined);
+    for (const k of ['b/1', 'b/again', 'b/bad', 'b/4', 'a/x', 'b/5']) q.add(k);
+    await q.drain();
+    // at most 3 at once, never across a key of another kind
+    expect(batches.slice(0, 3)).to.deep.equal([['1', 'again', 'bad'], ['4'], ['5', 'again']]);
+    // only the rejected key is retried (after its backoff)
+    failBad = false;
+    for (let i = 0; i < 100 && !batches.some((b, n) => n >= 3 && b.includes('bad')); i++) await tick(10);
+    await q.drain();
+    expect(batches.slice(3)).to.deep.equal([['bad']]);
+    await q.stop();
+  });
 });
