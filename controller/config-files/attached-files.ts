@@ -2,6 +2,7 @@
 // each target path. The desired container spec carries their hashes; deploys write the bytes.
 import type { Services } from '../services.js';
 import type { ConfigFileRow } from '../store/repositories/config-files.js';
+import type { ConfigAttachmentRow } from '../store/repositories/config-attachments.js';
 import { sensitiveFiles } from './sync-targets.js';
 import { fileModeFor } from './target-path.js';
 
@@ -14,8 +15,9 @@ export interface RenderedAttachment {
 }
 
 /** Throws a VALIDATION_ERROR naming the keys when a file has an unresolved placeholder. */
-export async function renderAttachedFiles(s: Services, serviceId: string, environmentId: string): Promise<RenderedAttachment[]> {
-  const attachments = await s.configStore.attachments.forServices([serviceId]);
+/** `read`: the service's attachments when the caller read them already (a batch of looks). */
+export async function renderAttachedFiles(s: Services, serviceId: string, environmentId: string, read?: ConfigAttachmentRow[]): Promise<RenderedAttachment[]> {
+  const attachments = read ?? await s.configStore.attachments.forServices([serviceId]);
   if (!attachments.length) return [];
   const files = (await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))
     .filter((f): f is ConfigFileRow => !!f);

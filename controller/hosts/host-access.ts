@@ -63,7 +63,8 @@ interface Known {
   socketDocker?: Docker;
 }
 
-type TargetRow = ServerRow & { sshPrivateKeySealed: string | null };
+/** A server row with its environment's sealed SSH key (ServersRepository.withEnvironmentKey). */
+export type HostTargetRow = ServerRow & { sshPrivateKeySealed: string | null };
 
 export class HostAccess {
   readonly pool: SshPool;
@@ -110,9 +111,13 @@ export class HostAccess {
     return sshStream(this.pool, serverId, argv);
   }
 
-  /** dockerode for the server: over the pooled ssh connection, or the local socket. */
-  async docker(serverId: string): Promise<Docker> {
-    const known = await this.ensure(serverId);
+  /**
+   * dockerode for the server: over the pooled ssh connection, or the local socket. `row`: the
+   * server's row with its environment key when the caller has just read it (a batch of looks
+   * reads them together); checked the same way as a row read here.
+   */
+  async docker(serverId: string, row?: HostTargetRow): Promise<Docker> {
+    const known = await this.ensure(serverId, row);
     if (known.mode === 'socket') return known.socketDocker!;
     return this.dockers.for(serverId);
   }
@@ -182,8 +187,8 @@ export class HostAccess {
    * Loads the server and its environment's key and makes sure the pool holds exactly these
    * settings. One small query per call, so a change made by another replica is seen at once.
    */
-  private async ensure(serverId: string): Promise<Known> {
-    const row = await this.load(serverId);
+  private async ensure(serverId: string, loaded?: HostTargetRow): Promise<Known> {
+    const row = loaded?.id === serverId ? loaded : await this.load(serverId);
     rememberServerName(serverId, row.name);
     const signature = [row.hostname, row.sshPort, row.sshUser, row.dockerMode, row.dockerSocketPath ?? '',
       row.sshPrivateKeySealed ?? ''].join('\u0000');
@@ -211,7 +216,7 @@ export class HostAccess {
     return known;
   }
 
-  private async load(serverId: string): Promise<TargetRow> {
+  private async load(serverId: string): Promise<HostTargetRow> {
     const row = await this.servers.withEnvironmentKey(serverId);
     if (!row) throw notFound('Server');
     return row;

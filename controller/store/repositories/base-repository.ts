@@ -36,6 +36,13 @@ export class BaseRepository<Row extends { id: string }> {
     return (await this.q(trx).where('id', id).first()) as Row | undefined;
   }
 
+  /** The rows of these ids that exist (in no particular order): one query for a batch. */
+  async findByIds(ids: string[], trx?: Knex.Transaction): Promise<Row[]> {
+    const valid = [...new Set(ids.filter(isUuid))];
+    if (!valid.length) return [];
+    return (await this.q(trx).whereIn('id', valid)) as Row[];
+  }
+
   async findOne(where: Partial<Row>, trx?: Knex.Transaction): Promise<Row | undefined> {
     return (await this.q(trx).where(where as never).first()) as Row | undefined;
   }

@@ -73,10 +73,6 @@ export class ConfigFilesRepository extends BaseRepository<ConfigFileRow> {
     return this.db('config_file_revisions').where({ configFileId, revision }).first();
   }
 
-  async findByIds(ids: string[]): Promise<ConfigFileRow[]> {
-    return ids.length ? (await this.q().whereIn('id', ids)) as ConfigFileRow[] : [];
-  }
-
   /** An environment's templates by name, optionally only `ids`. */
   async templatesOf(environmentId: string, ids?: string[]): Promise<ConfigFileRow[]> {
     const q = this.q().where({ environmentId, kind: 'template' } as never).orderBy('name');

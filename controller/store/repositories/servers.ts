@@ -50,6 +50,14 @@ export class ServersRepository extends BaseRepository<ServerRow> {
       .where('servers.id', id).first('servers.*', 'environments.sshPrivateKeySealed');
   }
 
+  /** withEnvironmentKey of many servers in one query (a batch of looks). */
+  async withEnvironmentKeys(ids: string[]): Promise<Array<ServerRow & { sshPrivateKeySealed: string | null }>> {
+    const valid = [...new Set(ids.filter(isUuid))];
+    if (!valid.length) return [];
+    return this.db('servers').join('environments', 'environments.id', 'servers.environmentId')
+      .whereIn('servers.id', valid).select('servers.*', 'environments.sshPrivateKeySealed');
+  }
+
   /** Pins a host key only where none is pinned yet; false when another was pinned first. */
   async pinHostKeyIfUnset(id: string, fingerprint: string): Promise<boolean> {
     return (await this.q().where({ id }).whereNull('hostKeyFingerprint').update({ hostKeyFingerprint: fingerprint } as never)) > 0;
