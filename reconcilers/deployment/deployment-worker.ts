@@ -6,7 +6,7 @@ import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
-import { DEPLOYMENT_KIND, deploymentKey, reconcileDeployment } from './reconcile.js';
+import { DEPLOYMENT_BATCH, DEPLOYMENT_KIND, deploymentKey, reconcileDeployments } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
 
 /** How often the set of watched servers follows servers added, deleted or given a key. */
@@ -17,7 +17,7 @@ const OPENING_AT_ONCE = 8;
 
 export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
   // one replica (the leader) reports and heals drift: a drift is healed by one plan, not one per replica
-  s.queue.register(DEPLOYMENT_KIND, async (id) => (s.leadership.isLeader ? reconcileDeployment(s, id) : undefined));
+  s.queue.registerBatch(DEPLOYMENT_KIND, async (ids) => (s.leadership.isLeader ? reconcileDeployments(s, ids) : new Map()), DEPLOYMENT_BATCH);
   // streams (re)opened together (every server at start-up) are enqueued together: one query
   const reopened = new Set<string>();
   let flush: NodeJS.Timeout | null = null;

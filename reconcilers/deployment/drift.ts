@@ -6,6 +6,7 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import { getCondition } from '../conditions.js';
 import { lookAt, record } from './observe-and-record.js';
 import type { DriftReason, PlanAction } from './plan.js';
+import type { LookRows } from './load-desired.js';
 
 export interface DriftAction {
   type: 'redeploy';
@@ -34,9 +35,11 @@ export interface DriftItem {
   error?: string;
 }
 
-export async function driftOf(s: Services, deployments: DeploymentRow[], o: { record?: boolean } = {}): Promise<DriftItem[]> {
+/** `rows`: what each look needs, by deployment id, when the caller read it for a batch (look-rows.ts). */
+export async function driftOf(s: Services, deployments: DeploymentRow[], o: { record?: boolean; rows?: Map<string, LookRows> } = {}): Promise<DriftItem[]> {
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
-    const look = await lookAt(s, d, { look: true });
+    const rows = o.rows?.get(d.id);
+    const look = await lookAt(s, d, rows ? { look: true, rows } : { look: true });
     const conditions = o.record !== false ? (await record(s, look)).conditions : d.conditions;
     const bad = getCondition(conditions, 'Degraded');
     const base = {

@@ -3,7 +3,11 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
+import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
+import type { ConfigAttachmentRow } from '../../controller/store/repositories/config-attachments.js';
+import type { HostTargetRow } from '../../controller/hosts/host-access.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import type { EnvSources } from '../../controller/deploy/compose/render-env.js';
 import { decisionFor } from '../../controller/deploy/deploy-mode.js';
 import type { ComposeDecision } from '../../controller/deploy/compose/compose-path-rules.js';
 import { renderAttachedFiles } from '../../controller/config-files/attached-files.js';
@@ -15,6 +19,10 @@ export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: '
 /** The environment's operations settings for a look: shared with the other looks reading them now. */
 export const operationsOf = (s: Services, environmentId: string): Promise<OperationsSettings> =>
   sharedRead(`operations/${environmentId}`, () => s.settings.get<OperationsSettings>(environmentId, 'operations'));
+
+/** The environment's vars and secrets for a look: shared with the other looks reading them now. */
+export const envSourcesOf = (s: Services, environmentId: string): Promise<EnvSources> =>
+  sharedRead(`env-sources/${environmentId}`, () => loadEnvSources(s.configStore.catalog, environmentId));
 
 export interface LoadedDesired {
   desired: DesiredContainer;
@@ -32,22 +40,34 @@ export interface DesiredOptions {
   imageId?: string | null;
   /** A look (not a deploy): environment-wide reads in flight for other looks are shared (reconcilers/shared-read.ts). */
   look?: boolean;
+  /** The rows a look needs, read for a batch of looks at once (look-rows.ts); absent: read here. */
+  rows?: LookRows;
+}
+
+/** What loading one deployment's desired container reads besides the deployment (undefined: no such row). */
+export interface LookRows {
+  service: ServiceRow | undefined;
+  image: ContainerImageRow | undefined;
+  server: HostTargetRow | undefined;
+  attachments: ConfigAttachmentRow[];
+  operations: OperationsSettings;
+  sources: EnvSources;
 }
 
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
 export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
-  const service = await s.services.findById(d.serviceId);
+  const service = o.rows ? o.rows.service : await s.services.findById(d.serviceId);
   if (!service) return null;
   const tag = o.imageTag === undefined ? desiredTagOf(d, service) : o.imageTag;
   if (!tag) return null;
-  const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  const image = o.rows ? o.rows.image : service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
   if (!image) return null;
   const [server, decision, sources, files] = await Promise.all([
-    s.servers.findById(d.serverId),
-    o.look ? operationsOf(s, d.environmentId).then((ops) => decisionFor(s, d, ops)) : decisionFor(s, d),
-    o.look ? sharedRead(`env-sources/${d.environmentId}`, () => loadEnvSources(s.configStore.catalog, d.environmentId))
-      : loadEnvSources(s.configStore.catalog, d.environmentId),
-    renderAttachedFiles(s, service.id, d.environmentId),
+    o.rows ? o.rows.server : s.servers.findById(d.serverId),
+    o.rows ? decisionFor(s, d, o.rows.operations)
+      : o.look ? operationsOf(s, d.environmentId).then((ops) => decisionFor(s, d, ops)) : decisionFor(s, d),
+    o.rows ? o.rows.sources : o.look ? envSourcesOf(s, d.environmentId) : loadEnvSources(s.configStore.catalog, d.environmentId),
+    renderAttachedFiles(s, service.id, d.environmentId, o.rows?.attachments),
   ]);
   const desired = renderDesired({
     service, deployment: d, serverName: server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,

@@ -31,7 +31,7 @@ export async function lookAt(s: Services, d: DeploymentRow, o: DesiredOptions = 
   if (!loaded) return { deployment: d, observation: { kind: 'not-deployed' } };
   const desired = withComposeFileHash(loaded.desired, loaded.decision, loaded.service.composeTemplate);
   try {
-    const observed = await observeDeployment(s, desired, composeFileOf(loaded.decision));
+    const observed = await observeDeployment(s, desired, composeFileOf(loaded.decision), o.rows?.server);
     return { deployment: d, observation: { kind: 'observed', desired, observed, plan: plan(desired, observed) } };
   } catch (e) {
     return { deployment: d, observation: { kind: 'unreachable', message: messageOf(e), serverName: desired.serverName } };

@@ -1,24 +1,52 @@
 // The deployment reconciler (key "deployment/<id>"): a Docker event of its container, the
 // periodic resync or the end of a plan says "look again"; it observes the one container,
 // records Drifted/Ready and the observed status, and with driftPolicy 'heal' asks for a heal.
+// The work queue hands over the keys queued together (a resync: thousands) in batches: the rows
+// of a batch are read with a few queries (look-rows.ts), then each deployment is looked at alone.
 import type { Services } from '../../controller/services.js';
 import type { ReconcileResult } from '../../controller/queue/work-queue.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import { driftOf } from './drift.js';
-import { heal, healDecision, recordDrift } from './reconcile-drift.js';
-import { operationsOf } from './load-desired.js';
+import { heal, healDecision, recordDrift, type DriftPolicy } from './reconcile-drift.js';
+import { operationsOf, type LookRows } from './load-desired.js';
+import { lookRowsOf } from './look-rows.js';
 
 export const DEPLOYMENT_KIND = 'deployment';
 export const deploymentKey = (id: string) => `${DEPLOYMENT_KIND}/${id}`;
+/** Keys of one batch: their rows are read when it starts, so not many more than are looked at soon. */
+export const DEPLOYMENT_BATCH = 32;
+/** Looks of one batch that run at once (the queue runs several batches at once). */
+const LOOKS_AT_ONCE = 4;
 
-export async function reconcileDeployment(s: Services, id: string): Promise<ReconcileResult | void> {
-  const d = await s.deployments.findById(id);
+type Outcome = PromiseSettledResult<ReconcileResult | void>;
+
+export async function reconcileDeployments(s: Services, ids: string[]): Promise<Map<string, Outcome>> {
+  const out = new Map<string, Outcome>(ids.map((id) => [id, { status: 'fulfilled', value: undefined }]));
   // deleted, or never deployed: nothing is desired on a server
-  if (!d?.imageTag) return;
-  const { driftPolicy: policy } = await operationsOf(s, d.environmentId);
-  if (policy === 'off') return;
-  // in motion, not drifted: the plan's end enqueues this key again
-  if ((await s.plans.steps.deploymentsInMotion([d.id])).size) return;
-  const [item] = await driftOf(s, [d]);
+  const deployed = (await s.deployments.findByIds(ids)).filter((d) => d.imageTag);
+  const environments = [...new Set(deployed.map((d) => d.environmentId))];
+  const [operations, inMotion] = await Promise.all([
+    Promise.all(environments.map(async (e) => [e, await operationsOf(s, e)] as const)).then((x) => new Map(x)),
+    // in motion, not drifted: the plan's end enqueues these keys again
+    s.plans.steps.deploymentsInMotion(deployed.map((d) => d.id)),
+  ]);
+  const policy = (d: DeploymentRow) => operations.get(d.environmentId)!.driftPolicy;
+  const looked = deployed.filter((d) => policy(d) !== 'off' && !inMotion.has(d.id));
+  const rows = await lookRowsOf(s, looked, operations);
+  const limit = concurrencyLimit(LOOKS_AT_ONCE);
+  await Promise.all(looked.map((d) => limit(async () => {
+    try {
+      out.set(d.id, { status: 'fulfilled', value: await reconcileLooked(s, d, policy(d), rows.get(d.id)!) });
+    } catch (reason) {
+      out.set(d.id, { status: 'rejected', reason });
+    }
+  })));
+  return out;
+}
+
+async function reconcileLooked(s: Services, d: DeploymentRow, policy: DriftPolicy, rows: LookRows): Promise<ReconcileResult | void> {
+  const [item] = await driftOf(s, [d], { rows: new Map([[d.id, rows]]) });
   await recordDrift(s, item!, d);
   if (policy !== 'heal' || !item!.drifted) return;
   const decision = await healDecision(s, d);
