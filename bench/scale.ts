@@ -115,6 +115,8 @@ async function main() {
       SECRETS_KEY: secretsKey.toString('base64'), SCHEDULER_DRIFT_CHECK_SEC: String(RESYNC_SEC),
       SCHEDULER_HEALTH_CHECK_SEC: '86400', SCHEDULER_METRICS_SEC: '86400',
     },
+    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the controller
+    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
   const pid = svc.child.pid!;
   let peakSampled = 0;
