@@ -205,7 +205,8 @@ describe('database, backup and object storage routes', function () {
     expect((await w.viewer.get(`/api/backups/${row.id}/download`)).status).to.equal(403);
     const res = await checkedFetch(`${w.svc.url}/api/backups/${row.id}/download`, { headers: { authorization: `Bearer ${w.operator.token}` } });
     expect(res.status).to.equal(200);
-    expect(res.headers.get('content-type')).to.equal('application/gzip');
+    expect(res.headers.get('content-type')).to.equal('application/octet-stream');
+    expect(res.headers.get('content-disposition')).to.equal(`attachment; filename="${row.id}.dump.gz"`);
     expect(Buffer.from(await res.arrayBuffer()).equals(content)).to.equal(true);
     await w.admin.patch(`/api/environments/${w.envId}/settings/data`, { allowBackupDownload: false });
   });
