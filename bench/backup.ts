@@ -4,8 +4,9 @@
 //       BENCH_DB_MB database (default 128; BENCH_DB_MB=1024 for the issue's 1 GB), and the
 //       controller's CPU seconds for it;
 //   (2) its throughput as a ratio to the same dump run by hand in the same run,
-//       `ssh s1 docker exec c pg_dump … > file` (the issue's floor; run before and after
-//       Stevedore, the floor is their mean), and next to `… | gzip -1 > file`.
+//       `ssh s1 docker exec c pg_dump -Fc -Z 1 … > file`, the command of the built-in postgres
+//       type (the issue's floor; run before and after Stevedore, the floor is their mean), and
+//       next to an uncompressed `pg_dump -Fc -Z 0 > file` (more bytes through ssh, less CPU).
 //   FLEET_ID=n (fleet up, fleet.env sourced) DATABASE_URL=postgres://… npx tsx bench/backup.ts
 //   (BENCH_SERVER=s2 picks the fleet server; BENCH_CONTAINER=name dumps an existing filled one)
 // The load average is printed with the figures: on a shared machine they are only comparable
@@ -96,10 +97,10 @@ async function main() {
     const dbBytes = Number((await serverExec(SERVER, ['docker', 'exec', container, 'psql', '-U', 'postgres', '-d', 'bench', '-tAc', 'select pg_database_size(current_database())'])).trim());
     console.log(`database: ${mib(dbBytes)} MiB, ${REUSE ? `container ${REUSE} reused` : `filled in ${((performance.now() - filled) / 1000).toFixed(0)} s`}`);
 
-    const ssh = `ssh -F ${root}/ssh_config ${SERVER} docker exec ${container} pg_dump -Fc -Z 0 -U postgres -d bench`;
+    const dump = (z: number) => `ssh -F ${root}/ssh_config ${SERVER} docker exec ${container} pg_dump -Fc -Z ${z} -U postgres -d bench > ${work}/hand.dump`;
     console.log(`load average before the timed runs: ${load()}`);
-    const raw1 = await timedShell(`${ssh} > ${work}/hand.dump`, `${work}/hand.dump`);
-    console.log(`hand  pg_dump > file (1):    ${(raw1.ms / 1000).toFixed(1)} s, ${mib(raw1.bytes)} MiB written`);
+    const raw1 = await timedShell(dump(1), `${work}/hand.dump`);
+    console.log(`hand  pg_dump -Fc -Z 1 > file (1): ${(raw1.ms / 1000).toFixed(1)} s, ${mib(raw1.bytes)} MiB written`);
 
     const port = service.port;
     await request(port, 'POST', '/api/auth/register', undefined, { email: 'bench@example.test', password: 'bench-password' });
@@ -129,20 +130,20 @@ async function main() {
     const after = rssMiB(pid);
     if (backup.status !== 'succeeded') throw new Error(`the backup failed: ${backup.error}`);
     const loadDuring = load();
-    console.log(`Stevedore backup (gzip -1, SHA-256, fsynced): ${(ms / 1000).toFixed(1)} s, ${mib(backup.sizeBytes)} MiB stored, controller CPU ${cpu.toFixed(1)} s`);
+    console.log(`Stevedore backup (SHA-256, fsynced):   ${(ms / 1000).toFixed(1)} s, ${mib(backup.sizeBytes)} MiB stored, controller CPU ${cpu.toFixed(1)} s`);
 
-    const raw2 = await timedShell(`${ssh} > ${work}/hand.dump`, `${work}/hand.dump`);
-    console.log(`hand  pg_dump > file (2):    ${(raw2.ms / 1000).toFixed(1)} s`);
-    const gz = await timedShell(`${ssh} | gzip -1 > ${work}/hand.dump.gz`, `${work}/hand.dump.gz`);
-    console.log(`hand  pg_dump | gzip -1:     ${(gz.ms / 1000).toFixed(1)} s, ${mib(gz.bytes)} MiB written`);
+    const raw2 = await timedShell(dump(1), `${work}/hand.dump`);
+    console.log(`hand  pg_dump -Fc -Z 1 > file (2): ${(raw2.ms / 1000).toFixed(1)} s`);
+    const plain = await timedShell(dump(0), `${work}/hand.dump`);
+    console.log(`hand  pg_dump -Fc -Z 0 > file:     ${(plain.ms / 1000).toFixed(1)} s, ${mib(plain.bytes)} MiB written`);
     const floor = (raw1.ms + raw2.ms) / 2;
     const peak = Math.max(before, ...samples);
     const steady = median(samples.slice(Math.floor(samples.length / 2)));
     console.log('');
-    console.log(`database ${mib(dbBytes)} MiB, dump ${mib(raw1.bytes)} MiB; load average ${loadDuring} (1, 5, 15 min) after the backup, ${load()} at the end`);
+    console.log(`database ${mib(dbBytes)} MiB, dump ${mib(raw1.bytes)} MiB (${mib(plain.bytes)} MiB uncompressed); load average ${loadDuring} (1, 5, 15 min) after the backup, ${load()} at the end`);
     console.log(`throughput, Stevedore / hand pg_dump > file: ${(floor / ms).toFixed(2)}x (goal >= 0.9x; floor ${(floor / 1000).toFixed(1)} s, mean of ${(raw1.ms / 1000).toFixed(1)} and ${(raw2.ms / 1000).toFixed(1)} s)`);
-    console.log(`throughput, Stevedore / hand pg_dump | gzip -1: ${(gz.ms / ms).toFixed(2)}x`);
-    console.log(`dump bytes per second: Stevedore ${mib((raw1.bytes / ms) * 1000)} MiB/s, hand ${mib((raw1.bytes / floor) * 1000)} MiB/s`);
+    console.log(`throughput, Stevedore / hand uncompressed pg_dump -Z 0 > file: ${(plain.ms / ms).toFixed(2)}x`);
+    console.log(`database bytes per second: Stevedore ${mib((dbBytes / ms) * 1000)} MiB/s, hand ${mib((dbBytes / floor) * 1000)} MiB/s`);
     console.log(`controller RSS: ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB peak, ${steady.toFixed(0)} MiB steady, ${after.toFixed(0)} MiB after (goal: flat, under 150 MB = 143 MiB)`);
   } finally {
     if (!REUSE) await serverExec(SERVER, ['docker', 'rm', '-f', '--volumes', container]).catch(() => undefined);
