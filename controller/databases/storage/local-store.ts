@@ -50,6 +50,8 @@ export function localStore(stateDir: string): BackupStore {
       return createReadStream(file) as Readable;
     },
     async remove(key) {
+      // and whatever an unfinished put left (its controller died mid-write)
+      await fs.rm(`${fileOf(key)}.partial`, { force: true });
       await fs.rm(fileOf(key), { force: true });
     },
   };
