@@ -45,7 +45,7 @@ async function ingest(url: string) {
   const db = createKnex(url, 1);
   const repo = new ServerSamplesRepository(db);
   const { rows: [{ pid }] } = await db.raw('select pg_backend_pid() as pid');
-  await repo.ensurePartitions(new Date(), 1);
+  await repo.partitions.ensure(new Date(), 1);
   for (let i = 0; i < 3; i++) await repo.insertServerSamples(cycle(new Date(Date.now() - (i + 1) * 1000))); // warm-up
   const runs: Array<{ node: number; pg: number; wall: number }> = [];
   for (let i = 0; i < 10; i++) {
@@ -100,7 +100,7 @@ async function history(url: string) {
   const repo = new ServerSamplesRepository(db);
   const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
   const start = new Date(end.getTime() - DAYS * DAY);
-  await repo.ensurePartitions(start, DAYS + 1);
+  await repo.partitions.ensure(start, DAYS + 1);
   const t0 = performance.now();
   for (let d = 0; d < DAYS + 1; d++) {
     const from = new Date(Math.max(start.getTime(), Math.floor(start.getTime() / DAY) * DAY + d * DAY));
@@ -115,7 +115,7 @@ async function history(url: string) {
       CROSS JOIN generate_series(0, ? - 1) s`, [from.toISOString(), to.toISOString(), SERVERS]);
   }
   // what the partitions pass does for finished days, and autovacuum (insert threshold) for today
-  await repo.vacuumPastPartitions(end);
+  await repo.partitions.vacuumPast(end);
   await db.raw('VACUUM (ANALYZE) server_samples');
   const { rows: [{ n }] } = await db.raw('select count(*)::bigint as n from server_samples');
   const { rows: [{ size }] } = await db.raw(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'server_samples'::regclass`);

@@ -1,21 +1,14 @@
 import type { Knex } from 'knex';
 import { camelizeRow } from '../case.js';
+import { DayPartitions } from '../day-partitions.js';
 import { serverMetricNames, type ContainerSample, type ServerMetricName, type ServerSample } from '../../monitoring/server-sample.js';
 
 const TABLE = 'server_samples';
-const DAY_MS = 86_400_000;
-/** Partition names carry their UTC day: server_samples_p20261126. */
-const PARTITION_NAME = /^server_samples_p(\d{4})(\d{2})(\d{2})$/;
-// PostgreSQL: "no partition of relation … found for row"
-const NO_PARTITION = '23514';
 
 /** Metrics whose environment-wide value is the mean over servers; the others add up. */
 const MEAN_METRICS = new Set<ServerMetricName>(['cpuPercent', 'load1', 'load5', 'load15']);
 const snake = (m: string) => m.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 const INTEGER_METRICS = new Set<ServerMetricName>(serverMetricNames.filter((m) => m.endsWith('Bytes') || m === 'openFds' || m === 'tcpConnections' || m === 'processes'));
-
-const dayStart = (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
-const partitionName = (day: Date) => `${TABLE}_p${day.toISOString().slice(0, 10).replaceAll('-', '')}`;
 
 /** One downsampled bucket: its start and each metric's value (absent when no sample had it). */
 /** History in columns: bucket starts (epoch seconds) and one aligned array per metric, null where no sample had it. */
@@ -32,24 +25,21 @@ export interface HistoryQuery {
 }
 
 /**
- * server_samples, a table range-partitioned by UTC day. Partitions are created ahead of time
- * (`ensurePartitions`, by the collection job) and on demand when a write meets a day that has
- * none; retention drops whole partitions (`dropPartitionsBefore`), never deletes rows.
+ * server_samples, a table range-partitioned by UTC day (`server_samples_p20261126`). Partitions
+ * are created ahead of time (`partitions.ensure`, by the collection job) and on demand when a
+ * write meets a day that has none; retention drops whole partitions, never deletes rows.
  */
 export class ServerSamplesRepository {
-  constructor(private readonly db: Knex) {}
+  readonly partitions: DayPartitions;
+
+  constructor(private readonly db: Knex) {
+    this.partitions = new DayPartitions(db, TABLE);
+  }
 
   /** Stores a batch in one multi-row insert (column arrays through unnest: one statement, 17 parameters). */
   async insertServerSamples(samples: ServerSample[]): Promise<void> {
     if (samples.length === 0) return;
-    try {
-      await this.insertOnce(samples);
-    } catch (e) {
-      if ((e as { code?: string }).code !== NO_PARTITION) throw e;
-      const days = [...new Set(samples.map((s) => dayStart(s.at).getTime()))];
-      for (const d of days) await this.ensurePartitions(new Date(d), 1);
-      await this.insertOnce(samples);
-    }
+    await this.partitions.writeCreatingDays(samples.map((s) => s.at), () => this.insertOnce(samples));
   }
 
   private insertOnce(samples: ServerSample[]) {
@@ -65,66 +55,6 @@ export class ServerSamplesRepository {
         col((s) => (s.containers ? JSON.stringify(s.containers) : undefined)),
       ] as never,
     );
-  }
-
-  /** Creates the partitions of `days` UTC days from `from`'s day on; answers the names it created. */
-  async ensurePartitions(from: Date, days: number): Promise<string[]> {
-    const existing = new Set(await this.partitionNames());
-    const created: string[] = [];
-    for (let i = 0; i < days; i++) {
-      const start = new Date(dayStart(from).getTime() + i * DAY_MS);
-      const name = partitionName(start);
-      if (existing.has(name)) continue;
-      const end = new Date(start.getTime() + DAY_MS);
-      try {
-        await this.db.raw(`CREATE TABLE IF NOT EXISTS ${name} PARTITION OF ${TABLE} FOR VALUES FROM ('${start.toISOString()}') TO ('${end.toISOString()}')`);
-        created.push(name);
-      } catch (e) {
-        // another replica (or a concurrent ingest) created it between our look and our create
-        const code = (e as { code?: string }).code;
-        if (code !== '42P07' && code !== '23505') throw e;
-      }
-    }
-    return created;
-  }
-
-  /** Drops every partition whose whole day lies before `cutoff`; answers the names dropped. */
-  async dropPartitionsBefore(cutoff: Date): Promise<string[]> {
-    const dropped: string[] = [];
-    for (const name of await this.partitionNames()) {
-      const m = PARTITION_NAME.exec(name);
-      if (!m) continue;
-      const end = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + DAY_MS;
-      if (end > cutoff.getTime()) continue;
-      await this.db.raw(`DROP TABLE IF EXISTS ${name}`);
-      dropped.push(name);
-    }
-    return dropped;
-  }
-
-  /**
-   * VACUUMs the partitions of past days that took inserts since their last vacuum: it marks their
-   * pages all-visible, so history reads of those days stay index-only scans (never heap reads).
-   */
-  async vacuumPastPartitions(before: Date): Promise<string[]> {
-    const r = await this.db.raw<{ rows: Array<{ name: string }> }>(
-      `SELECT relname AS name FROM pg_stat_user_tables WHERE relname LIKE 'server\\_samples\\_p%' AND n_ins_since_vacuum > 0`);
-    const done: string[] = [];
-    for (const { name } of r.rows) {
-      const m = PARTITION_NAME.exec(name);
-      if (!m || Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3])) + DAY_MS > before.getTime()) continue;
-      await this.db.raw(`VACUUM (ANALYZE) ${name}`);
-      done.push(name);
-    }
-    return done;
-  }
-
-  /** The partitions that exist, oldest first. */
-  async partitionNames(): Promise<string[]> {
-    const r = await this.db.raw<{ rows: Array<{ name: string }> }>(
-      `SELECT c.relname AS name FROM pg_inherits i JOIN pg_class c ON c.oid = i.inhrelid
-       WHERE i.inhparent = ?::regclass ORDER BY c.relname`, [TABLE]);
-    return r.rows.map((row) => row.name);
   }
 
   /** The newest sample of each server taken since `since` (servers without one are left out). */
