@@ -10,7 +10,6 @@ const MEAN_METRICS = new Set<ServerMetricName>(['cpuPercent', 'load1', 'load5', 
 const snake = (m: string) => m.replace(/[A-Z]/g, (c) => '_' + c.toLowerCase());
 const INTEGER_METRICS = new Set<ServerMetricName>(serverMetricNames.filter((m) => m.endsWith('Bytes') || m === 'openFds' || m === 'tcpConnections' || m === 'processes'));
 
-/** One downsampled bucket: its start and each metric's value (absent when no sample had it). */
 /** History in columns: bucket starts (epoch seconds) and one aligned array per metric, null where no sample had it. */
 export interface HistoryColumns {
   buckets: number[];
@@ -88,12 +87,16 @@ export class ServerSamplesRepository {
          FROM (SELECT server_id, ${bucket} AS bucket, ${perServer} FROM ${TABLE} WHERE ${where} GROUP BY server_id, 2) per_server
          GROUP BY bucket`;
     // PostgreSQL turns the buckets into columns and one JSON value: a week at one minute is 10,080
-    // rows, and one JSON.parse of arrays costs the controller far less than mapping each row
-    // two decimals for percentages and load: a mean's 17 digits would triple the JSON to parse and send
-    const column = (m: ServerMetricName, c: string) => (INTEGER_METRICS.has(m) ? `round(${c})::bigint` : `round(${c}::numeric, 2)`);
-    const sql = `SELECT json_build_object('buckets', json_agg(bucket ORDER BY bucket),
-        ${serverMetricNames.map((m, i) => `'${m}', json_agg(${column(m, cols[i]!)} ORDER BY bucket)`).join(', ')}) AS h
-      FROM (${buckets}) b`;
+    // rows, and one JSON.parse of arrays costs the controller far less than mapping each row.
+    // The buckets come sorted from the subquery and each json_agg keeps that order: an ORDER BY
+    // inside each of the 14 aggregates was 14 sorts of the same rows (PostgreSQL 15 does not share
+    // them), half the backend's time. Nothing joins at the outer level, so the order holds.
+    // Two decimals for percentages and load (a mean's 17 digits would triple the JSON), rounded in
+    // float8: round(numeric, 2) gave the same text for twice the backend time.
+    const column = (m: ServerMetricName, c: string) => (INTEGER_METRICS.has(m) ? `round(${c})::bigint` : `round(${c} * 100) / 100`);
+    const sql = `SELECT json_build_object('buckets', json_agg(bucket),
+        ${serverMetricNames.map((m, i) => `'${m}', json_agg(${column(m, cols[i]!)})`).join(', ')}) AS h
+      FROM (${buckets} ORDER BY bucket) b`;
     const r = await this.db.raw<{ rows: Array<{ h: Record<string, Array<number | null> | null> }> }>(sql, [q.stepSec, ...range] as never);
     const h = r.rows[0]!.h;
     if (!h.buckets) return empty();
