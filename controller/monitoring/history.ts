@@ -27,5 +27,27 @@ export function stepFor(from: Date, to: Date, requestedSec?: number): number {
 
 export function toColumnar(from: Date, to: Date, stepSec: number, h: HistoryColumns): ColumnarHistory {
   const series = Object.fromEntries(serverMetricNames.map((m) => [m, h.values[m]])) as ColumnarHistory['series'];
-  return { from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: h.buckets.map((sec) => new Date(sec * 1000).toISOString()), series };
+  return { from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: isoOfWholeSeconds(h.buckets), series };
+}
+
+const DAY_SEC = 86_400;
+const two = (n: number) => (n < 10 ? '0' + n : String(n));
+
+/**
+ * ISO 8601 strings of whole epoch seconds (bucket starts, in any order), as toISOString
+ * writes them. A week at one minute is 10,080 of them: a Date and toISOString each cost 8 ms of
+ * the read, the date part written once a day and the time by arithmetic under 1 ms.
+ */
+export function isoOfWholeSeconds(secs: number[]): string[] {
+  let day = NaN;
+  let prefix = '';
+  return secs.map((sec) => {
+    const d = Math.floor(sec / DAY_SEC);
+    if (d !== day) {
+      day = d;
+      prefix = new Date(d * DAY_SEC * 1000).toISOString().slice(0, 11);
+    }
+    const r = sec - d * DAY_SEC;
+    return `${prefix}${two(Math.floor(r / 3600))}:${two(Math.floor(r / 60) % 60)}:${two(r % 60)}.000Z`;
+  });
 }

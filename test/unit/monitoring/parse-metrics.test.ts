@@ -107,4 +107,11 @@ describe('metrics history (columnar, downsampled)', () => {
     expect(c.series.load1).to.deep.equal([null, null]);
     expect(c).to.include({ from: from.toISOString(), to: week.toISOString(), stepSec: 60 });
   });
+
+  it('writes bucket starts exactly as toISOString does, across days, years and in any order', async () => {
+    const { isoOfWholeSeconds } = await import('../../../controller/monitoring/history.js');
+    const secs = [Date.UTC(2026, 11, 31, 23, 59, 59) / 1000, Date.UTC(2027, 0, 1) / 1000, Date.UTC(2024, 1, 29, 12, 0, 7) / 1000, 0, 59, 86_399];
+    for (let i = 0; i < 2000; i++) secs.push(Math.floor(Math.random() * 4_102_444_800));
+    expect(isoOfWholeSeconds(secs)).to.deep.equal(secs.map((s) => new Date(s * 1000).toISOString()));
+  });
 });
