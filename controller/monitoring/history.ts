@@ -1,8 +1,9 @@
 // Metrics history as the API answers it: columnar (one timestamps array, one array per metric,
 // aligned; null where no sample had the metric), downsampled to buckets so that a long range
-// never answers more than MAX_POINTS points.
+// never answers more than MAX_POINTS points. The answer is written as JSON text around the series
+// text PostgreSQL builds (ServerSamplesRepository.history).
 import type { HistoryColumns } from '../store/repositories/server-samples.js';
-import { serverMetricNames, type ServerMetricName } from './server-sample.js';
+import type { ServerMetricName } from './server-sample.js';
 
 /** Points of a response when the caller names no step (a chart's width). */
 export const DEFAULT_POINTS = 720;
@@ -25,9 +26,13 @@ export function stepFor(from: Date, to: Date, requestedSec?: number): number {
   return Math.max(60, Math.ceil(rangeSec / DEFAULT_POINTS));
 }
 
-export function toColumnar(from: Date, to: Date, stepSec: number, h: HistoryColumns): ColumnarHistory {
-  const series = Object.fromEntries(serverMetricNames.map((m) => [m, h.values[m]])) as ColumnarHistory['series'];
-  return { from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: isoOfWholeSeconds(h.buckets), series };
+/**
+ * The answer's JSON text (a `ColumnarHistory`): the frame and the timestamps written here, the
+ * series spliced in as PostgreSQL wrote them, never parsed (up to 10,080 points of 13 metrics).
+ */
+export function columnarJson(from: Date, to: Date, stepSec: number, h: HistoryColumns): string {
+  const frame = JSON.stringify({ from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: isoOfWholeSeconds(h.buckets) });
+  return `${frame.slice(0, -1)},"series":${h.seriesJson}}`;
 }
 
 const DAY_SEC = 86_400;

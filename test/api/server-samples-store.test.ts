@@ -51,14 +51,14 @@ describe('server samples storage (daily partitions)', () => {
     await svc.services.serverSamples.insertServerSamples(samples);
     const both = await svc.services.serverSamples.history({ serverIds: [a.id, b.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 300 });
     expect(both.buckets).to.deep.equal([t0 / 1000, t0 / 1000 + 300]);
-    expect(both.values.cpuPercent).to.deep.equal([30, 40]);
-    expect(both.values.memoryUsedBytes).to.deep.equal([400, 400]);
-    expect(both.values.load1).to.deep.equal([null, null]);
+    expect(JSON.parse(both.seriesJson).cpuPercent).to.deep.equal([30, 40]);
+    expect(JSON.parse(both.seriesJson).memoryUsedBytes).to.deep.equal([400, 400]);
+    expect(JSON.parse(both.seriesJson).load1).to.deep.equal([null, null]);
     const one = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 600 });
-    expect(one.values.cpuPercent).to.deep.equal([20]);
+    expect(JSON.parse(one.seriesJson).cpuPercent).to.deep.equal([20]);
     const none = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0 - 7_200_000), to: new Date(t0 - 3_600_000), stepSec: 600 });
     expect(none.buckets).to.deep.equal([]);
-    expect(none.values.cpuPercent).to.deep.equal([]);
+    expect(JSON.parse(none.seriesJson).cpuPercent).to.deep.equal([]);
   });
 
   it('retention drops whole partitions older than the cutoff and keeps the rest', async () => {

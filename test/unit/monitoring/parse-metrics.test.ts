@@ -88,7 +88,7 @@ describe('metrics parser (ssh collection)', () => {
 
 describe('metrics history (columnar, downsampled)', () => {
   it('keeps the asked step unless the range would exceed the point cap, and picks ~720 points by default', async () => {
-    const { stepFor, toColumnar, MAX_POINTS } = await import('../../../controller/monitoring/history.js');
+    const { stepFor, columnarJson, MAX_POINTS } = await import('../../../controller/monitoring/history.js');
     const from = new Date('2026-11-19T00:00:00Z');
     const week = new Date('2026-11-26T00:00:00Z');
     expect(stepFor(from, week, 60)).to.equal(60); // 7 days at one minute: 10080 points
@@ -97,10 +97,13 @@ describe('metrics history (columnar, downsampled)', () => {
     expect(stepFor(from, week)).to.equal(840);
     expect(stepFor(from, new Date('2026-11-19T01:00:00Z'))).to.equal(60);
     const { serverMetricNames } = await import('../../../controller/monitoring/server-sample.js');
-    const values = Object.fromEntries(serverMetricNames.map((m) => [m, [null, null]])) as never as Record<string, Array<number | null>>;
+    const values = Object.fromEntries(serverMetricNames.map((m) => [m, [null, null]])) as Record<string, Array<number | null>>;
     values.cpuPercent = [5, 7];
     values.memoryUsedBytes = [10, null];
-    const c = toColumnar(from, week, 60, { buckets: [from.getTime() / 1000, from.getTime() / 1000 + 60], values: values as never });
+    // the series text as PostgreSQL writes it (a space around each colon)
+    const seriesJson = `{${serverMetricNames.map((m) => `"${m}" : ${JSON.stringify(values[m])}`).join(', ')}}`;
+    const c = JSON.parse(columnarJson(from, week, 60, { buckets: [from.getTime() / 1000, from.getTime() / 1000 + 60], seriesJson }));
+    expect(Object.keys(c)).to.deep.equal(['from', 'to', 'stepSec', 'timestamps', 'series']);
     expect(c.timestamps).to.deep.equal(['2026-11-19T00:00:00.000Z', '2026-11-19T00:01:00.000Z']);
     expect(c.series.cpuPercent).to.deep.equal([5, 7]);
     expect(c.series.memoryUsedBytes).to.deep.equal([10, null]);
