@@ -16,6 +16,8 @@ export const isMissingPartition = (e: unknown) => (e as { code?: string }).code 
  */
 export class DayPartitions {
   private readonly pattern: RegExp;
+  /** Days (epoch ms of their start) seen to have a partition: their writes need no savepoint. */
+  private readonly known = new Set<number>();
 
   constructor(private readonly db: Knex, readonly table: string) {
     this.pattern = new RegExp(`^${table}_p(\\d{4})(\\d{2})(\\d{2})$`);
@@ -32,7 +34,11 @@ export class DayPartitions {
     for (let i = 0; i < days; i++) {
       const start = new Date(utcDayStart(from).getTime() + i * DAY_MS);
       const name = this.nameOf(start);
-      if (existing.has(name)) continue;
+      // in a transaction a partition exists for the others only once it commits: not known yet
+      if (existing.has(name)) {
+        if (!trx) this.known.add(start.getTime());
+        continue;
+      }
       const end = new Date(start.getTime() + DAY_MS);
       const sql = `CREATE TABLE IF NOT EXISTS ${name} PARTITION OF ${this.table} FOR VALUES FROM ('${start.toISOString()}') TO ('${end.toISOString()}')`;
       try {
@@ -42,6 +48,7 @@ export class DayPartitions {
       } catch (e) {
         if (!ALREADY_THERE.has((e as { code?: string }).code ?? '')) throw e;
       }
+      if (!trx) this.known.add(start.getTime());
     }
     return created;
   }
@@ -49,14 +56,19 @@ export class DayPartitions {
   /**
    * Runs a write; when it meets a day without a partition, creates the partitions of `days` and
    * runs it once more, so a write never fails on a missing day. In a transaction the first try
-   * runs under a savepoint, the only way the transaction survives the failed statement.
+   * runs under a savepoint (the only way the transaction survives the failed statement) unless
+   * every day is known to have its partition: a check a second would pay two more round trips.
    */
   async writeCreatingDays<T>(days: Date[], write: (q: Knex | Knex.Transaction) => Promise<T>, trx?: Knex.Transaction): Promise<T> {
+    const starts = [...new Set(days.map((x) => utcDayStart(x).getTime()))];
+    if (trx && starts.every((d) => this.known.has(d))) return write(trx);
     try {
-      return await (trx ? trx.transaction((sp) => write(sp)) : write(this.db));
+      const out = await (trx ? trx.transaction((sp) => write(sp)) : write(this.db));
+      starts.forEach((d) => this.known.add(d));
+      return out;
     } catch (e) {
       if (!isMissingPartition(e)) throw e;
-      for (const d of new Set(days.map((x) => utcDayStart(x).getTime()))) await this.ensure(new Date(d), 1, trx);
+      for (const d of starts) await this.ensure(new Date(d), 1, trx);
       return write(trx ?? this.db);
     }
   }
@@ -67,6 +79,7 @@ export class DayPartitions {
     for (const name of await this.names()) {
       if (this.dayEnd(name) > cutoff.getTime()) continue;
       await this.db.raw(`DROP TABLE IF EXISTS ${name}`);
+      this.known.delete(this.dayEnd(name) - DAY_MS);
       dropped.push(name);
     }
     return dropped;
