@@ -120,7 +120,14 @@ async function main() {
   });
   const pid = svc.child.pid!;
   let peakSampled = 0;
-  const sampler = setInterval(() => { peakSampled = Math.max(peakSampled, memoryOf(pid).rss); }, 250);
+  let peakAt = '';
+  const started = performance.now();
+  const sampler = setInterval(() => {
+    const rss = memoryOf(pid).rss;
+    // when the peak came: how long after start, how many inspects answered by then
+    if (rss > peakSampled) peakAt = `${sec(performance.now() - started)} after start, after ${times.length} inspects`;
+    peakSampled = Math.max(peakSampled, rss);
+  }, 250);
   try {
     // cycle 1: the new leader's resync at start
     await until('the first inspect', () => times.length > 0, 120_000);
@@ -167,7 +174,7 @@ async function main() {
     const floor = performance.now() - t;
 
     console.log(`after cycle 1: observedGeneration recorded on ${recorded}/${SERVICES}, Drifted on ${drifted} (${driftReasons}; simulated stopped: ${Math.ceil(SERVICES / DRIFTED_EVERY)})`);
-    console.log(`controller RSS: peak ${mb(peak)} (sampled ${mb(peakSampled)}), after cycle 1 ${mb(rssAfter1)}, steady after cycle 2 ${mb(steady)} `
+    console.log(`controller RSS: peak ${mb(peak)} (sampled ${mb(peakSampled)}, ${peakAt}), after cycle 1 ${mb(rssAfter1)}, steady after cycle 2 ${mb(steady)} `
       + `— idle on an empty store ${mb(floorRss)}, peak ${(peak / floorRss).toFixed(2)}x of it (goal: peak < 250 MB)`);
     console.log(`full resync: cycle 1 (start-up, first look) ${sec(c1)}, cycle 2 (periodic) ${sec(c2)} — floor (inspect + read row, `
       + `${QUEUE_CONCURRENCY} at a time) ${sec(floor)}, cycle 2 ${(c2 / floor).toFixed(2)}x of it (goal: a cycle < 60 s)`);
