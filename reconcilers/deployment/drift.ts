@@ -3,8 +3,8 @@
 // drift always say the same thing.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { getCondition } from '../conditions.js';
-import { lookAt, record } from './observe-and-record.js';
+import { getCondition, type Condition } from '../conditions.js';
+import { lookAt, record, type DeploymentLook } from './observe-and-record.js';
 import type { DriftReason, PlanAction } from './plan.js';
 import type { LookRows } from './load-desired.js';
 
@@ -40,21 +40,26 @@ export async function driftOf(s: Services, deployments: DeploymentRow[], o: { re
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
     const rows = o.rows?.get(d.id);
     const look = await lookAt(s, d, rows ? { look: true, rows } : { look: true });
-    const conditions = o.record !== false ? (await record(s, look)).conditions : d.conditions;
-    const bad = getCondition(conditions, 'Degraded');
-    const base = {
-      deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag,
-      degraded: bad?.status === 'True' ? { reason: bad.reason, message: bad.message } : null,
-    };
-    const tags = (desired: string | null, running: string | null) => ({ desiredImageTag: desired, runningImageTag: running });
-    const ob = look.observation;
-    if (ob.kind === 'not-deployed') return { ...base, ...tags(null, null), drifted: false, action: null, actions: [] };
-    if (ob.kind === 'unreachable') return { ...base, ...tags(d.imageTag, null), drifted: null, action: null, actions: [], error: ob.message };
-    return {
-      ...base, ...tags(ob.desired.imageTag, ob.plan.runningTag), drifted: ob.plan.action !== 'none', action: ob.plan.action,
-      actions: ob.plan.differences.map((x) => ({ type: 'redeploy' as const, deploymentId: d.id, ...x })),
-    };
+    return driftItemOf(look, o.record !== false ? (await record(s, look)).conditions : d.conditions);
   }));
+}
+
+/** What a look says about drift, with the conditions recorded from it. */
+export function driftItemOf(look: DeploymentLook, conditions: Condition[]): DriftItem {
+  const d = look.deployment;
+  const bad = getCondition(conditions, 'Degraded');
+  const base = {
+    deploymentId: d.id, serviceId: d.serviceId, serverId: d.serverId, containerName: d.containerName, imageTag: d.imageTag,
+    degraded: bad?.status === 'True' ? { reason: bad.reason, message: bad.message } : null,
+  };
+  const tags = (desired: string | null, running: string | null) => ({ desiredImageTag: desired, runningImageTag: running });
+  const ob = look.observation;
+  if (ob.kind === 'not-deployed') return { ...base, ...tags(null, null), drifted: false, action: null, actions: [] };
+  if (ob.kind === 'unreachable') return { ...base, ...tags(d.imageTag, null), drifted: null, action: null, actions: [], error: ob.message };
+  return {
+    ...base, ...tags(ob.desired.imageTag, ob.plan.runningTag), drifted: ob.plan.action !== 'none', action: ob.plan.action,
+    actions: ob.plan.differences.map((x) => ({ type: 'redeploy' as const, deploymentId: d.id, ...x })),
+  };
 }
 
 export function driftReport(items: DriftItem[]) {

@@ -60,15 +60,23 @@ export async function observeAndRecord(s: Services, deploymentId: string): Promi
 }
 
 export async function record(s: Services, look: DeploymentLook): Promise<Recorded> {
-  const d = look.deployment;
-  const previous = (d.conditions ?? []) as Condition[];
-  const conditions = deploymentConditions(previous, look.observation, { generation: d.generation, failedGeneration: d.failedGeneration });
-  const changed = !sameConditions(previous, conditions);
-  if (changed || d.observedGeneration !== d.generation) {
-    await s.deployments.recordObserved(d.id, { conditions, observedGeneration: d.generation });
-  }
-  await announceCrashLoop(s, d, previous, conditions, look.observation);
-  return { ...look, conditions, changed };
+  return (await recordMany(s, [look]))[0]!;
+}
+
+/**
+ * record() of many looks (a batch): the deployments whose conditions say something new or whose
+ * observedGeneration is behind are written with one statement; the others not at all.
+ */
+export async function recordMany(s: Services, looks: DeploymentLook[]): Promise<Recorded[]> {
+  const recorded = looks.map((look) => {
+    const d = look.deployment;
+    const conditions = deploymentConditions(d.conditions ?? [], look.observation, { generation: d.generation, failedGeneration: d.failedGeneration });
+    return { ...look, conditions, changed: !sameConditions(d.conditions ?? [], conditions) };
+  });
+  const writes = recorded.filter((r) => r.changed || r.deployment.observedGeneration !== r.deployment.generation);
+  await s.deployments.recordConditionsMany(writes.map((r) => ({ id: r.deployment.id, conditions: r.conditions, observedGeneration: r.deployment.generation })));
+  for (const r of recorded) await announceCrashLoop(s, r.deployment, r.deployment.conditions ?? [], r.conditions, r.observation);
+  return recorded;
 }
 
 /** One event (a notification type) when Degraded turns to CrashLooping; nothing while it stays so. */

@@ -2,14 +2,16 @@
 // periodic resync or the end of a plan says "look again"; it observes the one container,
 // records Drifted/Ready and the observed status, and with driftPolicy 'heal' asks for a heal.
 // The work queue hands over the keys queued together (a resync: thousands) in batches: the rows
-// of a batch are read with a few queries (look-rows.ts), then each deployment is looked at alone.
+// of a batch are read with a few queries (look-rows.ts), each deployment is looked at alone, and
+// the conditions that changed are written with one statement.
 import type { Services } from '../../controller/services.js';
 import type { ReconcileResult } from '../../controller/queue/work-queue.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
-import { driftOf } from './drift.js';
+import { driftItemOf, type DriftItem } from './drift.js';
+import { lookAt, recordMany } from './observe-and-record.js';
 import { heal, healDecision, recordDrift, type DriftPolicy } from './reconcile-drift.js';
-import { operationsOf, type LookRows } from './load-desired.js';
+import { operationsOf } from './load-desired.js';
 import { lookRowsOf } from './look-rows.js';
 
 export const DEPLOYMENT_KIND = 'deployment';
@@ -35,21 +37,26 @@ export async function reconcileDeployments(s: Services, ids: string[]): Promise<
   const looked = deployed.filter((d) => policy(d) !== 'off' && !inMotion.has(d.id));
   const rows = await lookRowsOf(s, looked, operations);
   const limit = concurrencyLimit(LOOKS_AT_ONCE);
-  await Promise.all(looked.map((d) => limit(async () => {
+  // looks never throw for a server's error (it is an observation); the store's errors fail the batch
+  const looks = await Promise.all(looked.map((d) => limit(() => lookAt(s, d, { look: true, rows: rows.get(d.id)! }))));
+  // the conditions of the whole batch in one write (a first look writes every one; a resync of a fleet in sync none)
+  const recorded = await recordMany(s, looks);
+  for (const r of recorded) {
+    const d = r.deployment;
     try {
-      out.set(d.id, { status: 'fulfilled', value: await reconcileLooked(s, d, policy(d), rows.get(d.id)!) });
+      out.set(d.id, { status: 'fulfilled', value: await afterLook(s, d, policy(d), driftItemOf(r, r.conditions)) });
     } catch (reason) {
       out.set(d.id, { status: 'rejected', reason });
     }
-  })));
+  }
   return out;
 }
 
-async function reconcileLooked(s: Services, d: DeploymentRow, policy: DriftPolicy, rows: LookRows): Promise<ReconcileResult | void> {
-  const [item] = await driftOf(s, [d], { rows: new Map([[d.id, rows]]) });
-  await recordDrift(s, item!, d);
-  if (policy !== 'heal' || !item!.drifted) return;
+/** Stores the observed status, announces drift news, and with heal asks for a heal. */
+async function afterLook(s: Services, d: DeploymentRow, policy: DriftPolicy, item: DriftItem): Promise<ReconcileResult | void> {
+  await recordDrift(s, item, d);
+  if (policy !== 'heal' || !item.drifted) return;
   const decision = await healDecision(s, d);
-  if (decision.heal) await heal(s, d.environmentId, [item!]);
+  if (decision.heal) await heal(s, d.environmentId, [item]);
   else if (decision.retryInMs !== undefined) return { requeueAfterMs: decision.retryInMs };
 }

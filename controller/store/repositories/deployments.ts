@@ -70,6 +70,14 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     return this.update(id, values as Partial<DeploymentRow>, trx);
   }
 
+  /** The conditions and observedGeneration of many deployments (a batch of looks) in one statement. */
+  async recordConditionsMany(rows: Array<{ id: string; conditions: Condition[]; observedGeneration: number }>): Promise<void> {
+    if (!rows.length) return;
+    await this.db.raw(`update deployments d set conditions = v.conditions, observed_generation = v.observed_generation, updated_at = now()
+      from json_to_recordset(?::json) as v(id uuid, conditions jsonb, observed_generation integer) where d.id = v.id`,
+    [JSON.stringify(rows.map((r) => ({ id: r.id, conditions: r.conditions, observed_generation: r.observedGeneration })))]);
+  }
+
   /** The desired state of the service changed: every placement of it has a new generation to reach. */
   async bumpGenerationOfServices(serviceIds: string[], trx: Knex.Transaction): Promise<void> {
     if (serviceIds.length) await this.q(trx).whereIn('serviceId', serviceIds).update({ generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never);
