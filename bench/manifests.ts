@@ -68,7 +68,14 @@ try {
   const times: number[] = [];
   let plan;
   for (let k = 1; k <= SAVES; k++) {
-    await new Promise((r) => setTimeout(r, QUIET_MS + 750)); // the folder is quiet again, the last apply done
+    // A steady state: the folder quiet again, the last apply done, and no plan running (the start-up
+    // apply's plan of 1,000 deployments checks every step for seconds; a save's plan fails on the
+    // unreachable 192.0.2.x servers within a second or so).
+    await new Promise((r) => setTimeout(r, QUIET_MS + 750));
+    for (const t0 = performance.now(); performance.now() - t0 < 120_000;) {
+      if (!(await s.db('deployment_plans').whereIn('status', ['pending', 'running']).first())) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
     const before = (await s.db('deployment_plans').select('id')).map((p: { id: string }) => p.id);
     const f = k % 10;
     const saved = Date.now();
