@@ -65,16 +65,19 @@ try {
 
   // Saves of one file (one service's tag each time), each to the start of the plan it causes.
   const SAVES = Number(process.env.SAVES ?? 7);
+  let queriesRun = 0;
+  s.db.on('query', () => queriesRun++);
   const times: number[] = [];
   let plan;
   for (let k = 1; k <= SAVES; k++) {
-    // A steady state: the folder quiet again, the last apply done, and no plan running (the start-up
-    // apply's plan of 1,000 deployments checks every step for seconds; a save's plan fails on the
-    // unreachable 192.0.2.x servers within a second or so).
+    // A steady state: the folder quiet again, the last apply done, no plan running and the
+    // controller idle (the start-up apply's plan of 1,000 deployments and the first look at each
+    // take seconds; a save's plan fails on the unreachable 192.0.2.x servers within a second or so).
     await new Promise((r) => setTimeout(r, QUIET_MS + 750));
     for (const t0 = performance.now(); performance.now() - t0 < 120_000;) {
-      if (!(await s.db('deployment_plans').whereIn('status', ['pending', 'running']).first())) break;
-      await new Promise((r) => setTimeout(r, 100));
+      const queries = queriesRun;
+      await new Promise((r) => setTimeout(r, 500));
+      if (queriesRun - queries < 20 && !(await s.db('deployment_plans').whereIn('status', ['pending', 'running']).first())) break;
     }
     const before = (await s.db('deployment_plans').select('id')).map((p: { id: string }) => p.id);
     const f = k % 10;
