@@ -45,6 +45,16 @@ describe('manifest file cache', () => {
     expect(orphaned.errors.map((e) => e.message)).to.deep.equal(["unknown Environment 'prod'"]);
   });
 
+  it('keeps refusing a folder whose unchanged file is broken, while another file is saved', () => {
+    const cache = new FileCache<LoadedFile>();
+    const broken = { path: 'bad.yaml', content: 'apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: A, environment: prod}\nspec: {value: [1}\n' };
+    const first = loadManifests([{ path: 'env.yaml', content: env }, broken, { path: 'img.yaml', content: image('web') }], undefined, cache);
+    const second = loadManifests([{ path: 'env.yaml', content: env }, broken, { path: 'img.yaml', content: image('web', '-2') }], undefined, cache);
+    expect(first.errors).to.have.length.greaterThan(0);
+    expect(second.errors.map(formatError)).to.deep.equal(first.errors.map(formatError));
+    expect(second.manifests.find((m) => m.kind === 'ContainerImage')!.spec.imageName).to.equal('r/web-2');
+  });
+
   it('expands ${env:} references on every load: a changed variable is a changed text', () => {
     const cache = new FileCache<LoadedFile>();
     const folder = [{ path: 'env.yaml', content: env }, { path: 'img.yaml', content: image('web', '${env:FILE_CACHE_TEST_SUFFIX}') }];
