@@ -4,8 +4,10 @@
 //       BENCH_DB_MB database (default 128; BENCH_DB_MB=1024 for the issue's 1 GB), and the
 //       controller's CPU seconds for it;
 //   (2) its throughput as a ratio to the same dump run by hand in the same run,
-//       `ssh s1 docker exec c pg_dump … > file` (the issue's floor; run before and after
-//       Stevedore, the floor is their mean), and next to `… | gzip -1 > file`.
+//       `ssh s1 docker exec c pg_dump -Fc -Z 1 … > file`, the command of the built-in postgres
+//       type (the issue's floor), in BENCH_ROUNDS rounds (default 3), each backup between two
+//       hand dumps; the median ratio is the figure. An uncompressed `pg_dump -Fc -Z 0 > file`
+//       is printed beside it (more bytes through ssh, less CPU on the database's server).
 //   FLEET_ID=n (fleet up, fleet.env sourced) DATABASE_URL=postgres://… npx tsx bench/backup.ts
 //   (BENCH_SERVER=s2 picks the fleet server; BENCH_CONTAINER=name dumps an existing filled one)
 // The load average is printed with the figures: on a shared machine they are only comparable
@@ -29,6 +31,8 @@ const SERVER = process.env.BENCH_SERVER ?? 's1';
 const REUSE = process.env.BENCH_CONTAINER;
 /** Rows inserted per statement while filling: a 1 GB fill is many bounded transactions. */
 const FILL_BATCH = 200_000;
+/** Backups timed, each between two hand dumps (BENCH_ROUNDS). */
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PASSWORD = 'bench-pg-password';
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
@@ -96,11 +100,7 @@ async function main() {
     const dbBytes = Number((await serverExec(SERVER, ['docker', 'exec', container, 'psql', '-U', 'postgres', '-d', 'bench', '-tAc', 'select pg_database_size(current_database())'])).trim());
     console.log(`database: ${mib(dbBytes)} MiB, ${REUSE ? `container ${REUSE} reused` : `filled in ${((performance.now() - filled) / 1000).toFixed(0)} s`}`);
 
-    const ssh = `ssh -F ${root}/ssh_config ${SERVER} docker exec ${container} pg_dump -Fc -Z 0 -U postgres -d bench`;
-    console.log(`load average before the timed runs: ${load()}`);
-    const raw1 = await timedShell(`${ssh} > ${work}/hand.dump`, `${work}/hand.dump`);
-    console.log(`hand  pg_dump > file (1):    ${(raw1.ms / 1000).toFixed(1)} s, ${mib(raw1.bytes)} MiB written`);
-
+    const dump = (z: number) => `ssh -F ${root}/ssh_config ${SERVER} docker exec ${container} pg_dump -Fc -Z ${z} -U postgres -d bench > ${work}/hand.dump`;
     const port = service.port;
     await request(port, 'POST', '/api/auth/register', undefined, { email: 'bench@example.test', password: 'bench-password' });
     const jwt = (await request(port, 'POST', '/api/auth/login', undefined, { email: 'bench@example.test', password: 'bench-password' })).token;
@@ -116,33 +116,44 @@ async function main() {
     const before = rssMiB(pid);
     const samples: number[] = [];
     const sampler = setInterval(() => samples.push(rssMiB(pid)), 100);
-    const cpuBefore = cpuSeconds(pid);
-    const started = performance.now();
-    let backup = await request(port, 'POST', `/api/databases/${db.id}/backups`, jwt, { storage: 'local' });
-    while (backup.status === 'running') {
-      await sleep(200);
-      backup = await request(port, 'GET', `/api/backups/${backup.id}`, jwt);
+    console.log(`load average before the timed runs: ${load()}`);
+    // Rounds of (hand dump, Stevedore backup, hand dump): on a shared machine one pair can differ
+    // by 2x from the next, so each backup is compared with the hand dumps on either side of it and
+    // the median of the rounds' ratios is the figure.
+    const ratios: number[] = [];
+    let cpu = 0;
+    let storedBytes = 0;
+    let handBytes = 0;
+    let hand = await timedShell(dump(1), `${work}/hand.dump`);
+    for (let round = 1; round <= ROUNDS; round++) {
+      const cpuBefore = cpuSeconds(pid);
+      const started = performance.now();
+      let backup = await request(port, 'POST', `/api/databases/${db.id}/backups`, jwt, { storage: 'local' });
+      while (backup.status === 'running') {
+        await sleep(100);
+        backup = await request(port, 'GET', `/api/backups/${backup.id}`, jwt);
+      }
+      const ms = performance.now() - started;
+      cpu += cpuSeconds(pid) - cpuBefore;
+      if (backup.status !== 'succeeded') throw new Error(`the backup failed: ${backup.error}`);
+      storedBytes = backup.sizeBytes;
+      const next = await timedShell(dump(1), `${work}/hand.dump`);
+      handBytes = next.bytes;
+      const floor = (hand.ms + next.ms) / 2;
+      ratios.push(floor / ms);
+      console.log(`round ${round}: hand pg_dump -Fc -Z 1 > file ${(hand.ms / 1000).toFixed(1)} s, Stevedore backup (SHA-256, fsynced) ${(ms / 1000).toFixed(1)} s, hand ${(next.ms / 1000).toFixed(1)} s: ${(floor / ms).toFixed(2)}x; load ${load()}`);
+      hand = next;
     }
-    const ms = performance.now() - started;
-    const cpu = cpuSeconds(pid) - cpuBefore;
     clearInterval(sampler);
     const after = rssMiB(pid);
-    if (backup.status !== 'succeeded') throw new Error(`the backup failed: ${backup.error}`);
-    const loadDuring = load();
-    console.log(`Stevedore backup (gzip -1, SHA-256, fsynced): ${(ms / 1000).toFixed(1)} s, ${mib(backup.sizeBytes)} MiB stored, controller CPU ${cpu.toFixed(1)} s`);
-
-    const raw2 = await timedShell(`${ssh} > ${work}/hand.dump`, `${work}/hand.dump`);
-    console.log(`hand  pg_dump > file (2):    ${(raw2.ms / 1000).toFixed(1)} s`);
-    const gz = await timedShell(`${ssh} | gzip -1 > ${work}/hand.dump.gz`, `${work}/hand.dump.gz`);
-    console.log(`hand  pg_dump | gzip -1:     ${(gz.ms / 1000).toFixed(1)} s, ${mib(gz.bytes)} MiB written`);
-    const floor = (raw1.ms + raw2.ms) / 2;
+    const plain = await timedShell(dump(0), `${work}/hand.dump`);
     const peak = Math.max(before, ...samples);
     const steady = median(samples.slice(Math.floor(samples.length / 2)));
     console.log('');
-    console.log(`database ${mib(dbBytes)} MiB, dump ${mib(raw1.bytes)} MiB; load average ${loadDuring} (1, 5, 15 min) after the backup, ${load()} at the end`);
-    console.log(`throughput, Stevedore / hand pg_dump > file: ${(floor / ms).toFixed(2)}x (goal >= 0.9x; floor ${(floor / 1000).toFixed(1)} s, mean of ${(raw1.ms / 1000).toFixed(1)} and ${(raw2.ms / 1000).toFixed(1)} s)`);
-    console.log(`throughput, Stevedore / hand pg_dump | gzip -1: ${(gz.ms / ms).toFixed(2)}x`);
-    console.log(`dump bytes per second: Stevedore ${mib((raw1.bytes / ms) * 1000)} MiB/s, hand ${mib((raw1.bytes / floor) * 1000)} MiB/s`);
+    console.log(`database ${mib(dbBytes)} MiB, dump ${mib(handBytes)} MiB by hand, ${mib(storedBytes)} MiB stored; load average ${load()} (1, 5, 15 min) at the end`);
+    console.log(`throughput, Stevedore / hand pg_dump -Fc -Z 1 > file: median ${median(ratios).toFixed(2)}x of ${ROUNDS} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; goal >= 0.9x)`);
+    console.log(`hand uncompressed pg_dump -Fc -Z 0 > file: ${(plain.ms / 1000).toFixed(1)} s, ${mib(plain.bytes)} MiB (against ${(hand.ms / 1000).toFixed(1)} s for -Z 1 just before)`);
+    console.log(`controller CPU per backup: ${(cpu / ROUNDS).toFixed(1)} s`);
     console.log(`controller RSS: ${before.toFixed(0)} MiB before, ${peak.toFixed(0)} MiB peak, ${steady.toFixed(0)} MiB steady, ${after.toFixed(0)} MiB after (goal: flat, under 150 MB = 143 MiB)`);
   } finally {
     if (!REUSE) await serverExec(SERVER, ['docker', 'rm', '-f', '--volumes', container]).catch(() => undefined);

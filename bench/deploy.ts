@@ -52,13 +52,19 @@ async function main() {
     const one = await addService(w, 'bench1', { servers: ['s1'] });
     const three = await addService(w, 'bench3', { servers: ['s1', 's2', 's3'] });
     const names = ['s1', 's2', 's3'];
-    for (const n of names) await handSetup(w, n, `hand-${w.tag}-${n}`);
+    // each hand figure has its own containers, deployed with the same tag sequence as the API
+    // services (v2, v1, v2, ...): every timed run changes the tag (the same tag twice is a no-op)
+    const kinds = ['one', 'three', 'oneh', 'threeh'] as const;
+    const hand = (kind: typeof kinds[number], n: string) => `hand${kind}-${w.tag}-${n}`;
+    const handNames = [...kinds.map((k) => hand(k, 's1')), ...names.slice(1).flatMap((n) => [hand('three', n), hand('threeh', n)])];
+    const serverOf = (name: string) => name.slice(name.lastIndexOf('-') + 1);
+    for (const h of handNames) await handSetup(w, serverOf(h), h);
     // warm-up: every image pulled on every server, compose detected, connections open
     console.log('warming up (every image on every server, connections open) ...');
     for (const tag of ['v2', 'v1']) {
       await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
       await w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
-      for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag, true);
+      for (const h of handNames) await handDeploy(w, serverOf(h), h, tag, true);
     }
     const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
     for (let i = 0; i < rounds; i++) {
@@ -68,10 +74,10 @@ async function main() {
           if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
         }));
         r.api3.push(await time('API, 3 servers (parallel)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
-        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, false)));
-        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', false); }));
-        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', `hand-${w.tag}-s1`, tag, true)));
-        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, `hand-${w.tag}-${n}`, tag === 'v2' ? 'v1' : 'v2', true); }));
+        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', hand('one', 's1'), tag, false)));
+        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand('three', n), tag, false); }));
+        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', hand('oneh', 's1'), tag, true)));
+        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand('threeh', n), tag, true); }));
       }
       r.api3rolling.push(await time('API, 3 servers (rolling)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
     }
@@ -86,7 +92,7 @@ async function main() {
     console.log(`  hand + wait healthy, 3 servers:        ${s(m.hand3h)}   API/hand ${(m.api3 / m.hand3h).toFixed(2)}x`);
   } finally {
     for (const n of ['s1', 's2', 's3']) {
-      await serverExec(n, ['sh', '-c', `cd /srv/bench-hand/hand-${w.tag}-${n} 2>/dev/null && (docker compose down 2>/dev/null || docker-compose down); rm -rf /srv/bench-hand/hand-${w.tag}-${n}`]).catch(() => undefined);
+      await serverExec(n, ['sh', '-c', `for d in /srv/bench-hand/*-${w.tag}-${n}; do (cd "$d" && (docker compose down 2>/dev/null || docker-compose down)); rm -rf "$d"; done`]).catch(() => undefined);
     }
     await cleanup(w);
     await dropTestDatabases();

@@ -7,13 +7,13 @@
 //       (skipped without a fleet: FLEET_ID unset or SKIP_SSH=1);
 //   (3) history: the store filled with SERVERS servers x DAYS (7) days at one sample a minute,
 //       then a 7-day history of one server at 1-minute resolution (goal: under 100 ms), from the
-//       repository to the JSON the route sends.
+//       repository to the JSON text the route sends.
 //   DATABASE_URL=postgres://postgres@127.0.0.1:25444/postgres [FLEET_ID=4] npx tsx bench/metrics.ts
 // The fill is done in SQL (generate_series), one day's partition at a time.
 import { readFileSync } from 'node:fs';
 import { createKnex } from '../controller/store/knex.js';
 import { ServerSamplesRepository } from '../controller/store/repositories/server-samples.js';
-import { stepFor, toColumnar } from '../controller/monitoring/history.js';
+import { columnarJson, stepFor } from '../controller/monitoring/history.js';
 import { togglesOf } from '../controller/monitoring/metrics-toggles.js';
 import { SshCollector } from '../controller/monitoring/ssh-collector.js';
 import { mapLimit } from '../controller/servers/health.js';
@@ -45,7 +45,7 @@ async function ingest(url: string) {
   const db = createKnex(url, 1);
   const repo = new ServerSamplesRepository(db);
   const { rows: [{ pid }] } = await db.raw('select pg_backend_pid() as pid');
-  await repo.ensurePartitions(new Date(), 1);
+  await repo.partitions.ensure(new Date(), 1);
   for (let i = 0; i < 3; i++) await repo.insertServerSamples(cycle(new Date(Date.now() - (i + 1) * 1000))); // warm-up
   const runs: Array<{ node: number; pg: number; wall: number }> = [];
   for (let i = 0; i < 10; i++) {
@@ -100,7 +100,7 @@ async function history(url: string) {
   const repo = new ServerSamplesRepository(db);
   const end = new Date(Math.floor(Date.now() / 60_000) * 60_000);
   const start = new Date(end.getTime() - DAYS * DAY);
-  await repo.ensurePartitions(start, DAYS + 1);
+  await repo.partitions.ensure(start, DAYS + 1);
   const t0 = performance.now();
   for (let d = 0; d < DAYS + 1; d++) {
     const from = new Date(Math.max(start.getTime(), Math.floor(start.getTime() / DAY) * DAY + d * DAY));
@@ -115,7 +115,7 @@ async function history(url: string) {
       CROSS JOIN generate_series(0, ? - 1) s`, [from.toISOString(), to.toISOString(), SERVERS]);
   }
   // what the partitions pass does for finished days, and autovacuum (insert threshold) for today
-  await repo.vacuumPastPartitions(end);
+  await repo.partitions.vacuumPast(end);
   await db.raw('VACUUM (ANALYZE) server_samples');
   const { rows: [{ n }] } = await db.raw('select count(*)::bigint as n from server_samples');
   const { rows: [{ size }] } = await db.raw(`select pg_size_pretty(sum(pg_total_relation_size(inhrelid))) as size from pg_inherits where inhparent = 'server_samples'::regclass`);
@@ -129,14 +129,14 @@ async function history(url: string) {
     const server = uuidOf((i * 97) % SERVERS);
     const n0 = nodeCpuMs(), p0 = ticks(pid), w0 = performance.now();
     const stepSec = stepFor(start, end, 60);
-    const body = JSON.stringify(toColumnar(start, end, stepSec, await repo.history({ serverIds: [server], from: start, to: end, stepSec })));
+    const body = columnarJson(start, end, stepSec, await repo.history({ serverIds: [server], from: start, to: end, stepSec }));
     times.push(performance.now() - w0);
     cpu.push(nodeCpuMs() - n0 + ticks(pid) - p0);
     pgCpu.push(ticks(pid) - p0);
     points = JSON.parse(body).timestamps.length;
   }
   console.log(`history: 7 days of one server at 1-minute resolution (${points} points): median ${median(times.slice(1)).toFixed(0)} ms, `
-    + `max ${Math.max(...times.slice(1)).toFixed(0)} ms (first, cold: ${times[0]!.toFixed(0)} ms), repository to JSON; `
+    + `max ${Math.max(...times.slice(1)).toFixed(0)} ms (first, cold: ${times[0]!.toFixed(0)} ms), repository to the JSON text the route sends; `
     + `CPU per query (controller + PostgreSQL backend) median ${median(cpu.slice(1)).toFixed(0)} ms `
     + `(backend ${median(pgCpu.slice(1)).toFixed(0)} ms); load average ${(await import('node:os')).loadavg()[0]!.toFixed(1)} on ${(await import('node:os')).cpus().length} cores`);
   await db.destroy();

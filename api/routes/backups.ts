@@ -88,8 +88,9 @@ export default function backupRoutes(s: Services) {
 
     route<unknown, unknown, BackupRow>({
       method: 'GET', path: '/api/backups/{id}/download', operationId: 'downloadBackup', tag: 'backups', access: 'operator',
-      load: loadBackup, errors: [403, 409], summary: "Stream the stored backup (gzip); 403 while the environment's data.allowBackupDownload is false",
-      responseType: 'application/gzip', response: { type: 'string', format: 'binary', description: 'pg_dump output, gzip-compressed; X-Checksum-Sha256 holds its SHA-256' },
+      load: loadBackup, errors: [403, 409], summary: "Stream the stored backup; 403 while the environment's data.allowBackupDownload is false",
+      responseType: 'application/octet-stream',
+      response: { type: 'string', format: 'binary', description: 'The dump as stored: `<id>.dump` a PostgreSQL custom-format archive (pg_restore reads it), `<id>.dump.gz` a gzip-compressed SQL dump (Content-Disposition names it); X-Checksum-Sha256 holds its SHA-256' },
       async handler(_ctx, { resource }) {
         const data = await s.settings.get<{ allowBackupDownload: boolean }>(resource.environmentId, 'data');
         if (!data.allowBackupDownload) {
@@ -97,9 +98,9 @@ export default function backupRoutes(s: Services) {
         }
         if (resource.status !== 'succeeded') throw conflict(`Only a succeeded backup can be downloaded (this one is ${resource.status})`);
         const stream = await (await ops.ctx.stores.of(resource)).get(resource.objectKey);
-        const name = `${resource.id}.dump.gz`;
+        const name = `${resource.id}${resource.objectKey.endsWith('.gz') ? '.dump.gz' : '.dump'}`;
         return result(200, stream, {
-          'Content-Type': 'application/gzip', 'Content-Disposition': `attachment; filename="${name}"`,
+          'Content-Type': 'application/octet-stream', 'Content-Disposition': `attachment; filename="${name}"`,
           'Content-Length': String(resource.sizeBytes), 'X-Checksum-Sha256': resource.sha256 ?? '',
         });
       },

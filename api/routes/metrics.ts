@@ -4,10 +4,10 @@
 import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { serverMetricNames } from '../../controller/monitoring/server-sample.js';
-import { stepFor, toColumnar } from '../../controller/monitoring/history.js';
+import { columnarJson, stepFor } from '../../controller/monitoring/history.js';
 import { latestOf, staleAfterMs, summarize, toSampleRead } from '../../controller/monitoring/summary.js';
 import { METRICS_EVENT } from '../../controller/monitoring/metrics-worker.js';
-import { route } from '../http/route.js';
+import { result, route } from '../http/route.js';
 import { openSse, SSE_ANSWER } from '../http/sse.js';
 import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
@@ -98,8 +98,8 @@ export default function metricsRoutes(s: Services) {
           serverIds = [query.serverId];
         }
         const stepSec = stepFor(from, to, query.stepSec);
-        const buckets = await s.serverSamples.history({ serverIds, from, to, stepSec });
-        return toColumnar(from, to, stepSec, buckets);
+        const columns = await s.serverSamples.history({ serverIds, from, to, stepSec });
+        return result(200, columnarJson(from, to, stepSec, columns), { 'content-type': 'application/json; charset=utf-8' });
       },
     }),
 

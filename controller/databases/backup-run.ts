@@ -1,6 +1,8 @@
 // One backup: the type's dump command runs inside the database's container over SSH; its stdout
-// is gzipped, hashed and counted on the way to the store, chunk by chunk (nothing is held whole
-// in memory or written to the controller's disk). The backup is `succeeded` only when the dump
+// is hashed and counted on the way to the store, chunk by chunk (nothing is held whole in memory
+// or written to the controller's disk), and gzipped unless it compresses itself (a pg_dump
+// custom-format archive: pg_dump compresses on the database's server, so half the bytes cross the
+// network and the controller spends no CPU on deflate). The backup is `succeeded` only when the dump
 // exited 0 AND the store reports holding exactly the bytes that were hashed (storage/*: local
 // hashes what it writes and fsyncs it, S3 reads the object back).
 import { randomUUID } from 'node:crypto';
@@ -12,10 +14,11 @@ import type { DatabaseRow } from '../store/repositories/databases.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import type { BackupStore } from './storage/backup-store.js';
 import { meter } from './storage/digest-stream.js';
+import { compressesItself, peek } from './storage/peek.js';
 
 /**
- * gzip level 1: a dump's CPU time on the controller is mostly deflate, and level 1 runs two to
- * four times faster than 6 for a few percent more bytes (bench/backup.ts, docs/backups.md).
+ * gzip level 1 for SQL dumps: deflate is most of such a backup's CPU on the controller, and level
+ * 1 runs two to four times faster than 6 for a few percent more bytes (docs/backups.md).
  */
 export const GZIP_OPTIONS = { level: 1, chunkSize: 64 * 1024 };
 
@@ -30,7 +33,8 @@ export async function startBackup(ctx: DatabaseContext, db: DatabaseRow, req: Ba
   const { store, prefix } = await ctx.stores.forNew(db.environmentId, req.storage);
   const id = randomUUID();
   const stamp = new Date().toISOString().replace(/[:.]/g, '-');
-  const objectKey = `${prefix}${db.environmentId}/${db.id}/${stamp}-${id}.dump.gz`;
+  // `.gz` is added once the dump's first bytes show it must be gzipped
+  const objectKey = `${prefix}${db.environmentId}/${db.id}/${stamp}-${id}.dump`;
   const row = await ctx.backups.insert({
     id, databaseId: db.id, environmentId: db.environmentId, status: 'running', trigger: req.trigger,
     storage: store.kind, bucket: store.bucket, objectKey, owner: ctx.owner,
@@ -44,28 +48,32 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
   const argv = await typeCommand(ctx, db.type, 'backup', { container: place.container, database: db.databaseName, creds: credentialsOf(ctx, db) });
   const exec = await ctx.hosts.stream(place.serverId, argv);
   exec.stdin.end();
+  const dump = exec.stdout as Readable;
+  const gzipped = !compressesItself(await peek(dump));
+  const key = gzipped ? `${row.objectKey}.gz` : row.objectKey;
+  if (gzipped) await ctx.backups.update(row.id, { objectKey: key });
   const m = meter();
-  const stored = store.put(row.objectKey, m.stream);
-  const piped = pipeline(exec.stdout as Readable, createGzip(GZIP_OPTIONS), m.stream);
+  const stored = store.put(key, m.stream);
+  const piped = gzipped ? pipeline(dump, createGzip(GZIP_OPTIONS), m.stream) : pipeline(dump, m.stream);
   let held: { sha256: string; size: number };
   try {
     [, held] = await Promise.all([piped, stored]);
   } catch (err) {
     exec.kill();
     await exec.exit;
-    await store.remove(row.objectKey).catch(() => undefined);
+    await store.remove(key).catch(() => undefined);
     return finish(ctx, db, row, store, { error: `storing the dump failed: ${(err as Error).message}` });
   }
   const exit = await exec.exit;
   if (exit.code !== 0) {
     // whatever reached the store is a truncated dump: it must not be restorable
-    await store.remove(row.objectKey).catch(() => undefined);
+    await store.remove(key).catch(() => undefined);
     const how = exit.code === null ? `was killed (${exit.signal ?? 'no exit status'})` : `exited ${exit.code}`;
     return finish(ctx, db, row, store, { error: `the dump ${how}: ${reasonOf(exit.stderr, 'no error output')}` });
   }
   const written = { sha256: m.digest(), size: m.size() };
   if (held.sha256 !== written.sha256 || held.size !== written.size) {
-    await store.remove(row.objectKey).catch(() => undefined);
+    await store.remove(key).catch(() => undefined);
     return finish(ctx, db, row, store, { error: `the stored object does not match what was written (sha256 ${held.sha256} of ${held.size} bytes, expected ${written.sha256} of ${written.size})` });
   }
   return finish(ctx, db, row, store, { sha256: written.sha256, size: written.size });

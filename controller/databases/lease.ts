@@ -1,7 +1,8 @@
 // Backups and restores are leased like deployment plans (docs/replicas.md): the replica running
 // them renews their heartbeat three times per lease (PLAN_LEASE_MS); a run whose lease ran out has
 // no process left to finish it (its replica died or lost the database), so whichever live replica
-// sweeps first marks it failed, loudly: the Degraded condition and the same events as any failure.
+// sweeps first marks it failed, loudly: the Degraded condition and the same events as any failure,
+// and removes what its dump had written so far.
 // Nothing resumes it: a dump cut off halfway cannot go on, and the next scheduled run starts afresh.
 import type { DatabaseContext } from './context.js';
 import { announceBackup } from './backup-run.js';
@@ -16,6 +17,9 @@ export async function tendLeases(ctx: DatabaseContext, leaseMs: number): Promise
   const backups = await ctx.backups.failExpired(leaseMs, ABANDONED);
   const restores = await ctx.restores.failExpired(leaseMs, ABANDONED);
   for (const b of backups) {
+    // the dead run's partial object would never be finished nor listed anywhere
+    await (await ctx.stores.of(b)).remove(b.objectKey)
+      .catch((err: Error) => ctx.logger.warn('an abandoned backup\'s object was not removed', { backupId: b.id, error: err.message }));
     const db = await ctx.databases.findById(b.databaseId);
     if (db) await announceBackup(ctx, db, b);
   }

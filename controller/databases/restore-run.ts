@@ -1,4 +1,5 @@
-// Restores: a stored backup is read from its store, gunzipped and streamed into the type's
+// Restores: a stored backup is read from its store, gunzipped when it was stored gzipped (a `.gz`
+// key; a pg_dump archive is stored as pg_dump wrote it) and streamed into the type's
 // restore command inside the target container (the database's own, or a scratch one). Drills
 // restore the latest backup into a scratch container, run the check query, and remove it.
 import type { Readable } from 'node:stream';
@@ -20,7 +21,8 @@ async function streamInto(ctx: DatabaseContext, db: DatabaseRow, backup: BackupR
   exec.stdout.resume(); // the tool's chatter is not kept
   const m = meter(); // the bytes restored are checked against the recorded SHA-256 on the way
   try {
-    await pipeline(source as Readable, m.stream, createGunzip(), exec.stdin);
+    if (backup.objectKey.endsWith('.gz')) await pipeline(source as Readable, m.stream, createGunzip(), exec.stdin);
+    else await pipeline(source as Readable, m.stream, exec.stdin);
   } catch (err) {
     exec.kill();
     await exec.exit;

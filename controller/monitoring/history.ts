@@ -1,8 +1,9 @@
 // Metrics history as the API answers it: columnar (one timestamps array, one array per metric,
 // aligned; null where no sample had the metric), downsampled to buckets so that a long range
-// never answers more than MAX_POINTS points.
+// never answers more than MAX_POINTS points. The answer is written as JSON text around the series
+// text PostgreSQL builds (ServerSamplesRepository.history).
 import type { HistoryColumns } from '../store/repositories/server-samples.js';
-import { serverMetricNames, type ServerMetricName } from './server-sample.js';
+import type { ServerMetricName } from './server-sample.js';
 
 /** Points of a response when the caller names no step (a chart's width). */
 export const DEFAULT_POINTS = 720;
@@ -25,7 +26,33 @@ export function stepFor(from: Date, to: Date, requestedSec?: number): number {
   return Math.max(60, Math.ceil(rangeSec / DEFAULT_POINTS));
 }
 
-export function toColumnar(from: Date, to: Date, stepSec: number, h: HistoryColumns): ColumnarHistory {
-  const series = Object.fromEntries(serverMetricNames.map((m) => [m, h.values[m]])) as ColumnarHistory['series'];
-  return { from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: h.buckets.map((sec) => new Date(sec * 1000).toISOString()), series };
+/**
+ * The answer's JSON text (a `ColumnarHistory`): the frame and the timestamps written here, the
+ * series spliced in as PostgreSQL wrote them, never parsed (up to 10,080 points of 13 metrics).
+ */
+export function columnarJson(from: Date, to: Date, stepSec: number, h: HistoryColumns): string {
+  const frame = JSON.stringify({ from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: isoOfWholeSeconds(h.buckets) });
+  return `${frame.slice(0, -1)},"series":${h.seriesJson}}`;
+}
+
+const DAY_SEC = 86_400;
+const two = (n: number) => (n < 10 ? '0' + n : String(n));
+
+/**
+ * ISO 8601 strings of whole epoch seconds (bucket starts, in any order), as toISOString
+ * writes them. A week at one minute is 10,080 of them: a Date and toISOString each cost 8 ms of
+ * the read, the date part written once a day and the time by arithmetic under 1 ms.
+ */
+export function isoOfWholeSeconds(secs: number[]): string[] {
+  let day = NaN;
+  let prefix = '';
+  return secs.map((sec) => {
+    const d = Math.floor(sec / DAY_SEC);
+    if (d !== day) {
+      day = d;
+      prefix = new Date(d * DAY_SEC * 1000).toISOString().slice(0, 11);
+    }
+    const r = sec - d * DAY_SEC;
+    return `${prefix}${two(Math.floor(r / 3600))}:${two(Math.floor(r / 60) % 60)}:${two(r % 60)}.000Z`;
+  });
 }

@@ -54,10 +54,10 @@ export async function collectSshMetrics(s: Services, collector: SshCollector, ti
 
 /** Creates the partitions of today and the next days; drops those wholly older than the retention. */
 export async function maintainPartitions(s: Services, now = new Date()): Promise<{ created: string[]; dropped: string[]; vacuumed: string[] }> {
-  const created = await s.serverSamples.ensurePartitions(now, DAYS_AHEAD);
-  const dropped = await s.serverSamples.dropPartitionsBefore(new Date(now.getTime() - s.config.metricsRetentionDays * DAY_MS));
+  const created = await s.serverSamples.partitions.ensure(now, DAYS_AHEAD);
+  const dropped = await s.serverSamples.partitions.dropBefore(new Date(now.getTime() - s.config.metricsRetentionDays * DAY_MS));
   // days that are over: their pages all-visible, so their history is read from the index alone
-  const vacuumed = await s.serverSamples.vacuumPastPartitions(now);
+  const vacuumed = await s.serverSamples.partitions.vacuumPast(now);
   return { created, dropped, vacuumed };
 }
 

@@ -5,6 +5,23 @@ import type { Services } from '../services.js';
 import { DEFAULT_HEALTH_TIMEOUT_MS, sweepHealth } from './health.js';
 
 export const HEALTH_JOB = 'servers.health';
+export const HEALTH_LOG_RETENTION_JOB = 'health-log-retention';
+const DAY_MS = 86_400_000;
+/** Partitions kept ready ahead of today, so no check waits on a CREATE TABLE. */
+const DAYS_AHEAD = 3;
+
+/**
+ * Health logs after the system setting healthLogRetentionDays: the daily partitions of the coming
+ * days are created and every day wholly older than the retention is dropped (never row deletes);
+ * alert states of checks not seen for as long (their container or port is gone) are deleted.
+ */
+export async function maintainHealthLogs(s: Services, now = new Date()): Promise<{ created: string[]; dropped: string[] }> {
+  const days = Number((await s.systemSettings.get()).healthLogRetentionDays) || 30;
+  const created = await s.healthLogs.partitions.ensure(now, DAYS_AHEAD);
+  const dropped = await s.healthLogs.partitions.dropBefore(new Date(now.getTime() - days * DAY_MS));
+  await s.alertStates.prune(days);
+  return { created, dropped };
+}
 
 export async function startHealthWorker(s: Services): Promise<() => Promise<void>> {
   const intervalSec = s.config.scheduler.healthCheckSec;
@@ -16,12 +33,12 @@ export async function startHealthWorker(s: Services): Promise<() => Promise<void
     const down = checked.filter((c) => c.result.status !== 'healthy').length;
     s.logger.debug('health sweep done', { servers: checked.length, unhealthy: down });
   });
-  // health logs after the system setting healthLogRetentionDays; alert states of checks not seen
-  // for as long (their container or port is gone)
-  s.scheduler.every('health-log-retention', 3600, async () => {
-    const days = Number((await s.systemSettings.get()).healthLogRetentionDays) || 30;
-    await s.healthLogs.prune(days);
-    await s.alertStates.prune(days);
-  });
+  const retention = async () => {
+    const { created, dropped } = await maintainHealthLogs(s);
+    if (created.length || dropped.length) s.logger.info('health log partitions maintained', { created, dropped });
+  };
+  // at start-up too: the first pass finds today's partition ready
+  await s.scheduler.runOnce(HEALTH_LOG_RETENTION_JOB, retention);
+  s.scheduler.every(HEALTH_LOG_RETENTION_JOB, 3600, retention);
   return async () => undefined;
 }

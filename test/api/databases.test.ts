@@ -205,7 +205,8 @@ describe('database, backup and object storage routes', function () {
     expect((await w.viewer.get(`/api/backups/${row.id}/download`)).status).to.equal(403);
     const res = await checkedFetch(`${w.svc.url}/api/backups/${row.id}/download`, { headers: { authorization: `Bearer ${w.operator.token}` } });
     expect(res.status).to.equal(200);
-    expect(res.headers.get('content-type')).to.equal('application/gzip');
+    expect(res.headers.get('content-type')).to.equal('application/octet-stream');
+    expect(res.headers.get('content-disposition')).to.equal(`attachment; filename="${row.id}.dump.gz"`);
     expect(Buffer.from(await res.arrayBuffer()).equals(content)).to.equal(true);
     await w.admin.patch(`/api/environments/${w.envId}/settings/data`, { allowBackupDownload: false });
   });
@@ -240,7 +241,7 @@ describe('database, backup and object storage routes', function () {
     expect(next.getTime()).to.be.greaterThan(Date.now());
   });
 
-  it('a backup or drill whose replica stopped (lease ran out) is failed loudly by a live replica; live runs are left', async () => {
+  it('a backup or drill whose replica stopped (lease ran out) is failed loudly by a live replica, its partial file removed; live runs are left', async () => {
     const db = await createDb();
     const dbId = db.id as string;
     const ago = new Date(Date.now() - 60_000);
@@ -248,6 +249,10 @@ describe('database, backup and object storage routes', function () {
       databaseId: dbId, environmentId: w.envId, status: 'running', trigger: 'schedule', storage: 'local', objectKey: `k-${randomBytes(3).toString('hex')}`, ...extra,
     });
     const dead = await running({ owner: 'dead-replica', heartbeatAt: ago });
+    // what the dead replica's local store had written so far
+    const partial = path.join(w.svc.stateDir, 'backups', `${dead.objectKey}.partial`);
+    fs.mkdirSync(path.dirname(partial), { recursive: true });
+    fs.writeFileSync(partial, 'half a dump');
     const legacy = await running({ startedAt: ago }); // from before leases: its start time is its last sign of life
     const alive = await running({ owner: 'live-replica', heartbeatAt: new Date() });
     const mine = await running({ owner: ops().ctx.owner, heartbeatAt: ago }); // this process renews it first
@@ -260,6 +265,7 @@ describe('database, backup and object storage routes', function () {
     await tendLeases(ops().ctx, 5000);
     const status = async (id: string) => (await w.viewer.get(`/api/backups/${id}`)).body;
     for (const id of [dead.id, legacy.id]) expect(await status(id)).to.include({ status: 'failed', error: ABANDONED });
+    expect(fs.existsSync(partial)).to.equal(false);
     expect((await status(alive.id)).status).to.equal('running');
     expect((await status(mine.id)).status).to.equal('running');
     expect((await ops().ctx.backups.findById(mine.id))!.heartbeatAt!.getTime()).to.be.greaterThan(ago.getTime());

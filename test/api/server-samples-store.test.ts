@@ -25,7 +25,7 @@ describe('server samples storage (daily partitions)', () => {
       { serverId: b.id, at: new Date(now - 2000), source: 'agent', swapUsedBytes: 0 },
     ];
     await svc.services.serverSamples.insertServerSamples(samples);
-    const parts = await svc.services.serverSamples.partitionNames();
+    const parts = await svc.services.serverSamples.partitions.names();
     expect(parts).to.include.members([partitionOf(utcDay(now - 2 * DAY)), partitionOf(utcDay(now))]);
 
     const latest = await svc.services.serverSamples.latest([a.id, b.id], new Date(now - DAY));
@@ -51,25 +51,25 @@ describe('server samples storage (daily partitions)', () => {
     await svc.services.serverSamples.insertServerSamples(samples);
     const both = await svc.services.serverSamples.history({ serverIds: [a.id, b.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 300 });
     expect(both.buckets).to.deep.equal([t0 / 1000, t0 / 1000 + 300]);
-    expect(both.values.cpuPercent).to.deep.equal([30, 40]);
-    expect(both.values.memoryUsedBytes).to.deep.equal([400, 400]);
-    expect(both.values.load1).to.deep.equal([null, null]);
+    expect(JSON.parse(both.seriesJson).cpuPercent).to.deep.equal([30, 40]);
+    expect(JSON.parse(both.seriesJson).memoryUsedBytes).to.deep.equal([400, 400]);
+    expect(JSON.parse(both.seriesJson).load1).to.deep.equal([null, null]);
     const one = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0), to: new Date(t0 + 600_000), stepSec: 600 });
-    expect(one.values.cpuPercent).to.deep.equal([20]);
+    expect(JSON.parse(one.seriesJson).cpuPercent).to.deep.equal([20]);
     const none = await svc.services.serverSamples.history({ serverIds: [a.id], from: new Date(t0 - 7_200_000), to: new Date(t0 - 3_600_000), stepSec: 600 });
     expect(none.buckets).to.deep.equal([]);
-    expect(none.values.cpuPercent).to.deep.equal([]);
+    expect(JSON.parse(none.seriesJson).cpuPercent).to.deep.equal([]);
   });
 
   it('retention drops whole partitions older than the cutoff and keeps the rest', async () => {
     const s = svc.services.serverSamples;
     const old = utcDay(Date.now() - 40 * DAY);
-    expect(await s.ensurePartitions(old, 2)).to.have.length(2);
+    expect(await s.partitions.ensure(old, 2)).to.have.length(2);
     const a = await insertServer(svc, envId);
     await s.insertServerSamples([{ serverId: a.id, at: new Date(old.getTime() + 3_600_000), source: 'ssh', cpuPercent: 1 }]);
-    const dropped = await s.dropPartitionsBefore(new Date(old.getTime() + DAY));
+    const dropped = await s.partitions.dropBefore(new Date(old.getTime() + DAY));
     expect(dropped).to.deep.equal([partitionOf(old)]);
-    const parts = await s.partitionNames();
+    const parts = await s.partitions.names();
     expect(parts).to.not.include(partitionOf(old));
     expect(parts).to.include(partitionOf(new Date(old.getTime() + DAY)));
     expect(parts).to.include(partitionOf(utcDay(Date.now())));
@@ -86,11 +86,11 @@ describe('server samples storage (daily partitions)', () => {
     // the statistics collector reports inserts at transaction end, give it its moment
     let vacuumed: string[] = [];
     for (let i = 0; i < 50 && !vacuumed.includes(partitionOf(yesterday)); i++) {
-      vacuumed = vacuumed.concat(await s.vacuumPastPartitions(new Date()));
+      vacuumed = vacuumed.concat(await s.partitions.vacuumPast(new Date()));
       if (!vacuumed.includes(partitionOf(yesterday))) await new Promise((r) => setTimeout(r, 100));
     }
     expect(vacuumed).to.include(partitionOf(yesterday));
     expect(vacuumed).to.not.include(partitionOf(utcDay(Date.now())));
-    expect(await s.vacuumPastPartitions(new Date())).to.not.include(partitionOf(yesterday));
+    expect(await s.partitions.vacuumPast(new Date())).to.not.include(partitionOf(yesterday));
   });
 });

@@ -16,5 +16,10 @@ export interface BackupStore {
    */
   put(key: string, body: Readable): Promise<StoredObject>;
   get(key: string): Promise<Readable>;
+  /**
+   * Deletes the object and what an unfinished put left under key (local: the `.partial` file).
+   * S3 keeps the parts of a multipart upload whose controller died until the bucket's lifecycle
+   * rule (AbortIncompleteMultipartUpload, docs/backups.md) removes them.
+   */
   remove(key: string): Promise<void>;
 }

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BackupStore } from './backup-store.js';
+import { coalesce } from './coalesce.js';
 import { meter } from './digest-stream.js';
 
 /** Makes a rename in dir durable. */
@@ -32,7 +33,7 @@ export function localStore(stateDir: string): BackupStore {
       // page cache these bytes were just written to: twice the IO, no more certainty.
       const m = meter();
       try {
-        await pipeline(body, m.stream, createWriteStream(tmp, { mode: 0o600, flush: true, highWaterMark: 256 * 1024 }));
+        await pipeline(body, m.stream, coalesce(1024 * 1024), createWriteStream(tmp, { mode: 0o600, flush: true }));
         const { size } = await fs.stat(tmp);
         if (size !== m.size()) throw new Error(`the file holds ${size} bytes, ${m.size()} were written`);
         await fs.rename(tmp, file);
@@ -49,6 +50,8 @@ export function localStore(stateDir: string): BackupStore {
       return createReadStream(file) as Readable;
     },
     async remove(key) {
+      // and whatever an unfinished put left (its controller died mid-write)
+      await fs.rm(`${fileOf(key)}.partial`, { force: true });
       await fs.rm(fileOf(key), { force: true });
     },
   };

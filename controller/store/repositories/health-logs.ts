@@ -1,5 +1,6 @@
 import type { Knex } from 'knex';
 import type { Page, PageQuery } from './base-repository.js';
+import { DayPartitions } from '../day-partitions.js';
 
 export type CheckKind = 'server' | 'container' | 'tcp' | 'cert' | 'database';
 export type CheckStatus = 'ok' | 'warning' | 'failed';
@@ -26,12 +27,23 @@ export type NewHealthLog = Omit<HealthLogRow, 'id' | 'checkedAt'> & { checkedAt?
 
 export interface HealthLogFilter { kind?: CheckKind; status?: CheckStatus; serverId?: string; deploymentId?: string; checkKey?: string }
 
-/** The health_logs table: appended by every check, read newest first, pruned by age. */
+/**
+ * The health_logs table: appended by every check, read newest first. Range-partitioned by UTC day
+ * (`health_logs_p20261126`): partitions are created ahead by the health worker and on demand by an
+ * insert that meets a day without one; retention drops whole days (`partitions.dropBefore`).
+ */
 export class HealthLogsRepository {
-  constructor(private readonly db: Knex) {}
+  readonly partitions: DayPartitions;
+
+  constructor(private readonly db: Knex) {
+    this.partitions = new DayPartitions(db, 'health_logs');
+  }
 
   async insert(row: NewHealthLog, trx?: Knex.Transaction): Promise<HealthLogRow> {
-    const [out] = await (trx ?? this.db)('health_logs').insert({ ...row, details: JSON.stringify(row.details ?? {}) }).returning('*');
+    const values = { ...row, details: JSON.stringify(row.details ?? {}) };
+    // without checkedAt the database's now() is stored: its day is, within a second, ours
+    const day = row.checkedAt ?? new Date();
+    const [out] = await this.partitions.writeCreatingDays([day], (q) => q('health_logs').insert(values).returning('*'), trx);
     return out as HealthLogRow;
   }
 
@@ -46,10 +58,5 @@ export class HealthLogsRepository {
       where(this.db('health_logs')).count({ count: '*' }),
     ]);
     return { items: rows as HealthLogRow[], total: Number(count), limit: page.limit, offset: page.offset };
-  }
-
-  /** Deletes results older than `days`; answers how many. */
-  async prune(days: number): Promise<number> {
-    return this.db('health_logs').where('checkedAt', '<', this.db.raw(`now() - (? * interval '1 day')`, [days])).delete();
   }
 }

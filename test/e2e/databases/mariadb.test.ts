@@ -60,6 +60,8 @@ describe('MariaDB backups on the fleet', function () {
     const stored = readFileSync(path.join(w.svc.stateDir, 'backups', b.objectKey));
     expect(stored.length).to.equal(b.sizeBytes);
     expect(sha256(stored)).to.equal(b.sha256);
+    // SQL text does not compress itself: the controller gzips it on the way to the store
+    expect(b.objectKey.endsWith('.dump.gz')).to.equal(true);
     expect(gunzipSync(stored).toString()).to.include('CREATE TABLE `items`').and.include("'anchor'");
     expect(w.svc.logs.join('')).to.not.include(PASSWORD);
 

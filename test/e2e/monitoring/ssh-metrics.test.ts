@@ -101,9 +101,9 @@ describe('ssh metrics on the fleet (e2e)', function () {
     const old = new Date(Math.floor((Date.now() - 10 * DAY) / DAY) * DAY);
     const name = `server_samples_p${old.toISOString().slice(0, 10).replaceAll('-', '')}`;
     // created here (the pass may drop it any moment after, so its creation is the proof it existed)
-    expect(await samples.ensurePartitions(old, 1)).to.deep.equal([name]);
-    await until('the old partition to go', async () => ((await samples.partitionNames()).includes(name) ? undefined : true), WAIT);
+    expect(await samples.partitions.ensure(old, 1)).to.deep.equal([name]);
+    await until('the old partition to go', async () => ((await samples.partitions.names()).includes(name) ? undefined : true), WAIT);
     const today = `server_samples_p${new Date().toISOString().slice(0, 10).replaceAll('-', '')}`;
-    expect(await samples.partitionNames()).to.include(today);
+    expect(await samples.partitions.names()).to.include(today);
   });
 });

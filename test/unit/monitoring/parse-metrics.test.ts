@@ -88,7 +88,7 @@ describe('metrics parser (ssh collection)', () => {
 
 describe('metrics history (columnar, downsampled)', () => {
   it('keeps the asked step unless the range would exceed the point cap, and picks ~720 points by default', async () => {
-    const { stepFor, toColumnar, MAX_POINTS } = await import('../../../controller/monitoring/history.js');
+    const { stepFor, columnarJson, MAX_POINTS } = await import('../../../controller/monitoring/history.js');
     const from = new Date('2026-11-19T00:00:00Z');
     const week = new Date('2026-11-26T00:00:00Z');
     expect(stepFor(from, week, 60)).to.equal(60); // 7 days at one minute: 10080 points
@@ -97,14 +97,24 @@ describe('metrics history (columnar, downsampled)', () => {
     expect(stepFor(from, week)).to.equal(840);
     expect(stepFor(from, new Date('2026-11-19T01:00:00Z'))).to.equal(60);
     const { serverMetricNames } = await import('../../../controller/monitoring/server-sample.js');
-    const values = Object.fromEntries(serverMetricNames.map((m) => [m, [null, null]])) as never as Record<string, Array<number | null>>;
+    const values = Object.fromEntries(serverMetricNames.map((m) => [m, [null, null]])) as Record<string, Array<number | null>>;
     values.cpuPercent = [5, 7];
     values.memoryUsedBytes = [10, null];
-    const c = toColumnar(from, week, 60, { buckets: [from.getTime() / 1000, from.getTime() / 1000 + 60], values: values as never });
+    // the series text as PostgreSQL writes it (a space around each colon)
+    const seriesJson = `{${serverMetricNames.map((m) => `"${m}" : ${JSON.stringify(values[m])}`).join(', ')}}`;
+    const c = JSON.parse(columnarJson(from, week, 60, { buckets: [from.getTime() / 1000, from.getTime() / 1000 + 60], seriesJson }));
+    expect(Object.keys(c)).to.deep.equal(['from', 'to', 'stepSec', 'timestamps', 'series']);
     expect(c.timestamps).to.deep.equal(['2026-11-19T00:00:00.000Z', '2026-11-19T00:01:00.000Z']);
     expect(c.series.cpuPercent).to.deep.equal([5, 7]);
     expect(c.series.memoryUsedBytes).to.deep.equal([10, null]);
     expect(c.series.load1).to.deep.equal([null, null]);
     expect(c).to.include({ from: from.toISOString(), to: week.toISOString(), stepSec: 60 });
+  });
+
+  it('writes bucket starts exactly as toISOString does, across days, years and in any order', async () => {
+    const { isoOfWholeSeconds } = await import('../../../controller/monitoring/history.js');
+    const secs = [Date.UTC(2026, 11, 31, 23, 59, 59) / 1000, Date.UTC(2027, 0, 1) / 1000, Date.UTC(2024, 1, 29, 12, 0, 7) / 1000, 0, 59, 86_399];
+    for (let i = 0; i < 2000; i++) secs.push(Math.floor(Math.random() * 4_102_444_800));
+    expect(isoOfWholeSeconds(secs)).to.deep.equal(secs.map((s) => new Date(s * 1000).toISOString()));
   });
 });
