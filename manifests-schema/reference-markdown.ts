@@ -47,6 +47,23 @@ References in comments are expanded too; \`$\${env:NAME}\` keeps the text \`\${e
 substituted at deploy time. The CLI (\`stevedore validate\`) expands with its own environment;
 \`stevedore diff\` and \`stevedore apply\` send the files as written and the service expands them with
 the controller's environment, like \`valueFrom\`.
+
+## Watching a folder
+
+With MANIFESTS_DIR the controller (the leader, with several replicas) applies the folder at
+start-up and after every change. The first change of a quiet folder (no event for 250 ms) applies
+30 ms after its event, the window that joins an editor's truncate and write into one save; what
+arrives after it, such as the rest of a \`git pull\` or a save while an apply runs, coalesces into
+one more apply 250 ms after the last event. Applies never overlap. A removed file always waits for
+quiet: a checkout deletes files before it writes their successors.
+
+Every apply is of the whole folder, as a folder with any error applies nothing. What makes a save
+cheap is what is kept between applies, in memory: each file's parsed and validated documents, by
+path and text (after \`\${env:}\` expansion), so only the files whose text changed are parsed and
+validated again. References between files, duplicates and dependency cycles are checked over the
+whole set every time, \`valueFrom\` is read every time, and the store is read in one round trip and
+compared whole, so a change made through the API or by another replica is seen by the next apply.
+The cache starts empty: a restart applies the full folder from disk.
 `;
 
 function typeOf(s: Schema): string {

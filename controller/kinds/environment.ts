@@ -59,10 +59,10 @@ export const environment: KindDescriptor = {
       }
       return fields;
     },
-    actual(row, { related }) {
+    actual(row, { relatedOf }) {
       const fields: Record<string, unknown> = {};
       for (const [module, def] of [...Object.entries(SETTINGS_MODULES), ['notifications', NOTIFICATIONS_MODULE] as const]) {
-        const stored = related.environment_settings.find((s) => s.environmentId === row.id && s.module === module);
+        const stored = relatedOf('environment_settings', 'environmentId', row.id).find((s) => s.module === module);
         for (const [k, v] of Object.entries({ ...def.defaults, ...(stored?.values ?? {}) })) fields[`settings.${module}.${k}`] = v;
       }
       return fields;

@@ -35,8 +35,11 @@ export interface FoundReference { kind: string; name: string; path: string[] }
 export interface ActualContext {
   /** The name (identity) of an object by its id, as manifests refer to it. */
   nameOf(kind: string, id: string | null | undefined): string | null;
-  /** Rows of the relation tables the manifest kinds use, loaded once per snapshot. */
-  related: Record<string, any[]>;
+  /**
+   * Rows of a relation table the manifest kinds use (loaded once per snapshot) whose `column`
+   * is `id`: looked up in an index built once per table and column, as every row asks.
+   */
+  relatedOf(table: string, column: string, id: string): any[];
 }
 
 /** How manifests read and write objects of a kind. */

@@ -33,8 +33,7 @@ export const serverCluster: KindDescriptor = {
     relations: ['servers'],
     desired: (spec) => ({ description: spec.description ?? null, servers: [...spec.servers].sort() }),
     actual: (row, ctx) => ({
-      servers: ctx.related.server_cluster_members
-        .filter((m) => m.clusterId === row.id).map((m) => ctx.nameOf('Server', m.serverId)).sort(),
+      servers: ctx.relatedOf('server_cluster_members', 'clusterId', row.id).map((m) => ctx.nameOf('Server', m.serverId)).sort(),
     }),
   },
   api: { path: 'server-clusters' },

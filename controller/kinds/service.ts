@@ -128,12 +128,12 @@ export const service: KindDescriptor = {
         ...(configFiles && { configFiles: configFiles.map((c: { name: string; targetPath: string }) => ({ name: c.name, targetPath: c.targetPath })).sort(byJson) }),
       };
     },
-    actual(row, { nameOf, related }) {
+    actual(row, { nameOf, relatedOf }) {
       return {
-        deployments: normaliseDeployments(row.name, related.deployments.filter((d) => d.serviceId === row.id)
+        deployments: normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
           .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
-        dependsOn: related.service_dependencies.filter((d) => d.serviceId === row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
-        configFiles: related.config_attachments.filter((a) => a.serviceId === row.id)
+        dependsOn: relatedOf('service_dependencies', 'serviceId', row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
+        configFiles: relatedOf('config_attachments', 'serviceId', row.id)
           .map((a) => ({ name: nameOf('ConfigFile', a.configFileId), targetPath: a.targetPath })).sort(byJson),
       };
     },

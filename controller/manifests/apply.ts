@@ -3,7 +3,8 @@ import { lockUntilCommit } from '../store/transaction.js';
 import { resourceTypeOfKind } from '../audit/resource-types.js';
 import { diffStates, countChanges } from './diff.js';
 import { desiredStates } from './desired.js';
-import { loadManifests } from './load.js';
+import { loadManifests, type LoadedFile } from './load.js';
+import type { FileCache } from './file-cache.js';
 import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
@@ -19,6 +20,8 @@ export interface ApplyOptions {
   /** Who asked (API caller); the watcher applies as the 'manifest' actor. */
   actor?: { type: 'user' | 'service_account'; id: string; name: string } | null;
   requestId?: string;
+  /** The watcher's per-file cache of parsed and validated documents (see file-cache.ts). */
+  cache?: FileCache<LoadedFile>;
 }
 
 export interface ApplyResult {
@@ -51,7 +54,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
   return s.transaction(async (trx) => {
     await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
-    const loaded = loadManifests(files, existingKeys(snap));
+    const loaded = loadManifests(files, existingKeys(snap), opts.cache);
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
     referToStoredImages(desired.objects, snap.objects);

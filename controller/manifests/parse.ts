@@ -1,6 +1,5 @@
 import { isMap, isSeq, LineCounter, parseAllDocuments, type Document, type Node } from 'yaml';
-import { expandEnvRefs } from './expand-env.js';
-import type { ManifestError, ManifestFile } from './types.js';
+import type { ManifestError } from './types.js';
 
 /** One YAML document of a file, with what is needed to point at any path inside it. */
 export interface ParsedDocument {
@@ -10,36 +9,35 @@ export interface ParsedDocument {
 }
 
 /**
- * Parses every document of every file. Syntax errors are collected, not thrown, so a folder
- * reports all of them at once; the other documents of a file with a broken one are still
- * validated (their errors are reported too), though the folder as a whole applies nothing.
+ * Parses the documents of one file's text (`${env:}` references already expanded). Syntax
+ * errors are collected, not thrown, so a folder reports all of them at once; the other documents
+ * of a file with a broken one are still validated (their errors are reported too), though the
+ * folder as a whole applies nothing.
  */
-export function parseFiles(files: ManifestFile[]): { documents: ParsedDocument[]; errors: ManifestError[] } {
+export function parseFile(path: string, text: string): { documents: ParsedDocument[]; errors: ManifestError[] } {
   const documents: ParsedDocument[] = [];
   const errors: ManifestError[] = [];
-  for (const f of files) {
-    const lineCounter = new LineCounter();
-    const docs = parseAllDocuments(expandEnvRefs(f, errors), { lineCounter, prettyErrors: false, uniqueKeys: true });
-    const list = Array.isArray(docs) ? docs : [];
-    for (const doc of list) {
-      if (doc.errors.length) {
-        for (const e of doc.errors) {
-          const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
-          errors.push({ file: f.path, line: pos.line, column: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
-        }
-        continue;
+  const lineCounter = new LineCounter();
+  const docs = parseAllDocuments(text, { lineCounter, prettyErrors: false, uniqueKeys: true });
+  const list = Array.isArray(docs) ? docs : [];
+  for (const doc of list) {
+    if (doc.errors.length) {
+      for (const e of doc.errors) {
+        const pos = e.linePos?.[0] ?? lineCounter.linePos(e.pos[0]);
+        errors.push({ file: path, line: pos.line, column: pos.col, path: '', message: `YAML: ${e.message.split('\n')[0]}` });
       }
-      const value = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
-      if (value === null || value === undefined) continue; // an empty document (e.g. a trailing ---)
-      documents.push({
-        file: f.path,
-        value,
-        positionOf: (path, atKey = false) => {
-          const pos = lineCounter.linePos(offsetOf(doc, path, atKey));
-          return { line: pos.line, column: pos.col };
-        },
-      });
+      continue;
     }
+    const value = doc.contents === null ? null : doc.toJS({ maxAliasCount: 100 });
+    if (value === null || value === undefined) continue; // an empty document (e.g. a trailing ---)
+    documents.push({
+      file: path,
+      value,
+      positionOf: (at, atKey = false) => {
+        const pos = lineCounter.linePos(offsetOf(doc, at, atKey));
+        return { line: pos.line, column: pos.col };
+      },
+    });
   }
   return { documents, errors };
 }

@@ -1,10 +1,20 @@
 import type { Services } from '../services.js';
 import { applyManifests, type ApplyOptions, type ApplyResult } from './apply.js';
 import { removeContainers, startPlans } from './hand-off.js';
+import { FileCache } from './file-cache.js';
 import { gitHead } from './git-head.js';
+import type { LoadedFile } from './load.js';
 import { readManifestDir } from './read-dir.js';
 import { manifestsStatusOf, type ApplyRecord } from './status.js';
 import type { ManifestFile } from './types.js';
+
+/** One cache per running service (keyed by its Services object), for the folder it watches. */
+const caches = new WeakMap<object, FileCache<LoadedFile>>();
+function folderCacheOf(s: Services): FileCache<LoadedFile> {
+  let cache = caches.get(s);
+  if (!cache) caches.set(s, (cache = new FileCache()));
+  return cache;
+}
 
 export interface RunApplyResult extends ApplyResult { plans: string[] }
 
@@ -16,7 +26,9 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   const dir = s.config.manifestsDir;
   const files = opts.files ?? (dir ? await readManifestDir(dir) : []);
   const gitCommit = opts.files ? null : dir ? await gitHead(dir) : null;
-  const result = await applyManifests(s, files, { baseDir: dir, gitCommit, ...opts });
+  // Files sent by a client are not the folder's: they neither use nor replace its cache.
+  const cache = opts.files ? undefined : folderCacheOf(s);
+  const result = await applyManifests(s, files, { baseDir: dir, gitCommit, cache, ...opts });
   let plans: string[] = [];
   let message: string | undefined;
   if (result.ok && !result.dryRun && result.changedServices.length) {

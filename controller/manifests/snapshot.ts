@@ -2,7 +2,7 @@ import type { Db, Trx } from '../store/knex.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { KINDS, kindOf } from '../kinds/index.js';
 import { nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
-import { readRelations, readTables } from '../store/repositories/manifest-rows.js';
+import { readManifestRows } from '../store/repositories/manifest-rows.js';
 import { secretDigest } from './desired.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
@@ -26,13 +26,26 @@ const nameOf = (k: KindDescriptor, row: Record<string, any>): string => row[name
  */
 export async function readSnapshot(db: Db | Trx, box: SecretBox): Promise<Snapshot> {
   const stored = KINDS.filter((k) => k.table);
-  const tables = await readTables(db, stored.map((k) => k.table!));
-  const related = await readRelations(db);
+  const { tables, related } = await readManifestRows(db, stored.map((k) => k.table!));
   const names = new Map<string, string>(); // `${kind}/${id}` -> name
   for (const k of stored) for (const row of tables[k.table!]) names.set(`${k.kind}/${row.id}`, nameOf(k, row));
+  const indexes = new Map<string, Map<string, Record<string, any>[]>>();
+  const relatedOf = (table: string, column: string, id: string) => {
+    let index = indexes.get(`${table}.${column}`);
+    if (!index) {
+      index = new Map();
+      for (const r of related[table]) {
+        const rows = index.get(r[column]);
+        if (rows) rows.push(r);
+        else index.set(r[column], [r]);
+      }
+      indexes.set(`${table}.${column}`, index);
+    }
+    return index.get(id) ?? [];
+  };
   const ctx = {
     nameOf: (kind: string, id: string | null | undefined) => (id ? names.get(`${kind}/${id}`) ?? null : null),
-    related,
+    relatedOf,
   };
   const envName = (id: string) => names.get(`Environment/${id}`);
   const open = (enc: string | null) => (enc ? secretDigest(box.open(enc)) : null);

@@ -2,6 +2,7 @@ import { relative, resolve, sep } from 'node:path';
 import { watch } from 'chokidar';
 import type { Services } from '../services.js';
 import { runApply } from './run-apply.js';
+import { SaveCoalescer } from './save-coalescer.js';
 import { manifestsStatusOf } from './status.js';
 import { isDatabaseUnavailable } from '../store/connection-errors.js';
 
@@ -70,23 +71,17 @@ export async function startManifestWatcher(s: Services): Promise<(() => Promise<
     }, 5000);
     retryTimer.unref();
   };
-  let lastEventAt = 0;
-  // Leading edge for the first change of a quiet folder, trailing for what follows. A removal
-  // always waits for quiet: a checkout deletes files before it writes their successors, and an
-  // apply in between would see services gone.
+  const coalescer = new SaveCoalescer(QUIET_MS, SETTLE_MS);
   const schedule = (event: string) => {
-    const now = Date.now();
-    const quiet = now - lastEventAt >= QUIET_MS && !running && !timer;
-    lastEventAt = now;
-    if (timer && leading) return; // part of the save already scheduled
+    const delay = coalescer.event(event, Date.now(), running !== null);
+    if (delay === null) return;
     if (timer) clearTimeout(timer);
-    leading = quiet && event !== 'unlink' && event !== 'unlinkDir';
     timer = setTimeout(() => {
       timer = null;
+      coalescer.fired();
       void apply('watch');
-    }, leading ? SETTLE_MS : QUIET_MS);
+    }, delay);
   };
-  let leading = false;
 
   const watcher = watch(dir, {
     ignoreInitial: true,
