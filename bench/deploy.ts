@@ -52,34 +52,44 @@ async function main() {
     const one = await addService(w, 'bench1', { servers: ['s1'] });
     const three = await addService(w, 'bench3', { servers: ['s1', 's2', 's3'] });
     const names = ['s1', 's2', 's3'];
-    // each hand figure has its own containers, deployed with the same tag sequence as the API
-    // services (v2, v1, v2, ...): every timed run changes the tag (the same tag twice is a no-op)
-    const kinds = ['one', 'three', 'oneh', 'threeh'] as const;
-    const hand = (kind: typeof kinds[number], n: string) => `hand${kind}-${w.tag}-${n}`;
-    const handNames = [...kinds.map((k) => hand(k, 's1')), ...names.slice(1).flatMap((n) => [hand('three', n), hand('threeh', n)])];
-    const serverOf = (name: string) => name.slice(name.lastIndexOf('-') + 1);
-    for (const h of handNames) await handSetup(w, serverOf(h), h);
+    // one hand container per server (a few: the web image's 1 s health check costs a runc exec
+    // per container per second); every timed deploy, by hand or through the API, flips its
+    // container's or service's tag, so none is a no-op (the same tag twice would be)
+    const hand = (n: string) => `hand-${w.tag}-${n}`;
+    const current = new Map<string, string>();
+    const flip = (n: string) => {
+      const next = current.get(n) === 'v2' ? 'v1' : 'v2';
+      current.set(n, next);
+      return next;
+    };
+    for (const n of names) await handSetup(w, n, hand(n));
+    /** An API deploy that must succeed (a failed one would time nothing worth comparing). */
+    const deployed = async (serviceId: string, body: Record<string, unknown>) => {
+      const res = await w.admin.post(`/api/services/${serviceId}/deploy?wait=true`, body);
+      if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
+    };
     // warm-up: every image pulled on every server, compose detected, connections open
     console.log('warming up (every image on every server, connections open) ...');
     for (const tag of ['v2', 'v1']) {
       await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
       await w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' });
-      for (const h of handNames) await handDeploy(w, serverOf(h), h, tag, true);
+      current.set('api1', tag).set('api3', tag);
+      for (const n of names) {
+        current.set(n, tag);
+        await handDeploy(w, n, hand(n), tag, true);
+      }
     }
     const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
     for (let i = 0; i < rounds; i++) {
-      for (const tag of ['v2', 'v1']) {
-        r.api1.push(await time('API, 1 server', async () => {
-          const res = await w.admin.post(`/api/services/${one.service.id}/deploy?wait=true`, { imageTag: tag });
-          if (res.body.status !== 'succeeded') throw new Error(`api deploy ${res.body.status}`);
-        }));
-        r.api3.push(await time('API, 3 servers (parallel)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: tag, strategy: 'parallel' })));
-        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', hand('one', 's1'), tag, false)));
-        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand('three', n), tag, false); }));
-        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', hand('oneh', 's1'), tag, true)));
-        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand('threeh', n), tag, true); }));
+      for (let twice = 0; twice < 2; twice++) {
+        r.api1.push(await time('API, 1 server', () => deployed(one.service.id, { imageTag: flip('api1') })));
+        r.api3.push(await time('API, 3 servers (parallel)', () => deployed(three.service.id, { imageTag: flip('api3'), strategy: 'parallel' })));
+        r.hand1.push(await time('hand, 1 server', () => handDeploy(w, 's1', hand('s1'), flip('s1'), false)));
+        r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand(n), flip(n), false); }));
+        r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', hand('s1'), flip('s1'), true)));
+        r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand(n), flip(n), true); }));
       }
-      r.api3rolling.push(await time('API, 3 servers (rolling)', () => w.admin.post(`/api/services/${three.service.id}/deploy?wait=true`, { imageTag: i % 2 ? 'v1' : 'v2', strategy: 'rolling' })));
+      r.api3rolling.push(await time('API, 3 servers (rolling)', () => deployed(three.service.id, { imageTag: flip('api3'), strategy: 'rolling' })));
     }
     const m = Object.fromEntries(Object.entries(r).map(([k, v]) => [k, median(v)])) as Record<keyof typeof r, number>;
     console.log(`deploy of one small service (median of ${rounds * 2} runs, rolling: ${rounds}); load average ${load()}`);
