@@ -25,6 +25,17 @@ describe('manifests folder against the fleet', () => {
   const fleetCopy = (name: string) => readFileSync(join(EXAMPLES, name), 'utf8');
   const planCount = () => svc.services.db('deployment_plans').where({ trigger: 'manifest' }).count({ n: '*' }).then(([r]) => Number(r.n));
   const lastPlan = () => svc.services.db('deployment_plans').where({ trigger: 'manifest' }).orderBy('createdAt', 'desc').first();
+  /** until(), and on a timeout what the watcher and the plans said (a timeout alone says nothing). */
+  const waitFor = async <T>(what: string, probe: () => Promise<T | false | undefined | null>) => {
+    try {
+      return await until(what, probe, { ...WAIT, timeoutMs: 90_000 });
+    } catch (err) {
+      const status = (await admin.get('/api/manifests/status')).body;
+      const plans = await svc.services.db('deployment_plans').select('id', 'status', 'trigger', 'createdAt');
+      const logged = svc.logs.filter((l) => /manifest|plan|error|warn/i.test(l)).slice(-30).join('\n');
+      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nplans: ${JSON.stringify(plans)}\nlogs:\n${logged}`);
+    }
+  };
   const containers = async (server: string) => (await serverExec(server, ['docker', 'ps', '--format', '{{.Names}} {{.Image}}'])).trim().split('\n').filter(Boolean);
 
   before(async function () {
@@ -52,10 +63,10 @@ describe('manifests folder against the fleet', () => {
   it('the watcher applies the example folder and the containers run on both servers', async function () {
     this.timeout(120_000);
     for (const [f, content] of staged) writeFileSync(join(dir, f), content);
-    const plan = await until('a finished plan', async () => {
+    const plan = await waitFor('a finished plan', async () => {
       const p = await lastPlan();
       return p && ['succeeded', 'failed', 'rolled_back', 'rollback_failed'].includes(p.status) && p;
-    }, { ...WAIT, timeoutMs: 90_000 });
+    });
     const steps = await svc.services.db('plan_steps').where({ planId: plan.id });
     expect(plan.status, JSON.stringify(steps.map((s: any) => [s.containerName, s.status, s.error ?? s.message]))).to.equal('succeeded');
     expect(await planCount(), 'one burst of file writes gives one apply and one plan').to.equal(1);
@@ -71,7 +82,7 @@ describe('manifests folder against the fleet', () => {
     this.timeout(120_000);
     const before = await planCount();
     writeFileSync(join(dir, 'services.yaml'), staged.get('services.yaml')!.replace('imageTag: v1               #', 'imageTag: v2               #'));
-    await until('a second plan to succeed', async () => (await planCount()) > before && (await lastPlan()).status === 'succeeded', { ...WAIT, timeoutMs: 90_000 });
+    await waitFor('a second plan to succeed', async () => (await planCount()) > before && (await lastPlan()).status === 'succeeded');
     expect(await containers('s1')).to.include(`api ${fleet.images.webV2}`);
     expect(await containers('s2')).to.include(`api ${fleet.images.webV2}`);
     expect(await containers('s1')).to.include(`web ${fleet.images.webV1}`);
