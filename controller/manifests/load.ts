@@ -35,7 +35,7 @@ export function loadManifests(files: ManifestFile[], external?: Set<string>, cac
 }
 
 /** Parses and validates one file's (expanded) text: what it gives depends on nothing else. */
-export function loadFile(path: string, text: string): LoadedFile {
+function loadFile(path: string, text: string): LoadedFile {
   const { documents, errors } = parseFile(path, text);
   const manifests: Manifest[] = [];
   for (const doc of documents) {

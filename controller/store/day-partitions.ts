@@ -7,7 +7,7 @@ const NO_PARTITION = '23514';
 const ALREADY_THERE = new Set(['42P07', '23505']);
 
 export const utcDayStart = (t: Date) => new Date(Math.floor(t.getTime() / DAY_MS) * DAY_MS);
-export const isMissingPartition = (e: unknown) => (e as { code?: string }).code === NO_PARTITION;
+const isMissingPartition = (e: unknown) => (e as { code?: string }).code === NO_PARTITION;
 
 /**
  * The daily partitions of a table range-partitioned by UTC day (`<table>_pYYYYMMDD`): created

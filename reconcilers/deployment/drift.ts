@@ -6,7 +6,6 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import { getCondition, type Condition } from '../conditions.js';
 import { lookAt, record, type DeploymentLook } from './observe-and-record.js';
 import type { DriftReason, PlanAction } from './plan.js';
-import type { LookRows } from './load-desired.js';
 
 export interface DriftAction {
   type: 'redeploy';
@@ -35,12 +34,11 @@ export interface DriftItem {
   error?: string;
 }
 
-/** `rows`: what each look needs, by deployment id, when the caller read it for a batch (look-rows.ts). */
-export async function driftOf(s: Services, deployments: DeploymentRow[], o: { record?: boolean; rows?: Map<string, LookRows> } = {}): Promise<DriftItem[]> {
+/** Looks at each deployment, records its conditions and says what drifted (a batch: reconcile.ts). */
+export async function driftOf(s: Services, deployments: DeploymentRow[]): Promise<DriftItem[]> {
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
-    const rows = o.rows?.get(d.id);
-    const look = await lookAt(s, d, rows ? { look: true, rows } : { look: true });
-    return driftItemOf(look, o.record !== false ? (await record(s, look)).conditions : d.conditions);
+    const look = await lookAt(s, d, { look: true });
+    return driftItemOf(look, (await record(s, look)).conditions);
   }));
 }
 
