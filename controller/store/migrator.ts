@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
 import { openLockSession } from './lock-session.js';
 
@@ -29,8 +29,9 @@ export function listMigrations(dir = MIGRATIONS_DIR): string[] {
 const source: Knex.MigrationSource<string> = {
   getMigrations: async () => listMigrations(),
   getMigrationName: (file) => file.replace(/\.ts$/, ''),
-  getMigration: async (file) =>
-    (await import(pathToFileURL(path.join(MIGRATIONS_DIR, file)).href)) as MigrationModule,
+  // A template relative to this file, not a computed path: esbuild bundles every file the
+  // pattern can match (bin/server-bundle.js), and tsx resolves it the same way.
+  getMigration: async (file) => (await import(`./migrations/${file}`)) as MigrationModule,
 };
 
 /**

@@ -176,7 +176,7 @@ describe('manifests routes', () => {
   });
 
   it('the CLI diff and apply exit 2 when something changes and 0 when nothing does, without colour off a terminal', async function () {
-    this.timeout(90_000); // five CLI processes, each a cold tsx start
+    this.timeout(90_000); // five CLI processes (the first may build the service bundle)
     // the store holds the folder as written (runs alone too, with --grep)
     expect((await admin.post('/api/manifests/apply', { files })).status).to.equal(200);
     const dir = writeFolder(edit(files, 'registry.yaml', 'registry: local', 'registry: local\n  autoUpdate: true'));
