@@ -1,11 +1,11 @@
-import { createReadStream, createWriteStream } from 'node:fs';
+import { createReadStream } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import type { BackupStore } from './backup-store.js';
-import { coalesce } from './coalesce.js';
 import { meter } from './digest-stream.js';
+import { fileSink } from './file-sink.js';
 
 /** Makes a rename in dir durable. */
 async function syncDir(dir: string): Promise<void> {
@@ -33,7 +33,7 @@ export function localStore(stateDir: string): BackupStore {
       // page cache these bytes were just written to: twice the IO, no more certainty.
       const m = meter();
       try {
-        await pipeline(body, m.stream, coalesce(1024 * 1024), createWriteStream(tmp, { mode: 0o600, flush: true }));
+        await pipeline(body, m.stream, fileSink(tmp));
         const { size } = await fs.stat(tmp);
         if (size !== m.size()) throw new Error(`the file holds ${size} bytes, ${m.size()} were written`);
         await fs.rename(tmp, file);
