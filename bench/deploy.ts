@@ -5,7 +5,12 @@
 // The API deploy does more than the hand one: it pulls, writes the compose and env files, records
 // every step, and waits until Docker reports the container healthy. So the hand deploy is timed
 // twice: `up -d` alone, and `up -d` followed by waiting for healthy (polled over the same ssh).
+// The floor of the 3-server parallel ratio is the same ratio by hand: three hand deploys (+ wait
+// healthy) at once against one, in the same run. The test fleet's three servers share this
+// machine's cores, so three of anything at once cost more than one; each timed line also says how
+// busy the machine's CPUs were meanwhile (/proc/stat).
 import { execFile } from 'node:child_process';
+import fs from 'node:fs';
 import os from 'node:os';
 import { promisify } from 'node:util';
 import { addService, cleanup, startWorld, type World } from '../test/e2e/deploy/deploy-world.js';
@@ -18,12 +23,22 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 const s = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 
-/** Times fn and prints the figure at once (a run cut short still says what it measured). */
+/** Busy and total jiffies of all the machine's CPUs so far (iowait counts as idle). */
+function cpuJiffies(): { busy: number; total: number } {
+  const f = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const total = f.reduce((a, b) => a + b, 0);
+  return { busy: total - f[3]! - f[4]!, total };
+}
+
+/** Times fn and prints the figure at once (a run cut short still says what it measured), with how busy the CPUs were. */
 async function time(label: string, fn: () => Promise<unknown>): Promise<number> {
   const t = performance.now();
+  const before = cpuJiffies();
   await fn();
   const ms = performance.now() - t;
-  console.log(`  ${label}: ${s(ms)}`);
+  const after = cpuJiffies();
+  const busy = (after.busy - before.busy) / Math.max(1, after.total - before.total);
+  console.log(`  ${label}: ${s(ms)}; CPUs ${(busy * 100).toFixed(0)} % busy`);
   return ms;
 }
 
@@ -79,7 +94,7 @@ async function main() {
         await handDeploy(w, n, hand(n), tag, true);
       }
     }
-    const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[] };
+    const r = { api1: [] as number[], api3: [] as number[], api3rolling: [] as number[], hand1: [] as number[], hand3: [] as number[], hand1h: [] as number[], hand3h: [] as number[], hand3hp: [] as number[] };
     for (let i = 0; i < rounds; i++) {
       for (let twice = 0; twice < 2; twice++) {
         r.api1.push(await time('API, 1 server', () => deployed(one.service.id, { imageTag: flip('api1') })));
@@ -88,6 +103,7 @@ async function main() {
         r.hand3.push(await time('hand, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand(n), flip(n), false); }));
         r.hand1h.push(await time('hand + healthy, 1 server', () => handDeploy(w, 's1', hand('s1'), flip('s1'), true)));
         r.hand3h.push(await time('hand + healthy, 3 servers', async () => { for (const n of names) await handDeploy(w, n, hand(n), flip(n), true); }));
+        r.hand3hp.push(await time('hand + healthy, 3 servers at once', () => Promise.all(names.map((n) => handDeploy(w, n, hand(n), flip(n), true)))));
       }
       r.api3rolling.push(await time('API, 3 servers (rolling)', () => deployed(three.service.id, { imageTag: flip('api3'), strategy: 'rolling' })));
     }
@@ -100,6 +116,7 @@ async function main() {
     console.log(`  hand, 3 servers sequential:            ${s(m.hand3)}   API/hand ${(m.api3 / m.hand3).toFixed(2)}x`);
     console.log(`  hand + wait healthy, 1 server:         ${s(m.hand1h)}   API/hand ${(m.api1 / m.hand1h).toFixed(2)}x (goal <= 1.1x)`);
     console.log(`  hand + wait healthy, 3 servers:        ${s(m.hand3h)}   API/hand ${(m.api3 / m.hand3h).toFixed(2)}x`);
+    console.log(`  hand + wait healthy, 3 servers at once: ${s(m.hand3hp)}   ratio to 1 server ${(m.hand3hp / m.hand1h).toFixed(2)}x: this machine's floor for the API's ${(m.api3 / m.api1).toFixed(2)}x`);
   } finally {
     for (const n of ['s1', 's2', 's3']) {
       await serverExec(n, ['sh', '-c', `for d in /srv/bench-hand/*-${w.tag}-${n}; do (cd "$d" && (docker compose down 2>/dev/null || docker-compose down)); rm -rf "$d"; done`]).catch(() => undefined);
