@@ -54,7 +54,7 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
   if (gzipped) await ctx.backups.update(row.id, { objectKey: key });
   const m = meter();
   const stored = store.put(key, m.stream);
-  const piped = gzipped ? pipeline(dump, createGzip(GZIP_OPTIONS), m.stream) : pipeline(dump, m.stream);
+  const piped = pipeline([dump, ...(gzipped ? [createGzip(GZIP_OPTIONS)] : []), m.stream]);
   let held: { sha256: string; size: number };
   try {
     [, held] = await Promise.all([piped, stored]);

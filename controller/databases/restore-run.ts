@@ -21,8 +21,7 @@ async function streamInto(ctx: DatabaseContext, db: DatabaseRow, backup: BackupR
   exec.stdout.resume(); // the tool's chatter is not kept
   const m = meter(); // the bytes restored are checked against the recorded SHA-256 on the way
   try {
-    if (backup.objectKey.endsWith('.gz')) await pipeline(source as Readable, m.stream, createGunzip(), exec.stdin);
-    else await pipeline(source as Readable, m.stream, exec.stdin);
+    await pipeline([source as Readable, m.stream, ...(backup.objectKey.endsWith('.gz') ? [createGunzip()] : []), exec.stdin]);
   } catch (err) {
     exec.kill();
     await exec.exit;

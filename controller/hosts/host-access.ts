@@ -13,7 +13,7 @@ import Docker from 'dockerode';
 import type { SecretBox } from '../crypto/secret-box.js';
 import { notFound } from '../errors/app-error.js';
 import type { Logger } from '../logger.js';
-import type { ServerRow, ServersRepository } from '../store/repositories/servers.js';
+import type { ServerWithKeyRow, ServersRepository } from '../store/repositories/servers.js';
 import type { ComposeFlavor } from './commands/compose.js';
 import { ComposeDetector } from './compose-detect.js';
 import { DockerClients } from './docker-client.js';
@@ -63,8 +63,6 @@ interface Known {
   socketDocker?: Docker;
 }
 
-/** A server row with its environment's sealed SSH key (ServersRepository.withEnvironmentKey). */
-export type HostTargetRow = ServerRow & { sshPrivateKeySealed: string | null };
 
 export class HostAccess {
   readonly pool: SshPool;
@@ -116,7 +114,7 @@ export class HostAccess {
    * server's row with its environment key when the caller has just read it (a batch of looks
    * reads them together); checked the same way as a row read here.
    */
-  async docker(serverId: string, row?: HostTargetRow): Promise<Docker> {
+  async docker(serverId: string, row?: ServerWithKeyRow): Promise<Docker> {
     const known = await this.ensure(serverId, row);
     if (known.mode === 'socket') return known.socketDocker!;
     return this.dockers.for(serverId);
@@ -187,7 +185,7 @@ export class HostAccess {
    * Loads the server and its environment's key and makes sure the pool holds exactly these
    * settings. One small query per call, so a change made by another replica is seen at once.
    */
-  private async ensure(serverId: string, loaded?: HostTargetRow): Promise<Known> {
+  private async ensure(serverId: string, loaded?: ServerWithKeyRow): Promise<Known> {
     const row = loaded?.id === serverId ? loaded : await this.load(serverId);
     rememberServerName(serverId, row.name);
     const signature = [row.hostname, row.sshPort, row.sshUser, row.dockerMode, row.dockerSocketPath ?? '',
@@ -216,7 +214,7 @@ export class HostAccess {
     return known;
   }
 
-  private async load(serverId: string): Promise<HostTargetRow> {
+  private async load(serverId: string): Promise<ServerWithKeyRow> {
     const row = await this.servers.withEnvironmentKey(serverId);
     if (!row) throw notFound('Server');
     return row;

@@ -130,7 +130,7 @@ export class WorkQueue {
     let outcome: PromiseSettledResult<ReconcileResult | void>;
     try {
       if (!reconciler) throw new TerminalError(`no reconciler for ${key}`);
-      outcome = { status: 'fulfilled', value: await reconciler(key.slice(key.indexOf('/') + 1)) };
+      outcome = { status: 'fulfilled', value: await reconciler(idOf(key)) };
     } catch (e) {
       outcome = { status: 'rejected', reason: e };
     }
@@ -139,7 +139,7 @@ export class WorkQueue {
   }
 
   private async runBatch(keys: string[], reconcile: BatchReconciler): Promise<void> {
-    const ids = keys.map((k) => k.slice(k.indexOf('/') + 1));
+    const ids = keys.map(idOf);
     let outcomes: Map<string, PromiseSettledResult<ReconcileResult | void>>;
     try {
       outcomes = await reconcile(ids);
@@ -172,3 +172,4 @@ export class WorkQueue {
 }
 
 const kindOf = (key: string) => key.slice(0, key.indexOf('/'));
+const idOf = (key: string) => key.slice(key.indexOf('/') + 1);

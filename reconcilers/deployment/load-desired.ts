@@ -5,7 +5,7 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
 import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
 import type { ConfigAttachmentRow } from '../../controller/store/repositories/config-attachments.js';
-import type { HostTargetRow } from '../../controller/hosts/host-access.js';
+import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
 import type { EnvSources } from '../../controller/deploy/compose/render-env.js';
 import { decisionFor } from '../../controller/deploy/deploy-mode.js';
@@ -48,7 +48,7 @@ export interface DesiredOptions {
 export interface LookRows {
   service: ServiceRow | undefined;
   image: ContainerImageRow | undefined;
-  server: HostTargetRow | undefined;
+  server: ServerWithKeyRow | undefined;
   attachments: ConfigAttachmentRow[];
   operations: OperationsSettings;
   sources: EnvSources;

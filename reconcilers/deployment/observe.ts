@@ -4,7 +4,7 @@
 import { createHash } from 'node:crypto';
 import type Docker from 'dockerode';
 import type { Services } from '../../controller/services.js';
-import type { HostTargetRow } from '../../controller/hosts/host-access.js';
+import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
 import { inspectContainer } from '../../controller/deploy/find-container.js';
 import { nextContainerName } from '../../controller/deploy/switch-names.js';
 import { fileContentHash, LABEL, type DesiredContainer } from './desired.js';
@@ -126,7 +126,7 @@ async function inspectOwn(docker: Docker, name: string, deploymentId: string): P
 /** Everything plan() needs about one deployment: container, owner's name, files and compose file on disk. */
 /** `server`: the server's row with its key when the caller read it already (a batch of looks). */
 export async function observeDeployment(s: Services, desired: DesiredContainer, composeFilePath: string | null,
-  server?: HostTargetRow): Promise<ObservedContainer> {
+  server?: ServerWithKeyRow): Promise<ObservedContainer> {
   const docker = await s.hosts.docker(desired.serverId, server);
   const [observed, next] = await Promise.all([
     observeContainer(docker, desired.containerName),

@@ -30,6 +30,9 @@ export interface ServerRow {
   updatedAt: Date;
 }
 
+/** A server row with its environment's sealed SSH key (what reaching the server takes). */
+export type ServerWithKeyRow = ServerRow & { sshPrivateKeySealed: string | null };
+
 export class ServersRepository extends BaseRepository<ServerRow> {
   constructor(db: Knex) {
     super(db, 'servers', { servers_env_name_unique: 'A server with this name already exists in this environment' });
@@ -44,14 +47,12 @@ export class ServersRepository extends BaseRepository<ServerRow> {
   }
 
   /** The server with its environment's sealed SSH key: what reaching it takes. */
-  async withEnvironmentKey(id: string): Promise<(ServerRow & { sshPrivateKeySealed: string | null }) | undefined> {
-    if (!isUuid(id)) return undefined;
-    return this.db('servers').join('environments', 'environments.id', 'servers.environmentId')
-      .where('servers.id', id).first('servers.*', 'environments.sshPrivateKeySealed');
+  async withEnvironmentKey(id: string): Promise<ServerWithKeyRow | undefined> {
+    return (await this.withEnvironmentKeys([id]))[0];
   }
 
   /** withEnvironmentKey of many servers in one query (a batch of looks). */
-  async withEnvironmentKeys(ids: string[]): Promise<Array<ServerRow & { sshPrivateKeySealed: string | null }>> {
+  async withEnvironmentKeys(ids: string[]): Promise<ServerWithKeyRow[]> {
     const valid = [...new Set(ids.filter(isUuid))];
     if (!valid.length) return [];
     return this.db('servers').join('environments', 'environments.id', 'servers.environmentId')
