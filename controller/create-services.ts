@@ -24,6 +24,7 @@ import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 import { PlanEngine } from './deploy/plans/plan-engine.js';
+import { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
 import { ContainerImagesRepository } from './store/repositories/container-images.js';
@@ -89,6 +90,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),
+    revisions: new ServiceRevisionsRepository(db),
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
     environmentOverview: new EnvironmentOverview(db),

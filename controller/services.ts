@@ -22,6 +22,7 @@ import type { ServersRepository } from './store/repositories/servers.js';
 import type { ConfigStore } from './config-files/config-store.js';
 import type { PlanEngine } from './deploy/plans/plan-engine.js';
 import type { ServicesRepository } from './store/repositories/services.js';
+import type { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import type { DeploymentsRepository } from './store/repositories/deployments.js';
 import type { ContainerImagesRepository } from './store/repositories/container-images.js';
 import type { ServiceDependenciesRepository } from './store/repositories/service-dependencies.js';
@@ -67,6 +68,8 @@ export interface Services {
   settings: SettingsStore;
   /** Service templates (the catalog). */
   services: ServicesRepository;
+  /** Numbered, immutable rendered specs of each service (reconcilers/service/revisions.ts). */
+  revisions: ServiceRevisionsRepository;
   /** Per-server placements of services. */
   deployments: DeploymentsRepository;
   /** Deployments joined with their services' names, for listings. */

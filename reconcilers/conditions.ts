@@ -26,6 +26,8 @@ export const REASONS = {
   Unhealthy: 'Unhealthy',
   ServerUnreachable: 'ServerUnreachable',
   SpecMismatch: 'SpecMismatch',
+  /** A deployment's container has not been looked at since it was deployed. */
+  NotObserved: 'NotObserved',
   // Progressing
   PlanRunning: 'PlanRunning',
   Idle: 'Idle',
@@ -35,6 +37,8 @@ export const REASONS = {
   NameConflict: 'NameConflict',
   DeployFailed: 'DeployFailed',
   RolledBack: 'RolledBack',
+  /** The desired revision failed; the service runs its last good revision, if it has one. */
+  RevisionFailed: 'RevisionFailed',
   /** The container keeps restarting since it was deployed (its restart count rises). */
   CrashLooping: 'CrashLooping',
   /** Monitoring checks of the server or its containers are down (servers). */

@@ -11,17 +11,30 @@
 // from the desired one: a no-op re-apply creates no plan and touches no container.
 import type { Trx } from '../controller/store/transaction.js';
 import type { Services } from '../controller/services.js';
-import { conflict } from '../controller/errors/app-error.js';
+import { conflict, notFound, validationError } from '../controller/errors/app-error.js';
 import { assertImageTag } from '../controller/deploy/names.js';
-import { buildPlan, type CreatePlanInput } from '../controller/deploy/plans/plan-builder.js';
+import { buildPlan, targetTag, type CreatePlanInput, type RevisionTargets } from '../controller/deploy/plans/plan-builder.js';
 import { checkPlan } from '../controller/deploy/plans/plan-preview.js';
 import { draftPlan } from '../controller/deploy/plans/preview-without-saving.js';
 import { planEvent } from '../controller/deploy/plans/plan-events.js';
 import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositories/deployment-plans.js';
-import type { ServiceRow } from '../controller/store/repositories/services.js';
+import type { ServiceRow, ServiceSpec } from '../controller/store/repositories/services.js';
 import { diffDeployment, needsRollout } from './service/deployment-diff.js';
+import { acceptRevision, revisionSpec } from './service/revisions.js';
+import { inFallback } from './service/fallback.js';
+import type { RevisionSpec } from './service/revision-spec.js';
 
-export type DeployRequest = CreatePlanInput & { trigger: string; wait?: boolean };
+export type DeployRequest = CreatePlanInput & {
+  trigger: string;
+  wait?: boolean;
+  /** Spec fields of the one service named (PATCH, revert), written with its desired state. */
+  spec?: { serviceId: string; values: ServiceSpec };
+  /** A revert: the revision whose spec `spec` restores. */
+  revertedFrom?: number;
+};
+
+/** Service fields whose change changes the containers: a PATCH of one rolls out (name and type do not). */
+const ROLLOUT_FIELDS = ['containerImageId', 'imageTag', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec'] as const;
 
 /** Triggers that only converge to what is already desired: they never supersede a request. */
 const CONVERGING_ONLY = new Set(['drift-heal']);
@@ -58,8 +71,14 @@ export async function executePendingPlan(s: Services, planId: string): Promise<D
   await checkPlan(s, plan, steps);
   const superseded = await s.transaction(async (trx) => {
     const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
-    await writeDesired(s, [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag })), plan.trigger, trx);
+    const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
+    await writeDesired(s, items, plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
+    const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, trx);
+    for (const [serviceId, t] of targets) {
+      await s.plans.steps.setRevision(planId, serviceId, t.revision, trx);
+      await s.revisions.rollingOut(serviceId, t.revision, planId, trx);
+    }
     return s.plans.repo.supersede([...tags.keys()], planId, trx);
   });
   for (const p of superseded) await planEvent(s, p);
@@ -84,8 +103,10 @@ async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow
   // checks that need no server run first, on a draft nobody sees: a refused request writes nothing
   await checkDraft(s, req);
   const { plan, superseded } = await s.transaction(async (trx) => {
-    await writeDesired(s, req.items, req.trigger, trx);
-    const built = await buildPlan(s, req, trx);
+    await writeDesired(s, req.items, req.trigger, trx, req.spec);
+    const targets = await acceptRevisions(s, req, trx);
+    const built = await buildPlan(s, req, trx, targets);
+    if (!CONVERGING_ONLY.has(req.trigger)) for (const [serviceId, t] of targets) await s.revisions.rollingOut(serviceId, t.revision, built.id, trx);
     const older = CONVERGING_ONLY.has(req.trigger) ? [] : await s.plans.repo.supersede([...new Set(req.items.map((i) => i.serviceId))], built.id, trx);
     return { plan: built, superseded: older };
   });
@@ -99,9 +120,12 @@ async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow
  * of the service and its deployments. A manifest wrote its services already (in the apply's
  * transaction); its hand-off is still a new request for their deployments.
  */
-async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx): Promise<void> {
+async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx,
+  spec?: DeployRequest['spec']): Promise<void> {
   const rows = await s.services.lockForUpdate([...new Set(items.map((i) => i.serviceId))], trx);
   const changed: string[] = [];
+  const target = spec && rows.find((r) => r.id === spec.serviceId);
+  if (target && (await s.services.updateSpec(target, spec!.values, trx)).changed.length) changed.push(target.id);
   for (const svc of rows) {
     const tag = items.find((i) => i.serviceId === svc.id)?.imageTag ?? null;
     if (tag === null || tag === svc.imageTag) continue;
@@ -110,6 +134,87 @@ async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId'
     changed.push(svc.id);
   }
   await s.deployments.bumpGenerationOfServices(trigger === 'manifest' ? rows.map((r) => r.id) : changed, trx);
+}
+
+/**
+ * Each service of the request as a revision: the rendered spec it asks for becomes desired (a new
+ * number when it differs from the newest). A heal of a service whose desired revision failed
+ * restores its last good revision instead, and records nothing.
+ */
+async function acceptRevisions(s: Services, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx): Promise<RevisionTargets> {
+  const targets: RevisionTargets = new Map();
+  const converging = CONVERGING_ONLY.has(req.trigger);
+  for (const svc of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))], trx)) {
+    if (converging && inFallback(svc)) {
+      const spec: RevisionSpec | undefined = await revisionSpec(s, svc.id, svc.currentRevision);
+      if (spec) targets.set(svc.id, { revision: svc.currentRevision!, imageTag: spec.image.tag });
+      continue;
+    }
+    const tag = await targetTag(s, svc, req.items.find((i) => i.serviceId === svc.id)!.imageTag ?? null, trx);
+    const accepted = await acceptRevision(s, svc, tag, {
+      source: req.trigger, createdBy: req.createdBy ?? null, revertedFrom: req.revertedFrom ?? null, retryFailed: !converging,
+    }, trx);
+    if (accepted) targets.set(svc.id, accepted);
+  }
+  return targets;
+}
+
+/**
+ * PATCH of a service: spec fields are written under the row lock with the deployments'
+ * generation; a change of what the containers should be, on a service that runs somewhere, is a
+ * request like a deploy (a revision and a plan over the deployments that run).
+ */
+export async function changeServiceSpec(s: Services, current: ServiceRow, values: ServiceSpec, createdBy: string | null)
+  : Promise<{ row: ServiceRow; changed: string[]; plan: DeploymentPlanRow | null }> {
+  const differs = (f: keyof ServiceSpec) => values[f] !== undefined && JSON.stringify(values[f]) !== JSON.stringify(current[f as keyof ServiceRow]);
+  const deployed = (await s.deployments.listByService(current.id)).filter((d) => d.imageTag).map((d) => d.id);
+  if (ROLLOUT_FIELDS.some(differs) && deployed.length) {
+    const changed = (Object.keys(values) as Array<keyof ServiceSpec>).filter(differs);
+    const plan = await enter(s, {
+      environmentId: current.environmentId, items: [{ serviceId: current.id, deploymentIds: deployed }], trigger: 'api', createdBy,
+      spec: { serviceId: current.id, values },
+    });
+    return { row: (await s.services.findById(current.id))!, changed, plan };
+  }
+  const out = await s.transaction(async (trx) => {
+    const [locked] = await s.services.lockForUpdate([current.id], trx);
+    const written = await s.services.updateSpec(locked, values, trx);
+    if (written.changed.length) await s.deployments.bumpGenerationOfServices([current.id], trx);
+    return written;
+  });
+  return { ...out, plan: null };
+}
+
+/**
+ * POST /api/services/{id}/revisions/{n}/revert: the revision's template and tag become the
+ * service's spec again, through the same entrance as a deploy (a new revision, unless it is the
+ * newest already, and a plan over the deployments that run; all of them when none runs).
+ */
+export async function requestRevert(s: Services, service: ServiceRow, revision: number, o: { createdBy: string | null; wait?: boolean }): Promise<DeploymentPlanRow> {
+  const row = await s.revisions.find(service.id, revision);
+  if (!row) throw notFound('Revision');
+  const spec = row.spec as unknown as RevisionSpec;
+  const values: ServiceSpec = { ...spec.template, imageTag: spec.image.tag, containerImageId: spec.image.containerImageId };
+  assertNotManifestOwned(service, values);
+  const deployments = await s.deployments.listByService(service.id);
+  const deployed = deployments.filter((d) => d.imageTag).map((d) => d.id);
+  if (!deployments.length) throw validationError(`service ${service.name} has no deployments to revert`, 'deployments', 'Add a deployment to the service first');
+  const plan = await enter(s, {
+    environmentId: service.environmentId, name: `revert ${service.name} to revision ${revision}`,
+    items: [{ serviceId: service.id, imageTag: spec.image.tag, ...(deployed.length && { deploymentIds: deployed }) }],
+    trigger: 'revert', createdBy: o.createdBy, spec: { serviceId: service.id, values }, revertedFrom: revision,
+  });
+  return finishRequest(s, plan, o.wait);
+}
+
+/** A revert that would change a field a manifest sets is refused, naming the file. */
+function assertNotManifestOwned(svc: ServiceRow, values: ServiceSpec): void {
+  const source = svc.source as { kind?: string; path?: string; fields?: string[] };
+  if (source?.kind !== 'manifest' || !source.path) return;
+  const owned = (source.fields ?? []).filter((f) => f in values && JSON.stringify(values[f as keyof ServiceSpec]) !== JSON.stringify(svc[f as keyof ServiceRow]));
+  if (!owned.length) return;
+  throw conflict(`${owned.join(', ')} of ${svc.name} ${owned.length > 1 ? 'are' : 'is'} managed by the manifest ${source.path}`,
+    `Edit ${source.path} in the manifests folder instead`, owned[0]);
 }
 
 /** A deploy that would change a tag a manifest sets is refused as PATCH refuses it. */

@@ -18,6 +18,7 @@ import notificationRoutes from './notifications.js';
 import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
+import revisionRoutes from './revisions.js';
 import composeRoutes from './compose.js';
 import driftRoutes from './drift.js';
 import environmentOverviewRoutes from './environment-overview.js';
@@ -76,6 +77,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
     ...deployRoutes(s),
+    ...revisionRoutes(s),
     ...composeRoutes(s),
     ...driftRoutes(s),
     ...environmentOverviewRoutes(s),

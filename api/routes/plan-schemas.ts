@@ -8,7 +8,8 @@ const planItem = object({ serviceId: uuid, imageTag: nullable(str()), deployment
 const stepFields = {
   id: uuid, planId: uuid, position: int(0), stage: int(0), action: enumOf('deploy', 'restart'),
   serviceId: nullable(uuid), deploymentId: nullable(uuid), serverId: nullable(uuid), containerName: str(),
-  status: enumOf(...STEP_STATUSES), imageTag: nullable(str()), previousImageTag: nullable(str()), mode: nullable(str()),
+  status: enumOf(...STEP_STATUSES), imageTag: nullable(str()), previousImageTag: nullable(str()),
+  revision: nullable(int(1)), previousRevision: nullable(int(1)), mode: nullable(str()),
   log: str(), error: nullable(str()), rollbackError: nullable(str()), startedAt: nullableTimestamp, finishedAt: nullableTimestamp,
   durationMs: nullable(int(0)),
 };

@@ -8,6 +8,7 @@ import { arrayOf, int, listOf, nullable, object, paginationQuery, str, uuid } fr
 import { service } from '../../controller/kinds/service.js';
 import { checkServiceSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
+import { changeServiceSpec } from '../../reconcilers/entrance.js';
 
 const serviceSchemas = service.schemas!;
 
@@ -66,12 +67,15 @@ export default function serviceRoutes(s: Services) {
 
     route<ServiceSpec, unknown, ServiceRow>({
       method: 'PATCH', path: '/api/services/{id}', operationId: 'updateService', tag: 'services', access: 'operator',
-      summary: 'Change a service template; a change of any spec field bumps its generation', load,
+      summary: 'Change a service template; a change of any spec field bumps its generation',
+      description: 'A change of what its containers should be (image, tag, env, ports, volumes, command, healthcheck, template, update order) '
+        + 'on a service that runs somewhere is a request like a deploy: a new revision and a plan over its deployments that run.',
+      load,
       body: serviceSchemas.update, readOnly: serviceSchemas.readOnly, response: serviceSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         await checkServiceSpec(s, resource.environmentId, body, resource);
-        const { row, changed } = await s.services.updateSpec(resource, body);
-        ctx.state.audit = { details: { name: row.name, changed, generation: row.generation } };
+        const { row, changed, plan } = await changeServiceSpec(s, resource, body, ctx.state.actor!.name);
+        ctx.state.audit = { details: { name: row.name, changed, generation: row.generation, planId: plan?.id ?? null } };
         return toService(row, await s.deployments.listByService(row.id));
       },
     }),

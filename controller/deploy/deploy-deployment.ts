@@ -28,6 +28,7 @@ import { loadDesired, type LoadedDesired } from '../../reconcilers/deployment/lo
 import { observeDeployment } from '../../reconcilers/deployment/observe.js';
 import { ownershipConflict, plan } from '../../reconcilers/deployment/plan.js';
 import type { DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import type { RevisionSpec } from '../../reconcilers/service/revision-spec.js';
 
 export { decisionFor } from './deploy-mode.js';
 
@@ -46,6 +47,8 @@ export interface DeployRequest {
   log: (line: string) => Promise<void>;
   /** The plan's pulls, started when it started (plans/plan-pulls.ts): the step awaits its own among them. */
   pulls?: PlanPulls;
+  /** The revision to render (its template, tag and config files); null: the service's row as it is now. */
+  revision?: RevisionSpec | null;
 }
 
 export interface DeployOutcome extends Healthy {
@@ -66,7 +69,7 @@ export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName
 
 export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
-  const loaded = await loadDesired(s, r.deployment, { imageTag: r.imageTag, imageId: null });
+  const loaded = await loadDesired(s, r.deployment, { imageTag: r.imageTag, imageId: null, revision: r.revision ?? null });
   if (!loaded) throw validationError(`service ${r.service.name} has no container image`, 'containerImageId');
   if (loaded.desired.unresolved.length) {
     throw validationError(`env placeholders without a var or secret: ${loaded.desired.unresolved.join(', ')}`, 'env');

@@ -41,6 +41,9 @@ const schemas = resourceSchemas({
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
     observedGeneration: nullable(int(1)), conditions: arrayOf(condition),
+    desiredRevision: nullable(int(1, undefined, { description: 'The revision the spec asks for (docs/revisions.md)' })),
+    currentRevision: nullable(int(1, undefined, { description: 'The newest revision that fully succeeded: the last good state' })),
+    failedRevision: nullable(object({ revision: int(1), reason: str() }, ['revision', 'reason'])),
     deployments: arrayOf({ type: 'object' }), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['name', 'containerImageId'],
@@ -58,6 +61,7 @@ export const deploymentSchemas = resourceSchemas({
     previousImageTag: nullable(str()), imageDigest: nullable(str()), exposedPorts: arrayOf({}),
     lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf(condition),
     observedGeneration: nullable(int(1)), failedGeneration: nullable(int(1)),
+    revision: nullable(int(1, undefined, { description: 'The revision of its service the container runs' })),
     source: { type: 'object' }, containerId: nullable(str()), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['serverId', 'containerName'],

@@ -27,10 +27,11 @@ export const SETTINGS_MODULES: Record<string, SettingsModule> = {
       pruneImagesMode: enumOf('dangling', 'all'),
       autoManageCompose: bool,
       driftPolicy: enumOf('off', 'warn', 'heal'),
+      revisionHistoryLimit: int(1, 1000, { description: 'Revisions kept per service (the newest; revisions that are desired, current, failed or running are always kept)' }),
     },
     defaults: {
       defaultDockerMode: 'ssh', defaultMetricsMode: 'disabled', autoPruneImages: false,
-      pruneImagesMode: 'dangling', autoManageCompose: false, driftPolicy: 'warn',
+      pruneImagesMode: 'dangling', autoManageCompose: false, driftPolicy: 'warn', revisionHistoryLimit: 50,
     },
   },
   data: {

@@ -13,6 +13,8 @@ import type { ComposeDecision } from '../../controller/deploy/compose/compose-pa
 import { renderAttachedFiles } from '../../controller/config-files/attached-files.js';
 import { renderDesired, type DesiredContainer } from './desired.js';
 import { sharedRead } from '../shared-read.js';
+import { serviceAtRevision, type RevisionSpec } from '../service/revision-spec.js';
+import { fallbackRevisionOf } from '../service/fallback.js';
 
 export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal' }
 
@@ -42,6 +44,12 @@ export interface DesiredOptions {
   look?: boolean;
   /** The rows a look needs, read for a batch of looks at once (look-rows.ts); absent: read here. */
   rows?: LookRows;
+  /**
+   * The revision to render (a plan step's, a rollback's): its template, tag and config files over
+   * today's vars and secrets. null: the service's row as it is now. Absent: the row, unless the
+   * service's desired revision failed, then its last good revision (service/fallback.ts).
+   */
+  revision?: RevisionSpec | null;
 }
 
 /** What loading one deployment's desired container reads besides the deployment (undefined: no such row). */
@@ -56,18 +64,24 @@ export interface LookRows {
 
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
 export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
-  const service = o.rows ? o.rows.service : await s.services.findById(d.serviceId);
-  if (!service) return null;
+  const row = o.rows ? o.rows.service : await s.services.findById(d.serviceId);
+  if (!row) return null;
+  const revision = o.revision !== undefined ? o.revision : await fallbackRevisionOf(s, row);
+  const service = revision ? serviceAtRevision(row, revision) : row;
   const tag = o.imageTag === undefined ? desiredTagOf(d, service) : o.imageTag;
   if (!tag) return null;
-  const image = o.rows ? o.rows.image : service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  const image = o.rows && o.rows.image?.id === service.containerImageId ? o.rows.image
+    : service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
   if (!image) return null;
+  const attachments = revision
+    ? revision.files.map((f) => ({ id: f.attachmentId, configFileId: f.configFileId, serviceId: row.id, environmentId: row.environmentId, targetPath: f.targetPath, mode: f.mode }) as ConfigAttachmentRow)
+    : o.rows?.attachments;
   const [server, decision, sources, files] = await Promise.all([
     o.rows ? o.rows.server : s.servers.findById(d.serverId),
     o.rows ? decisionFor(s, d, o.rows.operations)
       : o.look ? operationsOf(s, d.environmentId).then((ops) => decisionFor(s, d, ops)) : decisionFor(s, d),
     o.rows ? o.rows.sources : o.look ? envSourcesOf(s, d.environmentId) : loadEnvSources(s.configStore.catalog, d.environmentId),
-    renderAttachedFiles(s, service.id, d.environmentId, o.rows?.attachments),
+    renderAttachedFiles(s, service.id, d.environmentId, attachments),
   ]);
   const desired = renderDesired({
     service, deployment: d, serverName: server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,

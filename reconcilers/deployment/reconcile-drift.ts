@@ -8,6 +8,7 @@ import { statusFromContainer } from '../../controller/servers/container-states.j
 import { REASONS, type Condition } from '../conditions.js';
 import { driftOf, type DriftItem } from './drift.js';
 import { requestConvergence } from '../entrance.js';
+import { inFallback } from '../service/fallback.js';
 
 export type DriftPolicy = 'off' | 'warn' | 'heal';
 
@@ -75,14 +76,16 @@ function driftNews(before: Condition[], item: DriftItem): { drifted: boolean; re
 
 /**
  * Whether a drifted deployment may be healed now. Not when its service's current generation failed
- * to deploy (the same request would fail again), nor when the last heal of it failed (a new deploy
+ * to deploy (the same request would fail again) and no last good revision is there to restore, nor when the last heal of it failed (a new deploy
  * clears that), nor within HEAL_COOLDOWN_MS of its last heal (then: look again after `retryInMs`).
  */
 export async function healDecision(s: Services, d: DeploymentRow): Promise<{ heal: boolean; retryInMs?: number }> {
   // a rollout stops at its first failed step: the service's generation failed, not only the
   // deployments whose step ran (the skipped ones differ from desired just the same)
-  const siblings = await s.deployments.listByService(d.serviceId);
-  if ([d, ...siblings].some((x) => x.failedGeneration != null && x.failedGeneration === x.generation)) return { heal: false };
+  // unless the service falls back to its last good revision: that is what a heal restores
+  const [siblings, service] = await Promise.all([s.deployments.listByService(d.serviceId), s.services.findById(d.serviceId)]);
+  const failed = [d, ...siblings].some((x) => x.failedGeneration != null && x.failedGeneration === x.generation);
+  if (failed && !(service && inFallback(service))) return { heal: false };
   const last = await s.plans.steps.lastPlanOf(d.id);
   if (last?.trigger !== 'drift-heal') return { heal: true };
   if (last.status !== 'succeeded') return { heal: false };

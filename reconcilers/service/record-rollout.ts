@@ -3,7 +3,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import type { Condition } from '../conditions.js';
-import { degraded, notDegraded, rolledBack, serviceDegraded, type Where } from './rollout-conditions.js';
+import { degraded, notDegraded, rolledBack, serviceConditions, type Where } from './rollout-conditions.js';
 
 async function whereOf(s: Services, d: DeploymentRow): Promise<Where> {
   const [service, server] = await Promise.all([s.services.findById(d.serviceId), s.servers.findById(d.serverId)]);
@@ -30,9 +30,15 @@ export async function recordRolledBack(s: Services, d: DeploymentRow, cause: str
   await refreshServiceConditions(s, d.serviceId);
 }
 
-export async function refreshServiceConditions(s: Services, serviceId: string): Promise<void> {
+/**
+ * Recomputes the service's conditions from its deployments, revisions and plans, and records the
+ * generation they describe (observedGeneration on every refresh, changed or not). `endingPlanId`:
+ * a plan about to end, no longer in motion.
+ */
+export async function refreshServiceConditions(s: Services, serviceId: string, endingPlanId?: string): Promise<void> {
   const service = await s.services.findById(serviceId);
   if (!service) return;
-  const conditions = serviceDegraded(service.conditions ?? [], service.name, await s.deployments.listByService(serviceId));
-  await s.services.recordConditions(serviceId, conditions);
+  const [deployments, activePlan] = await Promise.all([s.deployments.listByService(serviceId), s.plans.repo.activeForService(serviceId, endingPlanId)]);
+  const conditions = serviceConditions(service.conditions ?? [], { ...service, deployments, activePlan: activePlan ?? null });
+  await s.services.recordConditions(serviceId, conditions, service.generation);
 }

@@ -39,15 +39,68 @@ export function notDegraded(list: readonly Condition[], where: Where, now = new 
   return setCondition(list, { type: 'Degraded', status: 'False', reason: REASONS.AsDesired, message: `${where.service} on ${where.server} runs the desired state` }, now);
 }
 
-/** The service's Degraded condition: True while any deployment's is, with their messages. */
-export function serviceDegraded(list: readonly Condition[], serviceName: string, deployments: Array<{ conditions: unknown }>, now = new Date()): Condition[] {
-  const bad = deployments.map((d) => ((d.conditions ?? []) as Condition[]).find((c) => c.type === 'Degraded' && c.status === 'True')).filter((c): c is Condition => !!c);
-  if (!bad.length) {
-    return setCondition(list, { type: 'Degraded', status: 'False', reason: REASONS.AsDesired, message: `every deployment of ${serviceName} runs the desired state` }, now);
-  }
+/** What a service's status is computed from: its revisions, its deployments and a plan in motion. */
+export interface ServiceObservation {
+  name: string;
+  desiredRevision: number | null;
+  currentRevision: number | null;
+  failedRevision: number | null;
+  failedReason: string | null;
+  deployments: Array<{ containerName: string; imageTag: string | null; revision: number | null; conditions: unknown }>;
+  /** A plan pending or running for the service. */
+  activePlan: { id: string; name: string } | null;
+}
+
+const conditionOf = (d: { conditions: unknown }, type: string) => ((d.conditions ?? []) as Condition[]).find((c) => c.type === type);
+
+/**
+ * A service's Ready, Progressing and Degraded, from what its deployments were observed to run.
+ * Ready: every deployment was deployed, observed Ready, not drifted, and runs the desired
+ * revision. Progressing: a plan is pending or running for it. Degraded: its desired revision
+ * failed (naming the last good one it runs instead), or a deployment is degraded.
+ */
+export function serviceConditions(list: readonly Condition[], o: ServiceObservation, now = new Date()): Condition[] {
+  let out = setCondition(list, o.activePlan
+    ? { type: 'Progressing', status: 'True', reason: REASONS.PlanRunning, message: `plan "${o.activePlan.name}" is rolling out ${o.name}` }
+    : { type: 'Progressing', status: 'False', reason: REASONS.Idle, message: 'no plan is running for it' }, now);
+  out = setCondition(out, degradedOf(o), now);
+  return setCondition(out, readyOf(o), now);
+}
+
+function degradedOf(o: ServiceObservation): Omit<Condition, 'lastTransitionTime'> {
+  const bad = o.deployments.map((d) => conditionOf(d, 'Degraded')).filter((c): c is Condition => c?.status === 'True');
   const reasons = [...new Set(bad.map((c) => c.reason))];
-  return setCondition(list, {
-    type: 'Degraded', status: 'True', reason: reasons.length === 1 ? reasons[0] : REASONS.DeployFailed,
-    message: bad.map((c) => c.message).join('; ').slice(0, 4000),
-  }, now);
+  const reason = reasons.length === 1 ? reasons[0] : REASONS.DeployFailed;
+  const detail = bad.map((c) => c.message).join('; ');
+  if (o.failedRevision !== null && o.failedRevision === o.desiredRevision) {
+    // the step's own words (server and service by name) when a deployment has them
+    const failed = `r${o.failedRevision} failed: ${detail || o.failedReason || 'the rollout failed'}`;
+    const message = o.currentRevision !== null ? `running r${o.currentRevision} (last good); ${failed}` : failed;
+    return { type: 'Degraded', status: 'True', reason: bad.length ? reason : REASONS.RevisionFailed, message: message.slice(0, 4000) };
+  }
+  if (!bad.length) return { type: 'Degraded', status: 'False', reason: REASONS.AsDesired, message: `every deployment of ${o.name} runs the desired state` };
+  return { type: 'Degraded', status: 'True', reason, message: detail.slice(0, 4000) };
+}
+
+function readyOf(o: ServiceObservation): Omit<Condition, 'lastTransitionTime'> {
+  const no = (reason: Reason, message: string) => ({ type: 'Ready' as const, status: 'False' as const, reason, message });
+  if (!o.deployments.length) return no(REASONS.NotDeployed, `${o.name} has no deployments`);
+  const never = o.deployments.filter((d) => !d.imageTag);
+  if (never.length) return no(REASONS.NotDeployed, `never deployed: ${never.map((d) => d.containerName).join(', ')}`);
+  if (o.failedRevision !== null && o.failedRevision === o.desiredRevision) return no(REASONS.RevisionFailed, `the desired revision r${o.failedRevision} failed`);
+  const behind = o.desiredRevision === null ? [] : o.deployments.filter((d) => d.revision !== o.desiredRevision);
+  if (behind.length) {
+    return no(REASONS.SpecMismatch, behind.map((d) => `${d.containerName} runs ${d.revision === null ? 'no known revision' : `r${d.revision}`}`).join(', ')
+      + `; desired r${o.desiredRevision}`);
+  }
+  const drifted = o.deployments.map((d) => conditionOf(d, 'Drifted')).filter((c): c is Condition => c?.status === 'True');
+  if (drifted.length) return no(drifted[0].reason as Reason, drifted.map((c) => c.message).join('; ').slice(0, 4000));
+  const ready = o.deployments.map((d) => conditionOf(d, 'Ready'));
+  const notReady = ready.filter((c): c is Condition => c?.status === 'False');
+  if (notReady.length) return no(notReady[0].reason as Reason, notReady.map((c) => c.message).join('; ').slice(0, 4000));
+  if (ready.some((c) => c?.status !== 'True')) {
+    return { type: 'Ready', status: 'Unknown', reason: REASONS.NotObserved, message: 'not every deployment has been observed yet' };
+  }
+  const at = o.desiredRevision === null ? '' : ` at r${o.desiredRevision}`;
+  return { type: 'Ready', status: 'True', reason: REASONS.Running, message: `every deployment of ${o.name} runs${at}` };
 }

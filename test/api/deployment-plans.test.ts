@@ -125,7 +125,10 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(service.imageTag).to.equal('v2');
     const degraded = service.conditions.find((c: { type: string }) => c.type === 'Degraded');
     expect(degraded).to.include({ status: 'True', reason: 'DeployFailed' });
-    expect(degraded.message).to.match(/^deploy failed on nowhere \(service web\): .*unreachable/);
+    // the revision it asked for failed (there is no last good one yet), in the step's own words
+    expect(degraded.message).to.match(/^r\d+ failed: deploy failed on nowhere \(service web\): .*unreachable/);
+    expect(service.failedRevision).to.deep.include({ revision: service.desiredRevision });
+    expect(service.currentRevision).to.equal(null);
     const dep = (await admin.get(`/api/services/${web.id}/deployments`)).body.items.find((d: { id: string }) => d.id === webDep.id);
     expect(dep.failedGeneration).to.equal(dep.generation);
     expect(dep.conditions.find((c: { type: string }) => c.type === 'Degraded')).to.include({ status: 'True', reason: 'DeployFailed' });

@@ -20,7 +20,10 @@ export interface CreatePlanInput {
   createdBy?: string | null;
 }
 
-export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx): Promise<DeploymentPlanRow> {
+/** What a service's steps roll out, when the entrance accepted it as a revision: its number and tag. */
+export type RevisionTargets = Map<string, { revision: number; imageTag: string }>;
+
+export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx, targets?: RevisionTargets): Promise<DeploymentPlanRow> {
   if (!input.items.length) throw validationError('items must name at least one service', 'items');
   const ids = [...new Set(input.items.map((i) => i.serviceId))];
   const services = await s.services.listByIds(ids, trx);
@@ -34,11 +37,12 @@ export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx): 
   const rows: Array<Record<string, unknown>> = [];
   for (const [stage, svc] of ordered.entries()) {
     const item = input.items.find((i) => i.serviceId === svc.id)!;
-    const tag = await targetTag(s, svc, item.imageTag ?? null, trx);
+    const target = targets?.get(svc.id);
+    const tag = target?.imageTag ?? await targetTag(s, svc, item.imageTag ?? null, trx);
     let deployments = await s.deployments.listByServiceInServerOrder(svc.id, trx);
     if (item.deploymentIds) deployments = deployments.filter((d) => item.deploymentIds!.includes(d.id));
     for (const d of deployments) {
-      rows.push({ stage, serviceId: svc.id, deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, imageTag: tag });
+      rows.push({ stage, serviceId: svc.id, deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, imageTag: tag, revision: target?.revision ?? null });
     }
   }
   if (!rows.length) throw validationError('the services named have no deployments to deploy', 'items', 'Add a deployment to the service first');
@@ -55,7 +59,7 @@ export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx): 
 }
 
 /** The tag to deploy: the one asked for, else the service's recorded tag, else the image's current tag. */
-async function targetTag(s: Services, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null }, asked: string | null, trx: Trx) {
+export async function targetTag(s: Services, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null }, asked: string | null, trx: Trx) {
   if (!svc.containerImageId) throw validationError(`service ${svc.name} has no container image`, 'items', 'Link a container image to the service');
   const tag = asked ?? svc.imageTag ?? (await s.containerImages.findById(svc.containerImageId, trx))?.currentTag ?? null;
   if (!tag) throw validationError(`no image tag to deploy for service ${svc.name}`, 'imageTag', 'Pass imageTag');

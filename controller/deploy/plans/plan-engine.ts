@@ -12,7 +12,8 @@ import { rollBackStep, runDeployStep } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../store/repositories/deployment-artifacts.js';
 import { failureSummary } from './plan-failure.js';
 import { PlanPulls } from './plan-pulls.js';
-import { restoreDesiredTags } from '../../../reconcilers/service/desired-tag.js';
+import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../../reconcilers/service/revisions.js';
+import { refreshServiceConditions } from '../../../reconcilers/service/record-rollout.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from './plan-states.js';
 import { outcomeEvent, planEvent } from './plan-events.js';
 
@@ -70,6 +71,7 @@ export class PlanEngine {
     const started = await this.repo.transition(planId, ['pending'], { status: 'running', startedAt: new Date(), owner: this.owner, heartbeatAt: new Date() });
     if (!started) return (await this.repo.findById(planId))!;
     await planEvent(this.s, started);
+    await this.refreshServices(await this.steps.ofPlan(planId));
     this.launch(started.id, () => this.run(started));
     return started;
   }
@@ -96,6 +98,9 @@ export class PlanEngine {
   async rollback(planId: string): Promise<DeploymentPlanRow> {
     const plan = (await this.repo.findById(planId))!;
     if (!isTerminalPlan(plan.status) || plan.status === 'rolled_back') throw conflict(`the plan is ${plan.status} and cannot be rolled back now`);
+    // a newer request owns these services: rolling this one back would undo it behind its back
+    const newer = await this.repo.otherActiveSharingServices(plan.id);
+    if (newer) throw conflict(`plan "${newer.name}" (${newer.id}) is ${newer.status} for the same services`, 'Wait for it to end or cancel it, then roll back');
     const rolling = await this.repo.transition(plan.id, [plan.status], { status: 'rolling_back', owner: this.owner, heartbeatAt: new Date() });
     if (!rolling) throw conflict('the plan changed state; try again');
     await planEvent(this.s, rolling);
@@ -200,15 +205,30 @@ export class PlanEngine {
     const cause = (plan.error ?? '').replace(/; rolling back$/, '');
     const error = manual ? (outcome === 'rollback_failed' ? 'some deployments could not be rolled back' : null)
       : `${cause || 'rolled back'}${outcome === 'rolled_back' ? '; rolled back' : '; some deployments could not be rolled back'}`;
-    await this.finish(plan.id, 'rolling_back', outcome, error);
-    if (manual && outcome === 'rolled_back') await restoreDesiredTags(this.s, await this.steps.ofPlan(plan.id));
+    await this.finish(plan.id, 'rolling_back', outcome, error, !manual);
+    if (manual && outcome === 'rolled_back') await restoreDesiredAfterRollback(this.s, await this.steps.ofPlan(plan.id));
   }
 
-  private async finish(planId: string, from: PlanStatus, to: PlanStatus, error: string | null): Promise<void> {
+  /**
+   * `rollout`: the plan's end is its revisions' outcome (a manual rollback's is what it restored).
+   * The outcome and the services' status are written before the plan turns terminal: whoever
+   * waits for the plan's end reads them final.
+   */
+  private async finish(planId: string, from: PlanStatus, to: PlanStatus, error: string | null, rollout = true): Promise<void> {
+    const steps = await this.steps.ofPlan(planId);
+    const plan = (await this.repo.findById(planId))!;
+    if (plan.status !== from) return;
+    if (rollout) await recordPlanOutcome(this.s, { ...plan, status: to, error }, steps);
+    await this.refreshServices(steps, planId);
     const done = await this.repo.transition(planId, [from], { status: to, finishedAt: new Date(), error });
     if (!done) return;
     await planEvent(this.s, done);
-    await outcomeEvent(this.s, done, await this.steps.ofPlan(planId));
+    await outcomeEvent(this.s, done, steps);
+  }
+
+  /** Progressing (and Ready, Degraded) of the plan's services follow its start and end. */
+  private async refreshServices(steps: PlanStepRow[], ending?: string): Promise<void> {
+    for (const id of new Set(steps.flatMap((x) => (x.serviceId ? [x.serviceId] : [])))) await refreshServiceConditions(this.s, id, ending);
   }
 
   /** The image's current tag follows a plan that succeeded (the desired tag was written before). */

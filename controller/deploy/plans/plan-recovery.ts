@@ -6,6 +6,7 @@
 // A plan that was rolling back resumes its rollback. Swept at start-up and then twice per lease.
 import type { Services } from '../../services.js';
 import type { DeploymentPlanRow, StalePlan } from '../../store/repositories/deployment-plans.js';
+import { recordPlanOutcome } from '../../../reconcilers/service/revisions.js';
 import { planEvent } from './plan-events.js';
 import { Outage } from '../../queue/outage.js';
 import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
@@ -64,7 +65,9 @@ async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promis
     return;
   }
   const failed = await s.plans.repo.transition(plan.id, ['running'], { status: 'failed', error: INTERRUPTED, finishedAt: new Date() });
-  if (failed) await planEvent(s, failed);
+  if (!failed) return;
+  await recordPlanOutcome(s, failed, await s.plans.steps.ofPlan(plan.id));
+  await planEvent(s, failed);
 }
 
 /** Worker: the plan engine's heartbeat plus the recovery sweep. */

@@ -11,6 +11,8 @@ import { findContainer } from '../find-container.js';
 import type { PlanPulls } from './plan-pulls.js';
 import type { DeploymentRow } from '../../store/repositories/deployments.js';
 import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../../reconcilers/service/record-rollout.js';
+import { revisionSpec } from '../../../reconcilers/service/revisions.js';
+import { serviceAtRevision } from '../../../reconcilers/service/revision-spec.js';
 
 export type StepResult = 'succeeded' | 'failed' | 'cancelled';
 
@@ -30,20 +32,19 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
       // a step taken over while it ran keeps what it recorded when it first started
       const running = st.status === 'running'
         ? await steps.transition(st.id, ['running'], { status: 'running' })
-        : await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null });
+        : await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date(), previousImageTag: d.imageTag ?? null, previousRevision: d.revision ?? null });
       if (!running) return 'succeeded';
       await stepEvent(s, plan, running);
-      const service = (await s.services.findById(d.serviceId))!;
-      const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
-      if (!image) throw new Error(`service ${service.name} has no container image`);
+      const { service, image, revision } = await stepTarget(s, d, st.revision);
+      if (revision !== null) await log(`rolling out revision ${st.revision} of ${service.name}`);
       const out = await deployDeployment(s, {
         service, deployment: d, imageName: image.imageName, imageTag: st.imageTag!, pull: plan.pullImage,
-        generate: plan.generateArtifacts, planId: plan.id, log, pulls,
+        generate: plan.generateArtifacts, planId: plan.id, log, pulls, revision,
         onTouch: async (mode) => { await steps.update(st.id, { mode }); },
       });
       const updated = await s.deployments.update(d.id, {
         status: 'running', imageTag: st.imageTag, previousImageTag: d.imageTag !== st.imageTag ? d.imageTag : d.previousImageTag,
-        containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
+        containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(), revision: st.revision,
       });
       await recordRolloutSuccess(s, updated!);
       await deploymentEvent(s, updated!);
@@ -65,6 +66,16 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
     if (done) await stepEvent(s, plan, done);
     return 'failed';
   }
+}
+
+/** The service and image a step renders: its revision's when it has one, else the service's row. */
+async function stepTarget(s: Services, d: DeploymentRow, revision: number | null) {
+  const row = (await s.services.findById(d.serviceId))!;
+  const spec = (await revisionSpec(s, d.serviceId, revision)) ?? null;
+  const service = spec ? serviceAtRevision(row, spec) : row;
+  const image = service.containerImageId ? await s.containerImages.findById(service.containerImageId) : undefined;
+  if (!image) throw new Error(`service ${service.name} has no container image`);
+  return { service, image, revision: spec };
 }
 
 /** 'running' when the deployment's container runs, else 'failed' (or 'pending' when it never ran). */
@@ -94,17 +105,20 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
       await withServerLock(s.locks, d.serverId, () => removeDeploymentContainer(s, d, log));
-      const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null });
+      const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null, revision: null });
       await afterRollback(s, u!, st, plan, manual);
       await deploymentEvent(s, u!);
     } else {
-      const service = (await s.services.findById(d.serviceId))!;
-      const image = (await s.containerImages.findById(service.containerImageId!))!;
+      // the revision the container ran before the step, as it was rendered then (not today's spec:
+      // that is what just failed); a step from before revisions goes back to its tag
+      const { service, image, revision } = await stepTarget(s, d, st.previousRevision);
+      if (revision !== null) await log(`restoring revision ${st.previousRevision} (${st.previousImageTag})`);
       const out = await withServerLock(s.locks, d.serverId, () => deployDeployment(s, {
-        service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log,
+        service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log, revision,
       }));
       const u = await s.deployments.update(d.id, {
         status: 'running', imageTag: st.previousImageTag, containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
+        revision: st.previousRevision,
       });
       await afterRollback(s, u!, st, plan, manual);
       await deploymentEvent(s, u!);

@@ -121,6 +121,19 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
   }
 
   /** Locks a pending plan for the transaction; undefined when it is no longer pending. */
+  /** The newest plan pending, running or rolling back with a step for the service (but `except`). */
+  activeForService(serviceId: string, except?: string): Promise<DeploymentPlanRow | undefined> {
+    const plans = this.db('plan_steps').where({ serviceId }).select('planId');
+    return this.q().whereIn('id', plans).modify((q) => { if (except) q.whereNot('id', except); }).whereIn('status', ['pending', 'running', 'rolling_back']).orderBy('createdAt', 'desc').first() as Promise<DeploymentPlanRow | undefined>;
+  }
+
+  /** A plan pending, running or rolling back that shares a service with `planId` and is not it. */
+  otherActiveSharingServices(planId: string, trx?: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {
+    const services = this.db('plan_steps').where({ planId }).whereNotNull('serviceId').select('serviceId');
+    const plans = this.db('plan_steps').whereIn('serviceId', services).whereNot({ planId }).select('planId');
+    return this.q(trx).whereIn('id', plans).whereIn('status', ['pending', 'running', 'rolling_back']).orderBy('createdAt', 'desc').first() as Promise<DeploymentPlanRow | undefined>;
+  }
+
   async lockPending(id: string, trx: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {
     return (await this.q(trx).where({ id, status: 'pending' } as never).forUpdate().first()) as DeploymentPlanRow | undefined;
   }

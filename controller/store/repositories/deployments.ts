@@ -26,6 +26,8 @@ export interface DeploymentRow {
   failedGeneration: number | null;
   /** Hash of the whole container spec last converged (reconcilers/deployment/desired.ts). */
   specHash: string | null;
+  /** The revision of its service the container runs (set when a step or rollback put it there). */
+  revision: number | null;
   conditions: Condition[];
   source: Record<string, unknown>;
   createdAt: Date;
@@ -39,7 +41,7 @@ export type DeploymentSpec = Partial<Pick<DeploymentRow, (typeof DEPLOYMENT_SPEC
 /** Observed fields the engine and reconcilers record (never through the API). */
 export type DeploymentObserved = Partial<Pick<DeploymentRow,
   'status' | 'imageTag' | 'previousImageTag' | 'containerId' | 'imageDigest' | 'exposedPorts' | 'lastDeployedAt' | 'conditions'
-  | 'observedGeneration' | 'failedGeneration' | 'specHash'>>;
+  | 'observedGeneration' | 'failedGeneration' | 'specHash' | 'revision'>>;
 
 export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
   constructor(db: Knex) {
@@ -170,7 +172,7 @@ export function toDeployment(d: DeploymentRow) {
     containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
     lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration ?? null,
-    failedGeneration: d.failedGeneration ?? null, conditions: d.conditions, source: d.source,
+    failedGeneration: d.failedGeneration ?? null, revision: d.revision ?? null, conditions: d.conditions, source: d.source,
     createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }

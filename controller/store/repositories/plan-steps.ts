@@ -15,6 +15,10 @@ export interface PlanStepRow {
   status: StepStatus;
   imageTag: string | null;
   previousImageTag: string | null;
+  /** The revision of the service the step rolls out (null: a plan from before revisions). */
+  revision: number | null;
+  /** The revision the deployment ran when the step started: what its rollback restores. */
+  previousRevision: number | null;
   mode: string | null;
   log: string;
   error: string | null;
@@ -37,6 +41,11 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
   /** The steps of a new plan, in their order. */
   async insertForPlan(planId: string, steps: Array<Partial<PlanStepRow>>, trx: Knex.Transaction): Promise<void> {
     await this.q(trx).insert(steps.map((st, position) => ({ ...st, planId, position })) as never);
+  }
+
+  /** A proposal executed: its steps roll out the revision the request was accepted as. */
+  async setRevision(planId: string, serviceId: string, revision: number, trx: Knex.Transaction): Promise<void> {
+    await this.q(trx).where({ planId, serviceId } as never).update({ revision } as never);
   }
 
   /** Ends the plan's steps that never started (cancelled, or skipped after a failure). */
@@ -123,8 +132,8 @@ export function toStep(s: PlanStepRow) {
   return {
     id: s.id, planId: s.planId, position: s.position, stage: s.stage, action: s.action, serviceId: s.serviceId,
     deploymentId: s.deploymentId, serverId: s.serverId, containerName: s.containerName, status: s.status,
-    imageTag: s.imageTag, previousImageTag: s.previousImageTag, mode: s.mode, log: s.log, error: s.error,
-    rollbackError: s.rollbackError, startedAt: s.startedAt, finishedAt: s.finishedAt,
+    imageTag: s.imageTag, previousImageTag: s.previousImageTag, revision: s.revision ?? null, previousRevision: s.previousRevision ?? null,
+    mode: s.mode, log: s.log, error: s.error, rollbackError: s.rollbackError, startedAt: s.startedAt, finishedAt: s.finishedAt,
     durationMs: s.startedAt && s.finishedAt ? new Date(s.finishedAt).getTime() - new Date(s.startedAt).getTime() : null,
   };
 }

@@ -37,6 +37,13 @@ export interface ServiceRow {
   conditions: Condition[];
   status: Record<string, unknown>;
   source: Record<string, unknown>;
+  /** The revision the spec asks for (the newest accepted), null before the first rollout. */
+  desiredRevision: number | null;
+  /** The newest revision that fully succeeded: the last good state heal falls back to. */
+  currentRevision: number | null;
+  /** The desired revision when its rollout failed (heal never retries it), and why. */
+  failedRevision: number | null;
+  failedReason: string | null;
   createdAt: Date;
   updatedAt: Date;
 }
@@ -135,6 +142,12 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     return n > 0;
   }
 
+  /** Which revision is desired, current (last good) and failed: status, never a generation bump. */
+  async recordRevisions(id: string, values: Partial<Pick<ServiceRow, 'desiredRevision' | 'currentRevision' | 'failedRevision' | 'failedReason'>>,
+    trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where('id', id).update(values as never);
+  }
+
   /** Observed status: conditions and the generation they describe (never a generation bump). */
   async recordConditions(id: string, conditions: Condition[], observedGeneration?: number, trx?: Knex.Transaction): Promise<void> {
     await this.q(trx).where('id', id).update({
@@ -157,7 +170,10 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
     healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, generation: s.generation,
-    observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source, createdAt: s.createdAt, updatedAt: s.updatedAt,
+    observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source,
+    desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
+    failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,
+    createdAt: s.createdAt, updatedAt: s.updatedAt,
     ...(deployments && { deployments: deployments.map(toDeployment) }),
   };
 }

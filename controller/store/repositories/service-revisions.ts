@@ -1,0 +1,104 @@
+import type { Knex } from 'knex';
+import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
+
+export type RevisionOutcome = 'pending' | 'succeeded' | 'failed' | 'superseded';
+
+export interface ServiceRevisionRow {
+  id: string;
+  serviceId: string;
+  environmentId: string;
+  revision: number;
+  /** The whole rendered spec (reconcilers/service/revision-spec.ts): never a secret value. */
+  spec: Record<string, unknown>;
+  specHash: string;
+  /** What asked for it: deploy, api (PATCH), manifest, webhook, auto-update, revert, … */
+  source: string;
+  createdBy: string | null;
+  outcome: RevisionOutcome;
+  /** Why it failed (the plan's error). */
+  reason: string | null;
+  /** A revert: the revision whose spec it restored. */
+  revertedFrom: number | null;
+  /** The plan that last rolled it out. */
+  planId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface NewRevision {
+  serviceId: string;
+  environmentId: string;
+  spec: Record<string, unknown>;
+  specHash: string;
+  source: string;
+  createdBy: string | null;
+  revertedFrom?: number | null;
+}
+
+/** service_revisions: numbered per service (1, 2, …), immutable but for their outcome. */
+export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRow> {
+  constructor(db: Knex) {
+    super(db, 'service_revisions');
+  }
+
+  async find(serviceId: string, revision: number, trx?: Knex.Transaction): Promise<ServiceRevisionRow | undefined> {
+    if (!isUuid(serviceId) || !Number.isSafeInteger(revision)) return undefined;
+    return (await this.q(trx).where({ serviceId, revision }).first()) as ServiceRevisionRow | undefined;
+  }
+
+  latest(serviceId: string, trx?: Knex.Transaction): Promise<ServiceRevisionRow | undefined> {
+    return this.q(trx).where({ serviceId }).orderBy('revision', 'desc').first() as Promise<ServiceRevisionRow | undefined>;
+  }
+
+  /**
+   * The next number of the service (the caller holds the service's row lock, so two requests
+   * never take the same one).
+   */
+  async append(r: NewRevision, trx: Knex.Transaction): Promise<ServiceRevisionRow> {
+    const [{ max }] = await this.q(trx).where({ serviceId: r.serviceId }).max({ max: 'revision' });
+    return this.insert({
+      ...r, spec: JSON.stringify(r.spec) as never, revision: Number(max ?? 0) + 1, revertedFrom: r.revertedFrom ?? null,
+    }, trx);
+  }
+
+  /** Newest first, without their specs (a list of 1,000 stays small). */
+  async page(serviceId: string, page: PageQuery): Promise<Page<Omit<ServiceRevisionRow, 'spec'>>> {
+    const columns = ['id', 'serviceId', 'environmentId', 'revision', 'specHash', 'source', 'createdBy', 'outcome', 'reason',
+      'revertedFrom', 'planId', 'createdAt', 'updatedAt', this.db.raw(`spec->'image'->>'tag' as image_tag`)];
+    const [rows, [{ count }]] = await Promise.all([
+      this.q().where({ serviceId }).select(columns as never).orderBy('revision', 'desc').limit(page.limit).offset(page.offset),
+      this.q().where({ serviceId }).count({ count: '*' }),
+    ]);
+    return { items: rows as never, total: Number(count), limit: page.limit, offset: page.offset };
+  }
+
+  /** Two revisions of one service with their specs (a diff). */
+  pair(serviceId: string, from: number, to: number): Promise<ServiceRevisionRow[]> {
+    return this.q().where({ serviceId }).whereIn('revision', [from, to]) as Promise<ServiceRevisionRow[]>;
+  }
+
+  /** A plan started rolling it out: pending again (a user may ask again for a revision that failed). */
+  async rollingOut(serviceId: string, revision: number, planId: string, trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where({ serviceId, revision }).update({ outcome: 'pending', reason: null, planId, updatedAt: this.db.fn.now() } as never);
+  }
+
+  async recordOutcome(serviceId: string, revision: number, outcome: RevisionOutcome, reason: string | null, trx?: Knex.Transaction): Promise<void> {
+    await this.q(trx).where({ serviceId, revision }).update({ outcome, reason, updatedAt: this.db.fn.now() } as never);
+  }
+
+  /**
+   * Keeps the newest `keep` revisions of the service and every revision in `pinned` (desired,
+   * current, failed, and those containers run); drops the rest. Returns how many were dropped.
+   */
+  async prune(serviceId: string, keep: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
+    const newest = this.q(trx).where({ serviceId }).orderBy('revision', 'desc').limit(keep).select('revision');
+    return this.q(trx).where({ serviceId }).whereNotIn('revision', newest).whereNotIn('revision', pinned.length ? pinned : [-1]).delete();
+  }
+}
+
+export function toRevisionSummary(r: Omit<ServiceRevisionRow, 'spec'> & { imageTag?: string | null }) {
+  return {
+    revision: r.revision, createdAt: r.createdAt, createdBy: r.createdBy, source: r.source, imageTag: r.imageTag ?? null,
+    specHash: r.specHash, outcome: r.outcome, reason: r.reason, revertedFrom: r.revertedFrom, planId: r.planId,
+  };
+}

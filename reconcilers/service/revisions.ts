@@ -1,0 +1,148 @@
+// Revisions as the entrance and the plan engine use them: a request's rendered spec becomes the
+// service's desired revision (a new number only when it differs from the newest), a plan's end
+// records its outcome (the newest that fully succeeded is current, a failed desired one is
+// failed), and old revisions beyond the environment's limit are dropped (never one that is
+// desired, current, failed or running on a server).
+import type { Services } from '../../controller/services.js';
+import type { Trx } from '../../controller/store/transaction.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import type { ServiceRow } from '../../controller/store/repositories/services.js';
+import type { DeploymentPlanRow } from '../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
+import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
+import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import { loadDesired, operationsOf } from '../deployment/load-desired.js';
+import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
+
+/**
+ * The revision a request would create: `service` as the request's transaction wrote it, each of
+ * its deployments rendered at `tag` with today's vars, secrets and config files. null: nothing
+ * can be rendered (no image).
+ */
+export async function renderRevisionSpec(s: Services, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<RevisionSpec | null> {
+  if (!service.containerImageId) return null;
+  const [image, sources, attachments, servers, operations] = await Promise.all([
+    s.containerImages.findById(service.containerImageId),
+    loadEnvSources(s.configStore.catalog, service.environmentId),
+    s.configStore.attachments.forServices([service.id]),
+    s.servers.withEnvironmentKeys(deployments.map((d) => d.serverId)),
+    operationsOf(s, service.environmentId),
+  ]);
+  if (!image) return null;
+  const fileNames = new Map((await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))
+    .flatMap((f) => (f ? [[f.id, f.name] as const] : [])));
+  const rendered = await Promise.all(deployments.map((d) => loadDesired(s, d, {
+    imageTag: tag, imageId: null, revision: null,
+    rows: { service, image, server: servers.find((x) => x.id === d.serverId), attachments, operations, sources },
+  })));
+  return revisionSpecOf({
+    image: { containerImageId: image.id, name: image.imageName, tag },
+    template: templateOf(service),
+    files: attachments.filter((a) => fileNames.has(a.configFileId)).map((a) => ({
+      attachmentId: a.id, configFileId: a.configFileId, configFileName: fileNames.get(a.configFileId)!, targetPath: a.targetPath, mode: a.mode,
+    })),
+    vars: sources.vars, secrets: sources.secrets, hashKey: s.configStore.hashKey,
+    rendered: rendered.flatMap((x) => (x ? [x.desired] : [])),
+  });
+}
+
+export interface AcceptedRevision { revision: number; imageTag: string; created: boolean }
+
+/**
+ * Under the service's row lock (the caller's transaction): the rendered spec becomes the desired
+ * revision, a new one when it differs from the newest. A request that asks again for a revision
+ * that failed is a new attempt: its failure is cleared until this rollout ends.
+ */
+export async function acceptRevision(s: Services, service: ServiceRow, tag: string,
+  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean }, trx: Trx): Promise<AcceptedRevision | null> {
+  const { retryFailed, ...meta } = o;
+  const deployments = await s.deployments.listByService(service.id, trx);
+  const spec = await renderRevisionSpec(s, service, deployments, tag);
+  if (!spec) return null;
+  const specHash = revisionHash(spec);
+  const latest = await s.revisions.latest(service.id, trx);
+  const row = latest?.specHash === specHash ? latest
+    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, trx);
+  const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
+  await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
+  if (row !== latest) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, trx);
+  return { revision: row.revision, imageTag: tag, created: row !== latest };
+}
+
+async function pruneRevisions(s: Services, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
+  const { revisionHistoryLimit } = await s.settings.get<{ revisionHistoryLimit: number }>(svc.environmentId, 'operations', trx);
+  const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
+  await s.revisions.prune(svc.id, revisionHistoryLimit, pinned, trx);
+}
+
+/** The spec of one revision, or undefined. */
+export async function revisionSpec(s: Services, serviceId: string, revision: number | null): Promise<RevisionSpec | undefined> {
+  if (revision == null) return undefined;
+  const row = await s.revisions.find(serviceId, revision);
+  return row ? (row.spec as unknown as RevisionSpec) : undefined;
+}
+
+/**
+ * A plan ended: the revisions it rolled out get their outcome. Succeeded: the revision is the
+ * service's current one once every deployment of the service runs it. Failed (rolled back or
+ * not): a desired revision that failed is the service's failed one, with the plan's error.
+ * Superseded: a newer request owns the service now. Heals restore what is already desired or
+ * current and change no outcome.
+ */
+export async function recordPlanOutcome(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<void> {
+  if (plan.trigger === 'drift-heal') return;
+  const byService = new Map<string, number>();
+  for (const st of steps) if (st.serviceId && st.revision != null) byService.set(st.serviceId, st.revision);
+  for (const [serviceId, revision] of byService) {
+    await s.transaction(async (trx) => {
+      const [svc] = await s.services.lockForUpdate([serviceId], trx);
+      if (!svc) return;
+      if (plan.status === 'succeeded') {
+        const deployments = await s.deployments.listByService(serviceId, trx);
+        if (deployments.some((d) => d.imageTag && d.revision !== revision)) return;
+        await s.revisions.recordOutcome(serviceId, revision, 'succeeded', null, trx);
+        if (svc.desiredRevision !== revision) return;
+        await s.services.recordRevisions(serviceId, { currentRevision: revision, failedRevision: null, failedReason: null }, trx);
+      } else if (plan.status === 'cancelled') {
+        if (plan.supersededBy && svc.desiredRevision !== revision) await s.revisions.recordOutcome(serviceId, revision, 'superseded', `superseded by plan ${plan.supersededBy}`, trx);
+      } else if (plan.status === 'failed' || plan.status === 'rolled_back' || plan.status === 'rollback_failed') {
+        const reason = (plan.error ?? 'the rollout failed').replace(/; (rolled back|rolling back|some deployments could not be rolled back)$/, '');
+        await s.revisions.recordOutcome(serviceId, revision, 'failed', reason, trx);
+        if (svc.desiredRevision === revision) await s.services.recordRevisions(serviceId, { failedRevision: revision, failedReason: reason }, trx);
+      }
+    });
+  }
+}
+
+/**
+ * A manual rollback is a request for what it restored: each service whose rolled-back steps all
+ * went back to one revision desires that revision again (its template and tag written back).
+ * Steps from before revisions existed carry only a tag: the tag is written back.
+ */
+export async function restoreDesiredAfterRollback(s: Services, steps: PlanStepRow[]): Promise<void> {
+  const byService = new Map<string, PlanStepRow[]>();
+  for (const st of steps.filter((x) => x.serviceId && x.status === 'rolled_back')) byService.set(st.serviceId!, [...byService.get(st.serviceId!) ?? [], st]);
+  for (const [serviceId, list] of byService) {
+    const revisions = new Set(list.map((x) => x.previousRevision));
+    const tags = new Set(list.map((x) => x.previousImageTag));
+    const [revision] = [...revisions];
+    const [tag] = [...tags];
+    const row = revisions.size === 1 && revision != null ? await s.revisions.find(serviceId, revision) : undefined;
+    if (row) {
+      await writeRevisionAsDesired(s, serviceId, row);
+    } else if (tags.size === 1 && tag) {
+      await s.services.writeDesiredTag(serviceId, tag);
+    }
+  }
+}
+
+async function writeRevisionAsDesired(s: Services, serviceId: string, row: ServiceRevisionRow): Promise<void> {
+  const spec = row.spec as unknown as RevisionSpec;
+  await s.transaction(async (trx) => {
+    const [svc] = await s.services.lockForUpdate([serviceId], trx);
+    if (!svc) return;
+    const { changed } = await s.services.updateSpec(svc, { ...spec.template, imageTag: spec.image.tag, containerImageId: spec.image.containerImageId }, trx);
+    if (changed.length) await s.deployments.bumpGenerationOfServices([serviceId], trx);
+    await s.services.recordRevisions(serviceId, { desiredRevision: row.revision, currentRevision: row.revision, failedRevision: null, failedReason: null }, trx);
+  });
+}
