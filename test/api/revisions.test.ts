@@ -1,0 +1,193 @@
+// The revision routes against a real service and database. The server cannot be reached
+// (127.0.0.1 port 1): every rollout fails, which is enough to see revisions accepted, listed,
+// diffed, reverted and failed (what runs on servers is tested on the fleet: test/e2e/deploy/revisions.test.ts).
+import { expect } from 'chai';
+import { newSshKeyPair } from '../support/ssh-key.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import type { Services } from '../../controller/services.js';
+import { until } from '../support/until.js';
+
+describe('service revision routes', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let s: Services;
+  let admin: HttpClient;
+  let operator: HttpClient;
+  let viewer: HttpClient;
+  let envId: string;
+  let serviceId: string;
+  let imageId: string;
+  const SECRET = 'sup3r-secret-value-never-shown';
+  let secretId: string;
+
+  const ended = (planId: string) => until(`plan ${planId} to end`, async () => {
+    const p = (await admin.get(`/api/deployment-plans/${planId}`)).body;
+    return !['pending', 'running', 'rolling_back'].includes(p.status) && p;
+  }, { timeoutMs: 30_000, everyMs: 100 });
+
+  before(async () => {
+    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
+    s = svc.services;
+    admin = await bootstrapAdmin(svc.http);
+    operator = (await userWithRole(admin, 'operator')).client;
+    viewer = (await userWithRole(admin, 'viewer')).client;
+    envId = (await createEnvironment(admin)).id;
+    await s.db('environments').where({ id: envId }).update({ sshPrivateKeySealed: s.secretBox.seal(newSshKeyPair().private) });
+    const serverId = (await s.servers.insert({ environmentId: envId, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never)).id;
+    imageId = (await s.containerImages.insert({ environmentId: envId, imageName: 'registry.test:5000/acme/web' } as never)).id;
+    const secret = await admin.post(`/api/environments/${envId}/secrets`, { key: 'DB_PASSWORD', value: SECRET });
+    expect(secret.status, secret.text).to.equal(201);
+    secretId = secret.body.id;
+    const service = await s.services.create(envId, { name: 'web', containerImageId: imageId, imageTag: 'v1', env: { DB_URL: 'pg://app:${DB_PASSWORD}@db', MODE: 'a' } });
+    serviceId = service.id;
+    await s.deployments.create(serviceId, envId, { serverId, containerName: 'web-1' });
+  });
+  after(() => svc.stop());
+
+  it('accepts each deploy as a revision (a new number only when the spec differs) and lists them newest first', async () => {
+    const one = await operator.post(`/api/services/${serviceId}/deploy`, {});
+    expect(one.status, one.text).to.equal(202);
+    expect(one.body.steps.map((x: { revision: number }) => x.revision)).to.deep.equal([1]);
+    await ended(one.body.id);
+    const two = await operator.post(`/api/services/${serviceId}/deploy`, { imageTag: 'v2' });
+    await ended(two.body.id);
+    // the same spec again is the same revision, asked for again
+    const again = await operator.post(`/api/services/${serviceId}/deploy`, { imageTag: 'v2' });
+    expect(again.body.steps[0].revision).to.equal(2);
+    await ended(again.body.id);
+    const list = await viewer.get(`/api/services/${serviceId}/revisions`);
+    expect(list.status, list.text).to.equal(200);
+    expect(list.body).to.include({ total: 2, limit: 25, offset: 0 });
+    expect(list.body.items.map((r: { revision: number; imageTag: string; source: string; outcome: string }) => [r.revision, r.imageTag, r.source, r.outcome]))
+      .to.deep.equal([[2, 'v2', 'deploy', 'failed'], [1, 'v1', 'deploy', 'failed']]);
+    expect(list.body.items[0].reason).to.match(/nowhere/);
+    expect(list.body.items[0]).to.not.have.property('spec');
+    // the first deploy never succeeded: no last good revision
+    const service = (await viewer.get(`/api/services/${serviceId}`)).body;
+    expect(service).to.include({ desiredRevision: 2, currentRevision: null });
+    expect(service.failedRevision.revision).to.equal(2);
+    expect(service.failedRevision.reason).to.match(/nowhere/);
+  });
+
+  it('shows one revision with its rendered spec: secrets as references and versions, never the value', async () => {
+    const res = await viewer.get(`/api/services/${serviceId}/revisions/1`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ revision: 1, imageTag: 'v1', source: 'deploy' });
+    expect(res.text).to.not.include(SECRET);
+    expect(res.body.spec.secrets.DB_PASSWORD).to.match(/^v[0-9a-f]{12}$/);
+    expect(res.body.spec.deployments[0].env.DB_URL).to.match(/^pg:\/\/app:\$\{secret:DB_PASSWORD@v[0-9a-f]{12}\}@db$/);
+    for (const bad of ['0', '99', 'abc', '1.5', '01']) {
+      const r = await viewer.get(`/api/services/${serviceId}/revisions/${bad}`);
+      expect(r.status, bad).to.equal(404);
+      expect(r.body.code).to.equal('NOT_FOUND');
+    }
+  });
+
+  it('diffs two revisions by path and as a unified diff; a changed secret shows as changed, not its value', async () => {
+    const res = await viewer.get(`/api/services/${serviceId}/revisions/diff?from=1&to=2`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ from: 1, to: 2 });
+    expect(res.body.changes).to.deep.include({ path: 'image.tag', from: 'v1', to: 'v2' });
+    expect(res.body.unified).to.match(/^-\s+tag: v1$/m);
+    const rotate = await admin.patch(`/api/secrets/${secretId}`, { value: 'another-secret-value' });
+    expect(rotate.status, rotate.text).to.equal(200);
+    const rotated = await operator.post(`/api/services/${serviceId}/deploy`, {});
+    expect(rotated.body.steps[0].revision).to.equal(3);
+    await ended(rotated.body.id);
+    const diff = await viewer.get(`/api/services/${serviceId}/revisions/diff?from=2&to=3`);
+    expect(diff.body.changes.map((c: { path: string }) => c.path)).to.include('secrets.DB_PASSWORD');
+    expect(diff.text).to.not.include(SECRET).and.not.include('another-secret-value');
+    expect((await viewer.get(`/api/services/${serviceId}/revisions/diff?from=1`)).body).to.include({ code: 'VALIDATION_ERROR', field: 'to' });
+    expect((await viewer.get(`/api/services/${serviceId}/revisions/diff?from=1&to=42`)).status).to.equal(404);
+    expect((await viewer.get(`/api/services/${serviceId}/revisions/diff?from=0&to=1`)).status).to.equal(400);
+  });
+
+  it('reverts through the entrance (a new revision naming the old one, a plan), and only for operators', async () => {
+    expect((await viewer.post(`/api/services/${serviceId}/revisions/1/revert`, {})).status).to.equal(403);
+    expect((await operator.post(`/api/services/${serviceId}/revisions/77/revert`, {})).status).to.equal(404);
+    const res = await operator.post(`/api/services/${serviceId}/revisions/1/revert`, {});
+    expect(res.status, res.text).to.equal(202);
+    expect(res.body).to.include({ trigger: 'revert', name: 'revert web to revision 1' });
+    expect(res.body.steps[0]).to.include({ revision: 4, imageTag: 'v1' });
+    await ended(res.body.id);
+    const r4 = (await viewer.get(`/api/services/${serviceId}/revisions/4`)).body;
+    expect(r4).to.include({ source: 'revert', revertedFrom: 1, imageTag: 'v1' });
+    const service = (await viewer.get(`/api/services/${serviceId}`)).body;
+    expect(service).to.include({ imageTag: 'v1', desiredRevision: 4 });
+  });
+
+  it('refuses a revert that would change a field a manifest owns, naming the file, and writes nothing', async () => {
+    await s.db('services').where({ id: serviceId }).update({ source: JSON.stringify({ kind: 'manifest', path: 'web.yaml', fields: ['imageTag'] }) });
+    try {
+      const before = await s.db('service_revisions').where({ serviceId }).count({ n: '*' });
+      const res = await operator.post(`/api/services/${serviceId}/revisions/2/revert`, {});
+      expect(res.status, res.text).to.equal(409);
+      expect(res.body.message).to.match(/imageTag of web is managed by the manifest web\.yaml/);
+      expect(await s.db('service_revisions').where({ serviceId }).count({ n: '*' })).to.deep.equal(before);
+      expect((await s.services.findById(serviceId))!.imageTag).to.equal('v1');
+    } finally {
+      await s.db('services').where({ id: serviceId }).update({ source: JSON.stringify({}) });
+    }
+  });
+
+  it('a PATCH of a deployed service moves its generation with its deployments and rolls out as a revision; a rename does not', async () => {
+    const before = (await s.services.findById(serviceId))!;
+    const [dep] = await s.deployments.listByService(serviceId);
+    await s.deployments.recordObserved(dep!.id, { imageTag: 'v1' });
+    const res = await operator.patch(`/api/services/${serviceId}`, { env: { DB_URL: 'pg://app:${DB_PASSWORD}@db', MODE: 'b' } });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.desiredRevision).to.equal(5);
+    const plan = await s.db('deployment_plans').where({ environmentId: envId }).orderBy('createdAt', 'desc').first();
+    expect(plan).to.include({ trigger: 'api' });
+    const steps = await s.db('plan_steps').where({ planId: plan.id });
+    expect(steps.map((x) => x.revision)).to.deep.equal([5]);
+    await ended(plan.id);
+    const after = (await s.services.findById(serviceId))!;
+    const depAfter = (await s.deployments.findById(dep!.id))!;
+    expect(after.generation).to.be.greaterThan(before.generation);
+    expect(depAfter.generation).to.be.greaterThan(dep!.generation);
+    const plans = await s.db('deployment_plans').where({ environmentId: envId }).count({ n: '*' });
+    const rename = await operator.patch(`/api/services/${serviceId}`, { name: 'web-renamed' });
+    expect(rename.status).to.equal(200);
+    expect(await s.db('deployment_plans').where({ environmentId: envId }).count({ n: '*' })).to.deep.equal(plans);
+    expect(rename.body.desiredRevision).to.equal(5);
+  });
+
+  it('refuses a manual rollback while a newer plan runs for the same service, naming it', async () => {
+    const failed = await operator.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId }], autoRollback: false, execute: true });
+    expect(failed.status, failed.text).to.equal(201);
+    const older = await ended(failed.body.id);
+    expect(older.status).to.equal('failed');
+    const [dep] = await s.deployments.listByService(serviceId);
+    const running = await s.transaction(async (trx) => {
+      const p = await s.plans.repo.create({ environmentId: envId, name: 'a newer deploy', trigger: 'deploy', items: JSON.stringify([{ serviceId }]) as never }, trx);
+      await s.plans.steps.insertForPlan(p.id, [{ stage: 0, serviceId, deploymentId: dep!.id, serverId: dep!.serverId, containerName: 'web-1', imageTag: 'v9' }], trx);
+      return p;
+    });
+    await s.db('deployment_plans').where({ id: running.id }).update({ status: 'running' });
+    try {
+      const res = await operator.post(`/api/deployment-plans/${older.id}/rollback`, {});
+      expect(res.status, res.text).to.equal(409);
+      expect(res.body.message).to.equal(`plan "a newer deploy" (${running.id}) is running for the same services`);
+      expect((await s.plans.repo.findById(older.id))!.status).to.equal('failed');
+    } finally {
+      await s.db('deployment_plans').where({ id: running.id }).update({ status: 'cancelled' });
+    }
+  });
+
+  it('keeps the newest revisions up to the limit, never one that is desired, current, failed or running', async () => {
+    await s.settings.patch(envId, 'operations', { revisionHistoryLimit: 2 });
+    const [dep] = await s.deployments.listByService(serviceId);
+    await s.deployments.recordObserved(dep!.id, { revision: 1 });
+    for (const mode of ['c', 'd', 'e']) {
+      const r = await operator.patch(`/api/services/${serviceId}`, { env: { DB_URL: 'x', MODE: mode } });
+      expect(r.status, r.text).to.equal(200);
+      await ended((await s.db('deployment_plans').where({ environmentId: envId }).orderBy('createdAt', 'desc').first()).id);
+    }
+    const kept = (await s.db('service_revisions').where({ serviceId }).orderBy('revision')).map((r) => r.revision);
+    // 8 is desired (and failed), 7 the one before it; 1 runs on the server
+    expect(kept).to.deep.equal([1, 7, 8]);
+  });
+});
