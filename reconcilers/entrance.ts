@@ -207,6 +207,26 @@ export async function requestRevert(s: Services, service: ServiceRow, revision: 
   return finishRequest(s, plan, o.wait);
 }
 
+/**
+ * POST …/deployments/{depId}/heal (the dashboard's Heal): what drift heal does, for one
+ * deployment, now: its container back to what is desired, or to the last good revision while the
+ * desired one has failed. Refused (409, with the reason) when there is nothing to heal or when a
+ * heal would only retry a failed revision.
+ */
+export async function requestHeal(s: Services, service: ServiceRow, deployment: { id: string; containerName: string; imageTag: string | null }): Promise<DeploymentPlanRow> {
+  if (service.failedRevision != null && service.failedRevision === service.desiredRevision && !inFallback(service)) {
+    throw conflict(`r${service.failedRevision} of ${service.name} failed and no earlier revision succeeded: a heal would only retry it`,
+      'Deploy another tag or revert to a revision');
+  }
+  if (!deployment.imageTag) throw conflict(`${deployment.containerName} was never deployed: deploy it instead`);
+  const plan = await requestConvergence(s, {
+    environmentId: service.environmentId, name: `heal ${deployment.containerName}`, trigger: 'drift-heal',
+    items: [{ serviceId: service.id, deploymentIds: [deployment.id] }],
+  });
+  if (!plan) throw conflict(`${deployment.containerName} already runs what it should; nothing to heal`);
+  return plan;
+}
+
 /** A revert that would change a field a manifest sets is refused, naming the file. */
 function assertNotManifestOwned(svc: ServiceRow, values: ServiceSpec): void {
   const source = svc.source as { kind?: string; path?: string; fields?: string[] };

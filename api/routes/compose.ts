@@ -11,6 +11,7 @@ import { assertDefinesContainer, parseCompose } from '../../controller/deploy/co
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
+import { changeServiceSpec } from '../../reconcilers/entrance.js';
 
 const composeRead = object({ serviceId: uuid, composeTemplate: nullable(str()), generated: bool }, ['serviceId', 'composeTemplate', 'generated']);
 const composePreview = object({
@@ -47,7 +48,7 @@ export default function composeRoutes(s: Services) {
           assertDefinesContainer(parseCompose(filled, 'composeTemplate'), containerName, 'composeTemplate');
         }
         if (!deployments.length) parseCompose(body.composeTemplate.replace(/\{\{\s*\w+\s*\}\}/g, 'x'), 'composeTemplate');
-        const { row } = await s.services.updateSpec(resource, { composeTemplate: body.composeTemplate });
+        const { row } = await changeServiceSpec(s, resource, { composeTemplate: body.composeTemplate }, ctx.state.actor!.name);
         ctx.state.audit = { resourceType: 'services', details: { fields: ['composeTemplate'] } };
         return { serviceId: row.id, composeTemplate: row.composeTemplate, generated: false };
       },
@@ -57,7 +58,7 @@ export default function composeRoutes(s: Services) {
       method: 'DELETE', path: '/api/services/{id}/compose', operationId: 'deleteServiceCompose', tag: 'services', access: 'operator',
       summary: 'Remove the compose template (the generator writes the document again)', load, status: 204,
       async handler(ctx, { resource }) {
-        await s.services.updateSpec(resource, { composeTemplate: null });
+        await changeServiceSpec(s, resource, { composeTemplate: null }, ctx.state.actor!.name);
         ctx.state.audit = { resourceType: 'services', details: { fields: ['composeTemplate'] } };
         return undefined;
       },

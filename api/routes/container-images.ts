@@ -10,6 +10,7 @@ import { containerImage } from '../../controller/kinds/container-image.js';
 import { digestSchema } from './catalog-schemas.js';
 import { checkImageSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
+import { changeServiceSpec } from '../../reconcilers/entrance.js';
 
 const containerImageSchemas = containerImage.schemas!;
 
@@ -100,7 +101,7 @@ export default function containerImageRoutes(s: Services) {
         if (!service || service.environmentId !== resource.environmentId) {
           throw validationError('serviceId names no service of this environment', 'serviceId');
         }
-        const { changed } = await s.services.updateSpec(service, { containerImageId: resource.id });
+        const { changed } = await changeServiceSpec(s, service, { containerImageId: resource.id }, ctx.state.actor!.name);
         ctx.state.audit = { details: { serviceId: service.id, serviceName: service.name, changed: changed.length > 0 } };
         return detail(resource);
       },

@@ -4,7 +4,7 @@ import type { Services } from '../../controller/services.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toHistoryRecord, toStep } from '../../controller/store/repositories/plan-steps.js';
 import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
-import { requestDeploy } from '../../reconcilers/entrance.js';
+import { requestDeploy, requestHeal } from '../../reconcilers/entrance.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
 import { findContainer } from '../../controller/deploy/find-container.js';
 import { fetchLogs, followLogs, type LogLine } from '../../controller/deploy/container-logs.js';
@@ -53,6 +53,19 @@ export default function deployRoutes(s: Services) {
         const plan = await requestDeploy(s, { ...input, wait: query.wait });
         ctx.state.audit = { resourceType: 'deployments', resourceId: resource.deployment.id, environmentId: resource.service.environmentId, details: { planId: plan.id } };
         return result(query.wait ? 200 : 202, await withSteps(plan.id));
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/services/{id}/deployments/{depId}/heal', operationId: 'healServiceDeployment', tag: 'services',
+      access: 'operator', summary: 'Converge one drifted deployment now, as drift heal does (202 with the plan)',
+      description: 'Its container goes back to what is desired, or to the last good revision while the desired one has failed. '
+        + '409 when it already matches, or when a heal would only retry a failed revision.',
+      load: serviceDeploymentOf(s), status: 202, response: planRead, errors: [409],
+      async handler(ctx, { resource }) {
+        const plan = await requestHeal(s, resource.service, resource.deployment);
+        ctx.state.audit = { resourceType: 'deployments', resourceId: resource.deployment.id, environmentId: resource.service.environmentId, details: { planId: plan.id } };
+        return result(202, await withSteps(plan.id));
       },
     }),
 

@@ -3,6 +3,7 @@ import type { Services } from '../../controller/services.js';
 import { notFound } from '../../controller/errors/app-error.js';
 import { driftOf, driftReport } from '../../reconcilers/deployment/drift.js';
 import { route } from '../http/route.js';
+import { fallbackNote } from '../../reconcilers/service/fallback.js';
 import { environmentOf } from './loaders.js';
 import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 
@@ -15,11 +16,18 @@ const driftItem = object({
   action: nullable(enumOf('none', 'create', 'start', 'recreate', 'conflict')),
   actions: arrayOf(object({ type: enumOf('redeploy'), deploymentId: uuid, field: str(), reason: str(), message: str() }, ['type', 'deploymentId', 'field', 'reason', 'message'])),
   error: str(),
+  revisionNote: nullable(str({ description: 'When the desired revision failed: "running r7 (last good); r8 failed: …"' })),
 }, ['deploymentId', 'serviceId', 'serverId', 'containerName', 'drifted', 'action', 'actions']);
 const report = { checkedAt: timestamp, drifted: int(0), unreachable: int(0), degraded: int(0), items: arrayOf(driftItem) };
 const reportRequired = ['checkedAt', 'drifted', 'unreachable', 'degraded', 'items'];
 const serverDrift: Schema = object({ serverId: uuid, ...report }, ['serverId', ...reportRequired]);
 const environmentDrift: Schema = object({ environmentId: uuid, driftPolicy: str(), ...report }, ['environmentId', 'driftPolicy', ...reportRequired]);
+
+/** Each item says when its service's desired revision failed and which last good one is the target. */
+async function withRevisionNotes<T extends { items: Array<{ serviceId: string }> }>(s: Services, report: T): Promise<T> {
+  const services = new Map((await s.services.findByIds([...new Set(report.items.map((i) => i.serviceId))])).map((x) => [x.id, x]));
+  return { ...report, items: report.items.map((i) => ({ ...i, revisionNote: services.has(i.serviceId) ? fallbackNote(services.get(i.serviceId)!) : null })) };
+}
 
 export default function driftRoutes(s: Services) {
   return [
@@ -33,7 +41,7 @@ export default function driftRoutes(s: Services) {
       },
       async handler(_ctx, { resource }) {
         const deployments = await s.deployments.listByServer(resource.id);
-        return { serverId: resource.id, ...driftReport(await driftOf(s, deployments)) };
+        return { serverId: resource.id, ...(await withRevisionNotes(s, driftReport(await driftOf(s, deployments)))) };
       },
     }),
 
@@ -43,7 +51,7 @@ export default function driftRoutes(s: Services) {
       async handler(_ctx, { params }) {
         const deployments = await s.deployments.listByEnvironment(params.envId);
         const ops = await s.settings.get<{ driftPolicy: string }>(params.envId, 'operations');
-        return { environmentId: params.envId, driftPolicy: ops.driftPolicy, ...driftReport(await driftOf(s, deployments)) };
+        return { environmentId: params.envId, driftPolicy: ops.driftPolicy, ...(await withRevisionNotes(s, driftReport(await driftOf(s, deployments)))) };
       },
     }),
   ];

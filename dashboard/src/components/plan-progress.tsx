@@ -41,7 +41,7 @@ export function PlanProgress({ planId, initial }: { planId: string; initial?: an
       {can(me, 'operator') && (
         <div class="actions">
           {active && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/cancel`)))}>Cancel plan</button>}
-          {!active && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/rollback`)))}>Roll back</button>}
+          {!active && plan.status !== 'rolled_back' && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/rollback`)))}>Roll back</button>}
         </div>
       )}
       <ErrorNote error={action.error} />

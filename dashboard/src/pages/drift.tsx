@@ -43,11 +43,12 @@ export function DriftPage({ params }: { params: Record<string, string> }) {
                   : i.drifted ? <ul class="plain">{i.actions.map((a: any) => <li><span class="badge warn">{a.reason}</span> {a.message}</li>)}</ul>
                     : <span class="badge good">in sync</span>}
                 {i.degraded && <p class="error">{i.degraded.reason}: {i.degraded.message}</p>}
+                {i.revisionNote && <p class="reason" data-testid="revision-note">{i.revisionNote}</p>}
               </td>
               {can(me, 'operator') && (
                 <td>{i.drifted && (
                   <button type="button" disabled={heal.busy} onClick={() => heal.run(async () => {
-                    setPlanId((await post(`/api/services/${i.serviceId}/deployments/${i.deploymentId}/deploy`, {})).id);
+                    setPlanId((await post(`/api/services/${i.serviceId}/deployments/${i.deploymentId}/heal`, {})).id);
                   })}>Heal<span class="sr-only"> {i.containerName}</span></button>
                 )}</td>
               )}

@@ -112,6 +112,24 @@ describe('dashboard in a real browser (e2e)', function () {
     expect(await containerImage('s1', container)).to.match(/web:v2 running$/);
   });
 
+  it('lists the revisions with their outcome, diffs one with the one before and reverts to the first', async () => {
+    await page.goto(`${w.svc.url}/env/${w.envId}/services/${web.service.id}`);
+    await page.getByRole('heading', { name: 'Revisions' }).waitFor();
+    // v1, v2, the failed v77: the failure is named and the last good one marked
+    expect(await page.locator('tr[data-revision]').evaluateAll((rows) => rows.map((r) => r.getAttribute('data-revision')))).to.deep.equal(['3', '2', '1']);
+    expect(await page.locator('tr[data-revision="3"]').innerText()).to.match(/v77[\s\S]*failed/);
+    expect(await page.locator('tr[data-revision="2"]').innerText()).to.include('last good');
+    expect(await page.getByTestId('revisions-line').innerText()).to.match(/r3 failed: .*v77/);
+    await page.locator('tr[data-revision="2"]').getByRole('button', { name: 'Diff with r1' }).click();
+    await page.locator('.diff', { hasText: 'image.tag' }).waitFor();
+    expect(await page.locator('.diff').innerText()).to.include('"v1" → "v2"');
+    await shot(page, 'service-revisions');
+    await page.locator('tr[data-revision="1"]').getByRole('button', { name: 'Revert to r1' }).click();
+    await page.locator('[data-plan] h3 [data-plan-status="succeeded"]').waitFor();
+    expect(await containerImage('s1', container)).to.match(/web:v1 running$/);
+    await page.locator('tr[data-revision="4"]', { hasText: 'revert of r1' }).waitFor();
+  });
+
   it('previews a config file redacted, shows its diff and syncs it to the server with the button', async () => {
     // where the deployment's copy lives on the server (a deploy writes it too), read back through
     // the fleet's own access; a new value of the var is what the sync must bring
@@ -152,7 +170,7 @@ describe('dashboard in a real browser (e2e)', function () {
     await userWithRole(w.admin, 'viewer', 'viewer@example.test');
     const viewer = await browser.newContext({ bypassCSP: true });
     const p = await signIn(viewer, 'viewer@example.test');
-    const forbidden = /deploy|heal|sync|roll back|cancel|preview/i;
+    const forbidden = /deploy|heal|sync|roll back|revert|cancel|preview/i;
     expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
     await p.getByRole('link', { name: 'web', exact: true }).click();
     await p.getByRole('heading', { name: 'Deployments' }).waitFor();
