@@ -24,7 +24,10 @@ const ROOT = new URL('../..', import.meta.url).pathname;
  * What the service is built and run from: bin/server-bundle.js bundles controller/, reconcilers/
  * and api/ (which serves dashboard/); manifests-schema/ is generated from the kinds.
  */
-const COPIED = ['bin', 'controller', 'api', 'reconcilers', 'dashboard', 'manifests-schema', 'package.json', 'tsconfig.json'];
+const COPIED = ['bin', 'controller', 'api', 'reconcilers', 'dashboard', 'manifests-schema', 'package.json', 'tsconfig.json',
+  'test', '.mocharc.json']; // and the tests that hold kind lists, run from the copy too
+/** The unit tests that check every kind (their lists of kinds come from the descriptors). */
+const KIND_TESTS = ['test/unit/kinds/descriptors.test.ts', 'test/unit/manifests/load.test.ts', 'test/unit/manifests-schema/build.test.ts'];
 
 /** The three files of a plain kind (docs/kinds.md, "Adding a kind"), for `Widget`. */
 const DESCRIPTOR = `import type { KindDescriptor } from './kind.js';
@@ -205,6 +208,17 @@ describe('a new plain kind: its descriptor, migration and line in the kinds list
     expect(applied.status, applied.text).to.equal(200);
     const items = (await admin.get(`/api/environments/${envId}/widgets?limit=200`)).body.items;
     expect(items.find((w: any) => w.name === 'from-git')).to.include({ color: 'green', size: 7 });
+  });
+
+  it('tests: the unit tests over every kind pass in the copy with no line about Widget', async function () {
+    this.timeout(90_000); // one mocha process loading every route through tsx
+    const { DATABASE_URL: _db, NODE_OPTIONS: _loader, ...env } = process.env;
+    const out = await run(process.execPath, ['node_modules/mocha/bin/mocha.js', '--reporter', 'spec', ...KIND_TESTS], { cwd: copy, env })
+      .then((r) => r.stdout, (e: { stdout: string; stderr: string }) => `${e.stdout}\n${e.stderr}`);
+    expect(out, out).to.match(/^\s+\d+ passing/m);
+    expect(out, out).not.to.match(/failing/);
+    // the kinds' lists took Widget in: its own case of the per-kind checks ran and passed
+    expect(out, out).to.match(/✔ Widget: the routes validate with the descriptor's schemas/);
   });
 
   it('MCP: a list_widgets tool is listed and replays the widgets collection route', async () => {
