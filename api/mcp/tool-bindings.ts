@@ -1,8 +1,12 @@
+import { KINDS } from '../../controller/kinds/index.js';
+import { kindCollectionPath } from '../routes/kind-crud.js';
+
 /**
  * The MCP tools the interface spec names, each bound to the one API route it replays. Only the
  * name and the route live here: the input schema, the description, who may call it and whether
  * it writes all come from the route spec itself (tool-catalog.ts). A tool whose route is not in
  * the route table yet (databases, metrics, topology) is simply absent until the route lands.
+ * The kinds of the generic CRUD routes get theirs from their descriptors (KIND_TOOL_BINDINGS).
  */
 export interface ToolBinding {
   name: string;
@@ -24,6 +28,16 @@ function withoutVarValues(body: unknown): unknown {
 const read = (name: string, route: string, extra: Partial<ToolBinding> = {}): ToolBinding =>
   ({ name, routes: [`GET ${route}`], ...extra });
 const write = (name: string, route: string): ToolBinding => ({ name, routes: [`POST ${route}`] });
+
+/** 'external-entities' -> 'list_external_entities': the spec's names for the topology kinds. */
+export const kindListToolName = (path: string): string => `list_${path.replace(/-/g, '_')}`;
+
+/**
+ * One list tool for each kind the generic CRUD routes serve, bound to its collection route, so a
+ * new kind is never missing from MCP. Reads only: MCP offers no create, update or delete.
+ */
+export const KIND_TOOL_BINDINGS: ToolBinding[] = KINDS.filter((k) => k.api)
+  .map((k) => read(kindListToolName(k.api!.path), kindCollectionPath(k.api!)));
 
 export const TOOL_BINDINGS: ToolBinding[] = [
   // read tools
@@ -52,9 +66,8 @@ export const TOOL_BINDINGS: ToolBinding[] = [
   read('list_registries', '/api/environments/{envId}/registries'),
   read('get_registry', '/api/registries/{id}'),
   read('get_topology', '/api/environments/{envId}/topology', { argOfParam: { envId: 'environmentId' } }),
-  read('list_connections', '/api/connections'),
-  read('list_external_entities', '/api/environments/{envId}/external-entities'),
-  read('list_server_clusters', '/api/environments/{envId}/server-clusters'),
+  // list_server_clusters, list_external_entities, list_connections and any newer kind's
+  ...KIND_TOOL_BINDINGS,
   read('list_service_types', '/api/settings/service-types'),
   read('list_database_types', '/api/settings/database-types'),
   read('list_notifications', '/api/notifications'),

@@ -88,7 +88,11 @@ export function buildToolCatalog(specs: RouteSpec[], bindings: ToolBinding[] = T
   const byRoute = new Map(specs.map((s) => [`${s.method} ${s.path}`, s]));
   const tools: CatalogTool[] = [];
   const absent: ToolCatalog['absent'] = [];
+  const names = new Set<string>();
   for (const binding of bindings) {
+    // a kind's derived list tool named like a tool of the spec would hide one of them
+    if (names.has(binding.name)) throw new Error(`MCP tool ${binding.name} is bound twice`);
+    names.add(binding.name);
     const spec = binding.routes.map((r) => byRoute.get(r)).find(Boolean);
     if (spec) tools.push(toolOf(binding, spec));
     else absent.push({ name: binding.name, routes: binding.routes });

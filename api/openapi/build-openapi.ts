@@ -68,7 +68,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       if (responses[code]) continue; // the route describes this answer itself (alsoAnswers)
       responses[code] = { description: ERROR_TEXT[code] ?? 'Error', content: { 'application/json': { schema: errorRef } } };
     }
-    if (!TAGS[spec.tag]) throw new Error(`${spec.operationId}: tag '${spec.tag}' is not declared in api/openapi/tags.ts`);
+    if (!TAGS[spec.tag]) throw new Error(`${spec.operationId}: tag '${spec.tag}' is not declared in api/openapi/tags.ts (nor by a kind descriptor's api)`);
     paths[spec.path] ??= {};
     paths[spec.path][spec.method.toLowerCase()] = {
       operationId: spec.operationId,

@@ -1,6 +1,17 @@
+import { KINDS } from '../../controller/kinds/index.js';
+
+/**
+ * The tags of the kinds the generic CRUD routes serve (api/routes/kind-crud.ts), from their
+ * descriptors: named by the URL segment, described by `api.tagDescription` or the kind's
+ * `description`. A new kind's tag needs no line here.
+ */
+export const KIND_TAGS: Record<string, string> = Object.fromEntries(KINDS.filter((k) => k.api)
+  .map((k) => [k.api!.path, k.api!.tagDescription ?? k.description]));
+
 /**
  * The OpenAPI document's tags, in the order a reader meets them. Every tag a route uses must be
  * here: buildOpenApi refuses an undeclared one, so the document never lists an unexplained group.
+ * The routes' own groups are written here; the generic kinds' tags come from KIND_TAGS.
  */
 export const TAGS: Record<string, string> = {
   system: 'Health, this document, the CLI downloads and what the service knows about itself',
@@ -34,8 +45,6 @@ export const TAGS: Record<string, string> = {
   notifications: 'Notification channels, rules and the notification inbox',
   events: 'The live event stream',
   monitoring: 'Server samples (collected over SSH or posted by the agent), metrics, health checks and alerts',
-  'server-clusters': 'Groups of servers; deleting a cluster detaches its servers',
-  'external-entities': 'Things outside Stevedore that services talk to (a SaaS API, a payment provider)',
-  connections: 'Declared connections between topology nodes',
+  ...KIND_TAGS,
   topology: 'The environment\'s graph of servers, services, databases and external entities, its layout and Mermaid export',
 };

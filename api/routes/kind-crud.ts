@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../../controller/errors/app-error.js';
-import type { KindDescriptor } from '../../controller/kinds/kind.js';
+import type { KindApi, KindDescriptor } from '../../controller/kinds/kind.js';
 import type { Services } from '../../controller/services.js';
 import type { PageQuery } from '../../controller/store/repositories/base-repository.js';
 import { repositoryFor } from '../../controller/store/repositories/kind-repositories.js';
@@ -7,6 +7,13 @@ import { nounOf, type KindRow } from '../../controller/store/repositories/kind-r
 import { route, type RouteSpec } from '../http/route.js';
 import { listOf, paginationQuery, uuid } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
+
+/**
+ * The collection route of a kind with `api`: under its environment, or at /api/<path> with the
+ * environment in the query ('query'). The MCP list tool replays it too (api/mcp/tool-bindings.ts).
+ */
+export const kindCollectionPath = (api: KindApi): string =>
+  (api.collection === 'query' ? `/api/${api.path}` : `/api/environments/{envId}/${api.path}`);
 
 /** 'external-entities' -> 'ExternalEntities', for operation ids. */
 const pascal = (path: string) => path.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
@@ -28,7 +35,7 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
   const load = rowOf<KindRow>(repo, noun[0].toUpperCase() + noun.slice(1));
   const one = async (row: KindRow) => (await repo.present([row]))[0];
   const byQuery = api.collection === 'query';
-  const collection = byQuery ? `/api/${api.path}` : `/api/environments/{envId}/${api.path}`;
+  const collection = kindCollectionPath(api);
 
   /** The environment of a 'query' collection: named by the list's query or the create body. */
   const environment = async (id: string, missing: (m: string) => Error) => {

@@ -56,5 +56,5 @@ export const connection: KindDescriptor = {
       return { [`${field}Kind`]: end.kind, [`${field}Id`]: idOf(end.kind, end.name) };
     },
   },
-  api: { path: 'connections', collection: 'query' },
+  api: { path: 'connections', collection: 'query', tagDescription: 'Declared connections between topology nodes' },
 };

@@ -89,6 +89,8 @@ export interface KindApi {
    * 'query' at /api/<path>?environmentId= with `environmentId` in the create body.
    */
   collection?: 'environment' | 'query';
+  /** The description of its OpenAPI tag (named `path`); default: the kind's `description`. */
+  tagDescription?: string;
 }
 
 export interface KindDescriptor {

@@ -36,5 +36,5 @@ export const serverCluster: KindDescriptor = {
       servers: ctx.relatedOf('server_cluster_members', 'clusterId', row.id).map((m) => ctx.nameOf('Server', m.serverId)).sort(),
     }),
   },
-  api: { path: 'server-clusters' },
+  api: { path: 'server-clusters', tagDescription: 'Groups of servers; deleting a cluster detaches its servers' },
 };

@@ -5,14 +5,18 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { apiToken, startWithRoles, type RoleWorld } from '../support/fixtures.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { awayFromBucketEdge, connectMcp, toolJson, toolNames } from '../support/mcp-client.js';
+import { KINDS } from '../../controller/kinds/index.js';
 
 // Written out from the interface spec (MCP endpoint), not imported from the code under test.
 const WRITE_TOOLS = ['deploy_service', 'execute_deployment_plan', 'restart_deployment', 'rollback_deployment_plan',
   'run_database_backup', 'sync_config_file', 'refresh_server_health', 'execute_sync_batch'];
 const ADMIN_TOOLS = ['get_environment_settings', 'list_service_accounts', 'list_api_tokens'];
+// The list tool of each kind the generic CRUD routes serve under an environment: `list_` and its
+// path (list_external_entities, list_server_clusters), from the descriptors, so a new kind counts.
+const KIND_ENV_READS = KINDS.filter((k) => k.api && k.api.collection !== 'query').map((k) => `list_${k.api!.path.replace(/-/g, '_')}`);
 const ENV_LIMITED_READS = ['list_servers', 'get_server_health', 'list_services', 'get_dependency_graph', 'list_config_files',
   'list_config_fragments', 'list_secrets', 'list_vars', 'list_databases', 'list_container_images', 'list_registries',
-  'get_topology', 'list_external_entities', 'list_server_clusters', 'list_webhook_subscriptions', 'get_metrics_history',
+  'get_topology', ...KIND_ENV_READS, 'list_webhook_subscriptions', 'get_metrics_history',
   'list_health_checks', 'list_deployment_plans'];
 
 /** POST /mcp by hand (for the cases the SDK client would not send). */
@@ -92,6 +96,8 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
       'sync_config_file', 'list_api_tokens', 'get_environment_settings']);
     // Tools whose routes exist are listed (databases, metrics, topology, health checks).
     expect(all).to.include.members(['list_databases', 'get_server_metrics', 'get_metrics_history', 'get_topology', 'run_database_backup']);
+    // the spec's topology tools, which the kinds' descriptors derive
+    expect(all).to.include.members(['list_external_entities', 'list_server_clusters', 'list_connections']);
     expect(all.filter((n) => /reveal|^create_|^update_|^delete_/.test(n))).to.deep.equal([]);
 
     const operator = await connectMcp(w.svc.url, w.operator.token);

@@ -50,6 +50,13 @@ describe('MCP tools: catalog from the route table', () => {
     expect(requestOf(tool, { id: 'e1', module: 'general', b: '2', a: '1' }).url).to.equal('/api/environments/e1/settings/general?a=1&b=2');
   });
 
+  it('refuses a tool name bound twice (a kind\'s derived list tool named like another tool)', () => {
+    const s = spec('GET', '/api/environments/{envId}/widgets');
+    const twice = [{ name: 'list_widgets', routes: ['GET /api/environments/{envId}/widgets'] }, { name: 'list_widgets', routes: ['GET /api/x'] }];
+    expect(() => buildToolCatalog([s], twice)).to.throw(/MCP tool list_widgets is bound twice/);
+    expect(buildToolCatalog([s], twice.slice(0, 1)).tools.map((t) => t.name)).to.deep.equal(['list_widgets']);
+  });
+
   it('refuses to bind a tool to an update, a delete, a protected create, a reveal or a stream', () => {
     const bad = [
       spec('PATCH', '/api/services/{id}'), spec('DELETE', '/api/servers/{id}'), spec('POST', '/api/environments/{envId}/secrets'),
