@@ -61,18 +61,22 @@ describe('revisions of a service on the fleet (e2e)', function () {
   });
 
   it('leaves the last good revision current after a failed deploy, and says so in the status', async () => {
-    const failed = await w.admin.post(`/api/services/${serviceId}/deploy?wait=true`, { imageTag: 'v77-does-not-exist' });
-    expect(failed.body.status, failed.text).to.equal('rolled_back');
-    expect(failed.body.steps[0].revision).to.equal(3);
+    // a tag whose container turns unhealthy and an env change in one request: the rollback must
+    // put back revision 2 as it was rendered, not today's spec with the old tag
+    const patch = await w.admin.patch(`/api/services/${serviceId}`, { imageTag: 'unhealthy', env: { GREETING: 'broken' } });
+    expect(patch.status, patch.text).to.equal(200);
+    const failed = await waitPlan(w, await latestPlanId());
+    expect(failed.status).to.equal('rolled_back');
+    expect(failed.steps[0].revision).to.equal(3);
     const svc = await service();
     expect(svc).to.include({ desiredRevision: 3, currentRevision: 2 });
     expect(svc.failedRevision.revision).to.equal(3);
-    expect(svc.failedRevision.reason).to.match(/pull/i);
-    expect(svc.conditions.find((c: { type: string }) => c.type === 'Degraded').message).to.match(/^running r2 \(last good\); r3 failed: .*pull/i);
-    // the rollback put back revision 2 as it was rendered: v2 with its env
+    expect(svc.failedRevision.reason).to.match(/unhealthy/i);
+    expect(svc.conditions.find((c: { type: string }) => c.type === 'Degraded').message).to.match(/^running r2 \(last good\); r3 failed: .*unhealthy/i);
+    // the rollback put back revision 2 as it was rendered: v2 with its env, not today's spec
     expect(await onServer()).to.deep.include({ image: w.fleet.images.webV2, greeting: 'bonjour', running: true });
     const r3 = await w.admin.get(`/api/services/${serviceId}/revisions/3`);
-    expect(r3.body).to.include({ outcome: 'failed', imageTag: 'v77-does-not-exist' });
+    expect(r3.body).to.include({ outcome: 'failed', imageTag: 'unhealthy' });
   });
 
   it('brings a container removed by hand back at the last good revision through its Docker event', async () => {
