@@ -16,7 +16,7 @@ import { loadFleet, privateKeyOf, serverExec } from '../test/fleet/fleet.js';
 import { bootstrapAdmin } from '../test/support/fixtures.js';
 import { startTestService } from '../test/support/test-service.js';
 import type { StreamEvent } from '../controller/events/event-bus.js';
-import { getCondition, type Condition } from '../reconcilers/conditions.js';
+import { getCondition, type Condition } from '../controller/model/conditions.js';
 import { HEAL_COOLDOWN_MS } from '../reconcilers/deployment/reconcile-drift.js';
 
 const rounds = Number(process.argv[2] ?? 3);

@@ -3,7 +3,7 @@
 import type { Services } from '../../controller/services.js';
 import { manifestsStatusOf } from '../../controller/manifests/status.js';
 import { route } from '../http/route.js';
-import { PLAN_STATUSES } from '../../controller/deploy/plans/plan-states.js';
+import { PLAN_STATUSES } from '../../controller/model/plan-states.js';
 import { arrayOf, bool, condition, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';

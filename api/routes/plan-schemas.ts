@@ -1,6 +1,6 @@
 // What plan routes answer: a plan with its steps, and the dry run's preview of one. Written from
 // toPlan/toStep (controller/store/repositories) and StepPreview (controller/deploy/plans).
-import { PLAN_STATUSES, STEP_STATUSES } from '../../controller/deploy/plans/plan-states.js';
+import { PLAN_STATUSES, STEP_STATUSES } from '../../controller/model/plan-states.js';
 import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 
 const planItem = object({ serviceId: uuid, imageTag: nullable(str()), deploymentIds: arrayOf(uuid) }, ['serviceId']);

@@ -8,7 +8,7 @@ import type { BackupsRepository, RestoresRepository } from '../store/repositorie
 import type { CommandTypesRepository } from '../store/repositories/command-types.js';
 import type { DatabaseRow, DatabasesRepository } from '../store/repositories/databases.js';
 import { engineOf } from './engines.js';
-import type { MonitoringResult } from './monitor.js';
+import type { MonitoringResult } from './monitoring-result.js';
 import type { BackupStores } from './storage/stores.js';
 
 /** What backups, restores and drills need; built once in create-services. */

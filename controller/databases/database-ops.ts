@@ -7,7 +7,8 @@ import { startBackup, type BackupRequest } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import { nextRun } from './cron-schedule.js';
 import { tendLeases } from './lease.js';
-import { monitorDatabase, type MonitoringResult } from './monitor.js';
+import { monitorDatabase } from './monitor.js';
+import type { MonitoringResult } from './monitoring-result.js';
 import { startRestore, type RestoreTarget } from './restore-run.js';
 import { rotationPlan } from './retention.js';
 

@@ -4,16 +4,7 @@
 // is null with the reason, never the previous figure.
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { credentialsOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
-
-export interface MonitoringResult {
-  reachable: boolean;
-  message: string;
-  latencyMs: number;
-  sizeBytes: number | null;
-  /** Why sizeBytes is null, when it is. */
-  sizeMessage: string | null;
-  checkedAt: string;
-}
+import type { MonitoringResult } from './monitoring-result.js';
 
 type Reachability = { ok: boolean; message: string; durationMs: number };
 

@@ -1,7 +1,7 @@
 // Docker create options for direct mode, from the desired container only: every field the spec
 // decides is set here, so a change to any of them reaches the container on the next recreate.
 import type Docker from 'dockerode';
-import type { DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import type { DesiredContainer } from '../model/desired-container.js';
 import { fileMounts } from './compose/generate-compose.js';
 
 const NS = 1e9;

@@ -27,7 +27,7 @@ import { waitHealthy, type Healthy } from './wait-healthy.js';
 import { loadDesired, type LoadedDesired } from '../../reconcilers/deployment/load-desired.js';
 import { observeDeployment } from '../../reconcilers/deployment/observe.js';
 import { ownershipConflict, plan } from '../../reconcilers/deployment/plan.js';
-import type { DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import type { DesiredContainer } from '../model/desired-container.js';
 import type { RevisionSpec } from '../../reconcilers/service/revision-spec.js';
 
 export { decisionFor } from './deploy-mode.js';

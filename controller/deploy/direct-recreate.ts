@@ -6,7 +6,7 @@
 // current one; the aside one is checked here).
 import type Docker from 'dockerode';
 import { conflict } from '../errors/app-error.js';
-import type { DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import type { DesiredContainer } from '../model/desired-container.js';
 import { observedFromInspect } from '../../reconcilers/deployment/observe.js';
 import { ownershipConflict } from '../../reconcilers/deployment/plan.js';
 import { createOptionsOf } from './container-options.js';

@@ -8,7 +8,7 @@ import type Docker from 'dockerode';
 import type { Argv } from '../hosts/shell-quote.js';
 import { networkConnect, networkCreate, networkDisconnect, networkInspect, rename, rm, stop } from '../hosts/commands/docker.js';
 import { or } from '../hosts/commands/combine.js';
-import { LABEL, type DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import { LABEL, type DesiredContainer } from '../model/desired-container.js';
 import { assertOwned } from './direct-recreate.js';
 import { createOptionsOf } from './container-options.js';
 import { nextContainerName } from './switch-names.js';

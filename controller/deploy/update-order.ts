@@ -2,7 +2,7 @@
 // a start-first switch, so the service must not publish a fixed host port: the new container
 // could not bind it while the old one holds it. It is reached by its alias on the environment's
 // network instead (a proxy on that network, or another service). One rule for the API and manifests.
-import { normalizePort } from '../../reconcilers/deployment/desired.js';
+import { normalizePort } from '../model/desired-container.js';
 import type { UpdateOrder } from '../store/repositories/services.js';
 
 export const UPDATE_ORDERS: readonly UpdateOrder[] = ['stop-first', 'start-first'];

@@ -2,7 +2,7 @@
 // the same test as POST /api/databases/{id}/test, plus its size) becomes a health log and steps an
 // alert state like every other check.
 import type { Services } from '../services.js';
-import type { MonitoringResult } from '../databases/monitor.js';
+import type { MonitoringResult } from '../databases/monitoring-result.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { alertPolicy } from './alert-policy.js';
 import type { CheckResult } from './check-result.js';

@@ -2,10 +2,10 @@
 // containers stored as health logs, their alert states stepped (alerts sent), and the server's
 // Ready/Degraded conditions recomputed from them.
 import type { Services } from '../services.js';
-import type { HealthResult } from '../servers/health.js';
+import type { HealthResult } from '../servers/health-result.js';
 import type { ContainerLook } from '../servers/container-states.js';
 import type { ServerRow } from '../store/repositories/servers.js';
-import { sameConditions } from '../../reconcilers/conditions.js';
+import { sameConditions } from '../model/conditions.js';
 import { alertPolicy } from './alert-policy.js';
 import type { CheckResult } from './check-result.js';
 import { recordCheck } from './record-check.js';

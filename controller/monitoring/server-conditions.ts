@@ -1,7 +1,7 @@
 // A server's Ready and Degraded conditions from what the checks observed (pure): Ready is the
 // server check itself; Degraded is True while any check of the server or its containers is down
 // by its alert state (so a single blip does not flip it, exactly like the alerts).
-import { REASONS, setCondition, type Condition } from '../../reconcilers/conditions.js';
+import { REASONS, setCondition, type Condition } from '../model/conditions.js';
 
 export function serverConditions(previous: readonly Condition[], health: { status: 'healthy' | 'unhealthy'; message: string },
   down: Array<{ target: string }>, now = new Date()): Condition[] {

@@ -5,15 +5,10 @@
 import type { Services } from '../services.js';
 import { HostError } from '../hosts/errors.js';
 import type { HealthStatus, ServerRow } from '../store/repositories/servers.js';
+import type { HealthResult } from './health-result.js';
 import { refreshContainerStates } from './container-states.js';
 import { recordServerChecks } from '../monitoring/record-server-checks.js';
 import type { CheckResult } from '../monitoring/check-result.js';
-
-export interface HealthResult {
-  status: Exclude<HealthStatus, 'unknown'>;
-  message: string;
-  durationMs: number;
-}
 
 export const DEFAULT_HEALTH_TIMEOUT_MS = 10_000;
 

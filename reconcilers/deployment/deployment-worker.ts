@@ -5,7 +5,7 @@
 import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
-import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
+import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { DEPLOYMENT_BATCH, DEPLOYMENT_KIND, deploymentKey, reconcileDeployments } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
 

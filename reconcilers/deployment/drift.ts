@@ -3,7 +3,7 @@
 // drift always say the same thing.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { getCondition, type Condition } from '../conditions.js';
+import { getCondition, type Condition } from '../../controller/model/conditions.js';
 import { lookAt, record, type DeploymentLook } from './observe-and-record.js';
 import type { DriftReason, PlanAction } from './plan.js';
 

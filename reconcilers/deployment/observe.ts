@@ -7,7 +7,7 @@ import type { Services } from '../../controller/services.js';
 import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
 import { inspectContainer } from '../../controller/deploy/find-container.js';
 import { nextContainerName } from '../../controller/deploy/switch-names.js';
-import { fileContentHash, LABEL, type DesiredContainer } from './desired.js';
+import { fileContentHash, LABEL, type DesiredContainer } from '../../controller/model/desired-container.js';
 
 export interface ContainerOwner {
   /** Carries stevedore.managed: Stevedore created it. */

@@ -1,8 +1,8 @@
 // The deployment reconciler's whole decision, as a pure function of the desired container and the
 // observed one. Deploy steps, dry runs, drift reports and status conditions all call it: one code
 // path, never two. Messages name fields and keys, never values (env values may be secrets).
-import { REASONS } from '../conditions.js';
-import { normalizeVolume, type DesiredContainer } from './desired.js';
+import { REASONS } from '../../controller/model/conditions.js';
+import { normalizeVolume, type DesiredContainer } from '../../controller/model/desired-container.js';
 import type { ContainerOwner, ObservedContainer } from './observe.js';
 
 export type PlanAction = 'none' | 'create' | 'start' | 'recreate' | 'conflict';

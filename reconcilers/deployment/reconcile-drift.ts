@@ -5,7 +5,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { statusFromContainer } from '../../controller/servers/container-states.js';
-import { REASONS, type Condition } from '../conditions.js';
+import { REASONS, type Condition } from '../../controller/model/conditions.js';
 import { driftOf, type DriftItem } from './drift.js';
 import { requestConvergence } from '../entrance.js';
 import { inFallback } from '../service/fallback.js';

@@ -1,8 +1,8 @@
 // A deployment's conditions, recomputed from one observation (pure): Ready, Drifted, and Degraded
 // cleared as soon as the container matches the desired spec again. A Degraded written for a
 // failed rollout stays while that generation is still the desired one (heal must not retry it).
-import { REASONS, setCondition, type Condition } from '../conditions.js';
-import type { DesiredContainer } from './desired.js';
+import { REASONS, setCondition, type Condition } from '../../controller/model/conditions.js';
+import type { DesiredContainer } from '../../controller/model/desired-container.js';
 import type { ObservedContainer } from './observe.js';
 import type { ContainerPlan } from './plan.js';
 

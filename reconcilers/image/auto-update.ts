@@ -6,7 +6,7 @@
 // version (tag and digest) so it is not tried again until a newer one appears.
 import type { Services } from '../../controller/services.js';
 import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
-import { isTerminalPlan } from '../../controller/deploy/plans/plan-states.js';
+import { isTerminalPlan } from '../../controller/model/plan-states.js';
 import { requestDeploy } from '../entrance.js';
 import { isNewer } from '../../controller/images/version-policy.js';
 import type { ImageUpdatePlan } from './plan.js';

@@ -6,7 +6,7 @@ import type { Services } from '../../controller/services.js';
 import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
 import { clientFor } from '../../controller/registry/client-for.js';
 import { isRegistryError } from '../../controller/registry/registry-error.js';
-import { getCondition, REASONS, setCondition, type Condition } from '../conditions.js';
+import { getCondition, REASONS, setCondition, type Condition } from '../../controller/model/conditions.js';
 import { planImageUpdate, type ImageUpdatePlan, type UpdateToDeploy } from './plan.js';
 import { registryOf } from './registry-of.js';
 import { currentTagOf } from './current-tag.js';

@@ -3,7 +3,7 @@
 // check-updates routes call checkImage directly. A registry error is the image's status
 // (UpdateAvailable Unknown, CheckFailed), not a queue retry: the next interval looks again.
 import type { Services } from '../../controller/services.js';
-import { isTerminalPlan, type PlanStatus } from '../../controller/deploy/plans/plan-states.js';
+import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { isRegistryError } from '../../controller/registry/registry-error.js';
 import { checkImage } from './check.js';
 import { AUTO_UPDATE_TRIGGER } from './auto-update.js';

@@ -2,7 +2,7 @@
 // then the service's aggregated condition. Called by the plan engine after every step.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import type { Condition } from '../conditions.js';
+import type { Condition } from '../../controller/model/conditions.js';
 import { degraded, notDegraded, rolledBack, serviceConditions, type Where } from './rollout-conditions.js';
 
 async function whereOf(s: Services, d: DeploymentRow): Promise<Where> {

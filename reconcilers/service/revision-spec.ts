@@ -7,7 +7,7 @@ import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
 import type { HealthCheck, ServiceRow, UpdateOrder } from '../../controller/store/repositories/services.js';
 import { renderEnv } from '../../controller/deploy/compose/render-env.js';
-import { canonicalJson, type DesiredContainer, type DesiredHealthcheck } from '../deployment/desired.js';
+import { canonicalJson, type DesiredContainer, type DesiredHealthcheck } from '../../controller/model/desired-container.js';
 
 /** The service fields a rollout renders from: what PATCH, manifests, deploys and reverts write. */
 export interface RevisionTemplate {

@@ -2,7 +2,7 @@
 // Degraded with a reason and a message naming the service and the server; a success (or an
 // observation matching the desired state) clears it; a service is Degraded while any of its
 // deployments is.
-import { REASONS, setCondition, type Condition, type Reason } from '../conditions.js';
+import { REASONS, setCondition, type Condition, type Reason } from '../../controller/model/conditions.js';
 
 export interface Where { service: string; server: string }
 

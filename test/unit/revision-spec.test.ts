@@ -1,5 +1,6 @@
 import { expect } from 'chai';
-import { renderDesired, type DesiredContainer } from '../../reconcilers/deployment/desired.js';
+import { renderDesired } from '../../reconcilers/deployment/desired.js';
+import type { DesiredContainer } from '../../controller/model/desired-container.js';
 import {
   revisionChanges, revisionHash, revisionSpecOf, secretVersion, serviceAtRevision, templateOf, unifiedRevisionDiff, type RevisionInput,
 } from '../../reconcilers/service/revision-spec.js';

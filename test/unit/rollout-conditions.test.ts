@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import { degraded, failureReason, notDegraded, serviceConditions, type ServiceObservation } from '../../reconcilers/service/rollout-conditions.js';
-import type { Condition } from '../../reconcilers/conditions.js';
+import type { Condition } from '../../controller/model/conditions.js';
 
 describe('rollout conditions', () => {
   const where = { service: 'web', server: 's1' };

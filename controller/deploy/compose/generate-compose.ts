@@ -8,7 +8,7 @@ import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { stringify } from 'yaml';
 import { REDACTED } from '../../crypto/redact.js';
-import { portSyntax, type DesiredContainer } from '../../../reconcilers/deployment/desired.js';
+import { portSyntax, type DesiredContainer } from '../../model/desired-container.js';
 import { envComposePathFor } from './compose-path-rules.js';
 import { assertDefinesContainer, parseCompose, type ComposeDocument } from './validate-compose.js';
 

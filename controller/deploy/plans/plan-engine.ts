@@ -14,7 +14,7 @@ import { failureSummary } from './plan-failure.js';
 import { PlanPulls } from './plan-pulls.js';
 import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../../reconcilers/service/revisions.js';
 import { refreshServiceConditions } from '../../../reconcilers/service/record-rollout.js';
-import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from './plan-states.js';
+import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from '../../model/plan-states.js';
 import { outcomeEvent, planEvent } from './plan-events.js';
 
 const PARALLELISM = 4;

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { PlanStatus } from '../../deploy/plans/plan-states.js';
+import type { PlanStatus } from '../../model/plan-states.js';
 import { camelizeRow } from '../case.js';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 

@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
-import type { Condition } from '../../../reconcilers/conditions.js';
+import type { Condition } from '../../model/conditions.js';
 
 export type DeploymentStatus = 'pending' | 'running' | 'stopped' | 'failed' | 'unknown';
 

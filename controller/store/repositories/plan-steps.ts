@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import type { StepStatus } from '../../deploy/plans/plan-states.js';
+import type { StepStatus } from '../../model/plan-states.js';
 import { BaseRepository, isUuid } from './base-repository.js';
 
 export interface PlanStepRow {

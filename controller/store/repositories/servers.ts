@@ -1,6 +1,6 @@
 import type { Knex } from 'knex';
 import { BaseRepository, isUuid } from './base-repository.js';
-import type { Condition } from '../../../reconcilers/conditions.js';
+import type { Condition } from '../../model/conditions.js';
 
 export type DockerMode = 'ssh' | 'socket';
 export type MetricsMode = 'disabled' | 'ssh' | 'agent';

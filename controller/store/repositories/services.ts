@@ -1,7 +1,7 @@
 import type { Knex } from 'knex';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 import { toDeployment, type DeploymentRow } from './deployments.js';
-import type { Condition } from '../../../reconcilers/conditions.js';
+import type { Condition } from '../../model/conditions.js';
 
 export interface HealthCheck {
   test: string[];

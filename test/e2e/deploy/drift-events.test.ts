@@ -8,7 +8,7 @@ import { expect } from 'chai';
 import { serverCtl, serverExec } from '../../fleet/fleet.js';
 import type { StreamEvent } from '../../../controller/events/event-bus.js';
 import { sweepHealth } from '../../../controller/servers/health.js';
-import { getCondition, type Condition } from '../../../reconcilers/conditions.js';
+import { getCondition, type Condition } from '../../../controller/model/conditions.js';
 import { addService, cleanup, startWorld, waitPlan, type World } from './deploy-world.js';
 import { until } from '../../support/until.js';
 

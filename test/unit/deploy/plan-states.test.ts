@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { nextPlanStatus, nextStepStatus, outcomeOf, rollbackOutcome, stepsToRollBack } from '../../../controller/deploy/plans/plan-states.js';
+import { nextPlanStatus, nextStepStatus, outcomeOf, rollbackOutcome, stepsToRollBack } from '../../../controller/model/plan-states.js';
 
 describe('plan state machine', () => {
   it('moves a plan pending -> running -> succeeded and allows a manual rollback afterwards', () => {

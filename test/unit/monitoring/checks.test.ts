@@ -8,7 +8,7 @@ import { serverConditions } from '../../../controller/monitoring/server-conditio
 import { serverCheck } from '../../../controller/monitoring/record-server-checks.js';
 import { databaseCheck } from '../../../controller/monitoring/database-checks.js';
 import type { DatabaseRow } from '../../../controller/store/repositories/databases.js';
-import { getCondition } from '../../../reconcilers/conditions.js';
+import { getCondition } from '../../../controller/model/conditions.js';
 import { crashLoopOf, deploymentConditions } from '../../../reconcilers/deployment/status.js';
 import { plan } from '../../../reconcilers/deployment/plan.js';
 import { desired, observedOf } from '../reconcilers/deployment/desired-fixture.js';

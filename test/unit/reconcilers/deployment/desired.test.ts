@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { canonicalJson, normalizePort, portSyntax } from '../../../../reconcilers/deployment/desired.js';
+import { canonicalJson, normalizePort, portSyntax } from '../../../../controller/model/desired-container.js';
 import { desired } from './desired-fixture.js';
 
 describe('desired container', () => {

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { getCondition, type Condition } from '../../../../reconcilers/conditions.js';
+import { getCondition, type Condition } from '../../../../controller/model/conditions.js';
 import { plan } from '../../../../reconcilers/deployment/plan.js';
 import { deploymentConditions, type Observation } from '../../../../reconcilers/deployment/status.js';
 import type { ObservedContainer } from '../../../../reconcilers/deployment/observe.js';
