@@ -12,6 +12,7 @@ import { loadConfig } from '../controller/config/config.js';
 import { createLogger } from '../controller/logger.js';
 import { startService } from '../controller/serve.js';
 import { createApp } from '../api/app.js';
+import { RECONCILERS } from '../reconcilers/wiring.js';
 import { createTestDatabase, dropTestDatabases } from '../test/support/test-database.js';
 import { Receiver, type Mode } from '../test/support/receiver.js';
 
@@ -23,7 +24,7 @@ async function run(label: string, badMode: Mode | null) {
     STEVEDORE_STATE_DIR: stateDir, DATABASE_URL: await createTestDatabase(), PORT: '0', HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error',
   });
-  const svc = await startService(createApp, config, createLogger('error'));
+  const svc = await startService(createApp, RECONCILERS, config, createLogger('error'));
   const db = svc.services.db;
   const receivers = await Promise.all(Array.from({ length: 5 }, () => new Receiver().start()));
   try {

@@ -13,7 +13,8 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const ENTRY = "export { main } from './controller/cli/main.ts'; export { createApp } from './api/app.ts';";
+const ENTRY = "export { main } from './controller/cli/main.ts'; export { createApp } from './api/app.ts'; "
+  + "export { RECONCILERS } from './reconcilers/wiring.ts';";
 
 /**
  * Size and modification time: what tells that a file or a folder changed.

@@ -20,6 +20,6 @@ const bundle = await serverBundle();
 if (argv[0] === 'build') {
   console.log(`built ${bundle}`);
 } else {
-  const { main, createApp } = await import(pathToFileURL(bundle).href);
-  await main(argv, createApp);
+  const { main, createApp, RECONCILERS } = await import(pathToFileURL(bundle).href);
+  await main(argv, createApp, RECONCILERS);
 }

@@ -23,7 +23,6 @@ import { Deliveries } from './delivery/index.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
-import { PlanEngine } from './deploy/plans/plan-engine.js';
 import { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
@@ -58,12 +57,15 @@ import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
 import { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { Services } from './services.js';
+import type { Reconcilers } from './model/reconcilers.js';
 
 /**
  * Builds the Services locator once at start-up (the composition root). Kept apart from the
- * interface so the modules that receive a Services import only types, never this file.
+ * interface so the modules that receive a Services import only types, never this file. The plan
+ * engine and the manifest hand-off are the reconcilers' (handed in: controller/ never imports them).
  */
-export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string): Services {
+export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string,
+  reconcilers: Pick<Reconcilers, 'planEngine' | 'manifestHandOff'>): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
@@ -135,7 +137,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
       databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox), owner: randomUUID(),
     }),
   } as Services;
-  services.plans = new PlanEngine(services);
+  services.plans = reconcilers.planEngine(services);
+  services.handOff = reconcilers.manifestHandOff(services);
   services.databaseOps.ctx.onProbed = (row, result) => recordDatabaseProbe(services, row, result);
   return services;
 }

@@ -6,7 +6,8 @@ import { migrateLatest } from './store/migrator.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
 import { createServices } from './create-services.js';
 import type { Services } from './services.js';
-import { WORKERS } from './workers/index.js';
+import { workersWith } from './workers/index.js';
+import type { Reconcilers } from './model/reconcilers.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -28,10 +29,11 @@ export interface RunningService {
 /**
  * Starts the whole service: database (embedded when DATABASE_URL is unset), migrations, API.
  * Background workers start from controller/workers/; those only the leader replica runs start
- * when this replica wins the leader lock (controller/queue/leadership.ts).
+ * when this replica wins the leader lock (controller/queue/leadership.ts). `reconcilers`
+ * (reconcilers/wiring.ts RECONCILERS) is handed in like `createApp`: controller/ imports neither.
  */
 export async function startService(
-  createApp: HttpApp, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
+  createApp: HttpApp, reconcilers: Reconcilers, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
@@ -49,11 +51,11 @@ export async function startService(
     await embedded?.stop();
     throw e;
   }
-  const services = createServices(config, db, logger, url);
+  const services = createServices(config, db, logger, url, reconcilers);
   await services.events.start();
   await services.invalidation.start();
   const stopWorkers: Array<() => Promise<void>> = [];
-  for (const w of WORKERS) {
+  for (const w of workersWith(reconcilers.workers)) {
     const stop = await w.start(services);
     if (stop) stopWorkers.unshift(stop);
   }

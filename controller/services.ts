@@ -20,7 +20,8 @@ import type { Deliveries } from './delivery/index.js';
 import type { HostAccess } from './hosts/host-access.js';
 import type { ServersRepository } from './store/repositories/servers.js';
 import type { ConfigStore } from './config-files/config-store.js';
-import type { PlanEngine } from './deploy/plans/plan-engine.js';
+import type { PlanRunner } from './model/plan-runner.js';
+import type { ManifestHandOff } from './model/manifest-hand-off.js';
 import type { ServicesRepository } from './store/repositories/services.js';
 import type { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import type { DeploymentsRepository } from './store/repositories/deployments.js';
@@ -132,8 +133,10 @@ export interface Services {
   hosts: HostAccess;
   /** Secrets, vars, config fragments and files, rendering and sync (controller/config-files/). */
   configStore: ConfigStore;
-  /** Deployment plans: create, execute, cancel, roll back; deployService for webhooks and routes. */
-  plans: PlanEngine;
+  /** Deployment plans: their rows, steps and artifacts, and the engine that runs them (reconcilers/deployment/plans/). */
+  plans: PlanRunner;
+  /** Where a manifest apply hands changed services and deleted deployments (reconcilers/manifest-hand-off.ts). */
+  handOff: ManifestHandOff;
   /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
   databaseOps: DatabaseOps;
   /** The global S3-compatible storage and each environment's use of it. */

@@ -3,9 +3,9 @@
 import type { Services } from '../../controller/services.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toStep } from '../../controller/store/repositories/plan-steps.js';
-import type { CreatePlanInput } from '../../controller/deploy/plans/plan-builder.js';
-import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
-import { previewPlan } from '../../controller/deploy/plans/plan-preview.js';
+import type { CreatePlanInput } from '../../reconcilers/deployment/plans/plan-builder.js';
+import { previewPlanWithoutSaving } from '../../reconcilers/deployment/plans/preview-without-saving.js';
+import { previewPlan } from '../../reconcilers/deployment/plans/plan-preview.js';
 import { conflict } from '../../controller/errors/app-error.js';
 import { executePendingPlan, proposePlan, requestDeploy } from '../../reconcilers/entrance.js';
 import { result, route } from '../http/route.js';

@@ -3,7 +3,7 @@
 import type { Services } from '../../controller/services.js';
 import { toPlan } from '../../controller/store/repositories/deployment-plans.js';
 import { toHistoryRecord, toStep } from '../../controller/store/repositories/plan-steps.js';
-import { previewPlanWithoutSaving } from '../../controller/deploy/plans/preview-without-saving.js';
+import { previewPlanWithoutSaving } from '../../reconcilers/deployment/plans/preview-without-saving.js';
 import { requestDeploy, requestHeal } from '../../reconcilers/entrance.js';
 import { assertContainerName, assertImageTag } from '../../controller/deploy/names.js';
 import { findContainer } from '../../controller/deploy/find-container.js';

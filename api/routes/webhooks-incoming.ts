@@ -6,7 +6,7 @@ import { judgePushedTag, type PushedVersionVerdict } from '../../controller/imag
 import { currentTagOf } from '../../reconcilers/image/current-tag.js';
 import { verifySignature } from '../../controller/webhooks/signature.js';
 import { ReplayGuard } from '../../controller/webhooks/replay-guard.js';
-import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../controller/webhooks/deploy-gateway.js';
+import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../reconcilers/deploy-gateway.js';
 import { isUuid } from '../../controller/store/repositories/base-repository.js';
 import { result, route, type RouteResult } from '../http/route.js';
 import { arrayOf, bool, int, nonEmpty, object, str, uuid } from '../http/schema.js';

@@ -1,5 +1,6 @@
 import { ConfigError } from '../config/parse-env.js';
 import type { HttpApp } from '../serve.js';
+import type { Reconcilers } from '../model/reconcilers.js';
 import { serveCommand } from './serve-command.js';
 import { applyCommand, diffCommand, validateCommand } from './manifest-commands.js';
 import { runCommand } from './run-command.js';
@@ -14,15 +15,18 @@ Commands:
   apply DIR    apply DIR [--prune] [--dry-run] (same exit codes as diff)
 `;
 
-const commands = (createApp: HttpApp): Record<string, (args: string[]) => Promise<number | void>> => ({
-  serve: () => serveCommand(createApp),
+const commands = (createApp: HttpApp, reconcilers: Reconcilers): Record<string, (args: string[]) => Promise<number | void>> => ({
+  serve: () => serveCommand(createApp, reconcilers),
   validate: validateCommand,
   diff: diffCommand,
   apply: applyCommand,
 });
 
-/** `createApp` is the API (api/app.ts), handed in by bin/ so that controller/ never imports api/. */
-export async function main(argv: string[], createApp: HttpApp): Promise<void> {
+/**
+ * `createApp` is the API (api/app.ts) and `reconcilers` the reconcilers (reconcilers/wiring.ts),
+ * handed in by bin/ so that controller/ never imports api/ or reconcilers/.
+ */
+export async function main(argv: string[], createApp: HttpApp, reconcilers: Reconcilers): Promise<void> {
   const [name, ...args] = argv;
-  await runCommand(name, name ? commands(createApp)[name] : undefined, args, USAGE, (e) => e instanceof ConfigError);
+  await runCommand(name, name ? commands(createApp, reconcilers)[name] : undefined, args, USAGE, (e) => e instanceof ConfigError);
 }

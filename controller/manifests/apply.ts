@@ -9,6 +9,7 @@ import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
 import type { ManifestError, ManifestFile } from './types.js';
+import type { ChangedService } from '../model/manifest-hand-off.js';
 import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
 export interface ApplyOptions {
@@ -32,7 +33,7 @@ export interface ApplyResult {
   changes: Change[];
   counts: ReturnType<typeof countChanges>;
   /** Services whose template or placements changed: handed to the deploy engine. */
-  changedServices: Array<{ id: string; environmentId: string; name: string; imageTag: string }>;
+  changedServices: ChangedService[];
   /** Deployments removed (service pruned, or dropped from spec.deployments): their containers go after commit. */
   removedDeployments: Array<Record<string, any>>;
   /** Environments whose SSH key changed: pooled connections must be dropped after commit. */

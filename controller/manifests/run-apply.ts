@@ -1,6 +1,5 @@
 import type { Services } from '../services.js';
 import { applyManifests, type ApplyOptions, type ApplyResult } from './apply.js';
-import { removeContainers, startPlans } from './hand-off.js';
 import { FileCache } from './file-cache.js';
 import { gitHead } from './git-head.js';
 import type { LoadedFile } from './load.js';
@@ -33,7 +32,7 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   let message: string | undefined;
   if (result.ok && !result.dryRun && result.changedServices.length) {
     try {
-      plans = await startPlans(s, result.changedServices, result.revision.gitCommit ?? result.revision.contentHash);
+      plans = await s.handOff.startPlans(result.changedServices, result.revision.gitCommit ?? result.revision.contentHash);
     } catch (e) {
       message = `applied, but starting deploy plans failed: ${(e as Error).message}`;
       s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });
@@ -42,7 +41,7 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   // Pooled connections still hold the old key.
   if (result.ok && !result.dryRun) for (const id of result.sshKeyChanged) s.hosts.invalidateEnvironment(id);
   // After commit and off the request: removing containers talks to servers.
-  if (result.ok && !result.dryRun && result.removedDeployments.length) void removeContainers(s, result.removedDeployments);
+  if (result.ok && !result.dryRun && result.removedDeployments.length) void s.handOff.removeContainers(result.removedDeployments);
   if (!result.dryRun) {
     manifestsStatusOf(s).record({
       at: new Date().toISOString(), trigger, revision: result.revision, ok: result.ok, counts: result.counts, errors: result.errors, plans, message,

@@ -1,10 +1,8 @@
 import type { Services } from '../services.js';
+import type { Reconcilers } from '../model/reconcilers.js';
 import { startManifestWatcher } from '../manifests/watcher.js';
-import { startPlanWorker } from '../deploy/plans/plan-recovery.js';
-import { startDeploymentWorker } from '../../reconcilers/deployment/deployment-worker.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
-import { startImageWorker } from '../../reconcilers/image/image-worker.js';
 import { startBackupScheduler } from '../databases/backup-worker.js';
 import { startMetricsWorker } from '../monitoring/metrics-worker.js';
 import { syncShippedTypes } from '../catalog/shipped-types-sync.js';
@@ -21,23 +19,24 @@ const leaderOnly = (name: string, start: Worker): Worker => async (s) => s.leade
 /**
  * Every background worker (reconcilers, scheduler jobs, delivery loops, manifest watcher), in
  * one list, started in this order after migrations and stopped in reverse. Scheduler jobs run on
- * the leader only (controller/queue/scheduler.ts) wherever they are registered.
+ * the leader only (controller/queue/scheduler.ts) wherever they are registered. The reconcilers'
+ * own are handed in (controller/model/reconcilers.ts): controller/ never imports reconcilers/.
  */
-export const WORKERS: Array<{ name: string; start: Worker }> = [
+export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: string; start: Worker }> => [
   // once at start-up: service and database types a newer release ships join the catalog
   { name: 'shipped-types-sync', start: async (s) => { await syncShippedTypes(s); } },
   // heartbeat of running plans + recovery of plans a crashed process left running
-  { name: 'deployment-plans', start: startPlanWorker },
+  { name: 'deployment-plans', start: reconcilers.plans },
   // deployment reconciler: Docker events of every server, plan ends, and the periodic resync
   // (operations.driftPolicy decides between reporting and healing); every replica watches its
   // servers' events (its own deploys wait on them), the leader alone reconciles
-  { name: 'deployment-reconciler', start: startDeploymentWorker },
+  { name: 'deployment-reconciler', start: reconcilers.deployment },
   { name: 'server-health', start: startHealthWorker },
   // ssh metrics sampling, and the daily partitions of the samples (ahead, and past retention)
   { name: 'metrics', start: startMetricsWorker },
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
-  { name: 'image-reconciler', start: leaderOnly('image-reconciler', startImageWorker) },
+  { name: 'image-reconciler', start: leaderOnly('image-reconciler', reconcilers.image) },
   // due database backups (then rotation) and restore drills
   { name: 'database-backups', start: startBackupScheduler },
   {

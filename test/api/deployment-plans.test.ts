@@ -190,7 +190,7 @@ describe('deployment plan, deploy, compose and drift routes', function () {
   });
 
   it('ends a plan a dead process left running once it was taken over too often: failed without autoRollback, rolled back with it', async () => {
-    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../controller/deploy/plans/plan-recovery.js');
+    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
     const { proposePlan } = await import('../../reconcilers/entrance.js');
     const ends: string[] = [];
     for (const autoRollback of [false, true]) {

@@ -5,6 +5,7 @@ import { loadConfig } from '../../controller/config/config.js';
 import { createLogger } from '../../controller/logger.js';
 import { startService, type RunningService } from '../../controller/serve.js';
 import { createApp } from '../../api/app.js';
+import { RECONCILERS } from '../../reconcilers/wiring.js';
 import { createTestDatabase } from './test-database.js';
 import { HttpClient } from './http-client.js';
 
@@ -39,7 +40,7 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     logs.push(line);
     if (process.env.TEST_LOGS) process.stderr.write(line);
   });
-  const running = await startService(createApp, config, logger);
+  const running = await startService(createApp, RECONCILERS, config, logger);
   const stop = running.stop;
   return {
     ...running,

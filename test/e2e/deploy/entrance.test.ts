@@ -9,7 +9,7 @@ import { promisify } from 'node:util';
 import { expect } from 'chai';
 import { serverExec } from '../../fleet/fleet.js';
 import { reconcileDrift } from '../../../reconcilers/deployment/reconcile-drift.js';
-import { startPlans } from '../../../controller/manifests/hand-off.js';
+import { startPlans } from '../../../reconcilers/manifest-hand-off.js';
 import { addService, cleanup, containerImage, startWorld, waitPlan, type World } from './deploy-world.js';
 
 const run = promisify(execFile);

@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { PlanPulls } from '../../../controller/deploy/plans/plan-pulls.js';
+import { PlanPulls } from '../../../reconcilers/deployment/plans/plan-pulls.js';
 
 describe('PlanPulls', () => {
   it('runs one pull per server and image; a step awaiting it gets that pull, and its error', async () => {

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { plan } from '../../../reconcilers/deployment/plan.js';
 import { missing } from '../../../reconcilers/deployment/observe.js';
 import { updateOrderProblem } from '../../../controller/deploy/update-order.js';
-import { ensureNetwork, switchCommands } from '../../../controller/deploy/start-first.js';
+import { ensureNetwork, switchCommands } from '../../../reconcilers/deployment/effects/start-first.js';
 import { toShellLine } from '../../../controller/hosts/shell-quote.js';
 import { desired, observedOf } from '../reconcilers/deployment/desired-fixture.js';
 

@@ -1,9 +1,9 @@
 // A dry run of a plan that was never saved: build it inside a transaction, read what it would
 // be, and roll the transaction back. Nothing is written. The entrance checks requests on such a
 // draft too, so a refused request leaves no trace.
-import type { Services } from '../../services.js';
-import { toPlan, type DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
+import type { Services } from '../../../controller/services.js';
+import { toPlan, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
 import { buildPlan, type CreatePlanInput } from './plan-builder.js';
 import { previewPlan } from './plan-preview.js';
 

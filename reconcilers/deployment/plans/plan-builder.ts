@@ -1,12 +1,12 @@
 // Only reconcilers/entrance.ts (and the dry run) build plans.
 // Turns {items: [{serviceId, imageTag?}]} into ordered steps: services expanded to their
 // deployments, stages in dependency order (a cycle is a VALIDATION_ERROR naming it).
-import type { Trx } from '../../store/transaction.js';
-import type { Services } from '../../services.js';
-import { notFound, validationError } from '../../errors/app-error.js';
-import { dependencyOrder } from '../../catalog/dependency-order.js';
-import type { DeploymentPlanRow, PlanItem } from '../../store/repositories/deployment-plans.js';
-import { assertImageTag } from '../names.js';
+import type { Trx } from '../../../controller/store/transaction.js';
+import type { Services } from '../../../controller/services.js';
+import { notFound, validationError } from '../../../controller/errors/app-error.js';
+import { dependencyOrder } from '../../../controller/catalog/dependency-order.js';
+import type { DeploymentPlanRow, PlanItem } from '../../../controller/store/repositories/deployment-plans.js';
+import { assertImageTag } from '../../../controller/deploy/names.js';
 
 export interface CreatePlanInput {
   environmentId: string;

@@ -4,12 +4,12 @@
 // steps keep killing the processes that run them) ends instead: its running step is marked failed,
 // what was pending is skipped, and it is rolled back when autoRollback is on, else it ends failed.
 // A plan that was rolling back resumes its rollback. Swept at start-up and then twice per lease.
-import type { Services } from '../../services.js';
-import type { DeploymentPlanRow, StalePlan } from '../../store/repositories/deployment-plans.js';
-import { recordPlanOutcome } from '../../../reconcilers/service/revisions.js';
+import type { Services } from '../../../controller/services.js';
+import type { DeploymentPlanRow, StalePlan } from '../../../controller/store/repositories/deployment-plans.js';
+import { recordPlanOutcome } from '../../service/revisions.js';
 import { planEvent } from './plan-events.js';
-import { Outage } from '../../queue/outage.js';
-import { databaseLastUnavailableAt } from '../../store/connection-errors.js';
+import { Outage } from '../../../controller/queue/outage.js';
+import { databaseLastUnavailableAt } from '../../../controller/store/connection-errors.js';
 
 /**
  * What interrupted a plan, as far as this process can tell: another process held it (that

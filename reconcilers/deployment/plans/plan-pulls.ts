@@ -4,10 +4,10 @@
 // A step awaits the pull of its server and image (the same one, never a second), and fails with
 // its error as before. Pulling changes no container: a plan stopped early leaves images pulled on
 // servers it never reached, nothing else.
-import type { Services } from '../../services.js';
-import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
-import { pullOnServer } from '../pull-image.js';
+import type { Services } from '../../../controller/services.js';
+import type { DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
+import { pullOnServer } from '../../../controller/deploy/pull-image.js';
 
 /** At most this many pulls of one plan at once (servers pull concurrently, each registry serves them). */
 const PULLS_AT_ONCE = 8;

@@ -1,6 +1,6 @@
 // A finished plan's `error` says what happened, by name: "step web on s1 failed: <cause>".
-import type { Services } from '../../services.js';
-import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
+import type { Services } from '../../../controller/services.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
 
 export async function failureSummary(s: Services, steps: PlanStepRow[]): Promise<string> {
   const failed = steps.filter((x) => x.status === 'failed' || (x.status === 'rolled_back' && x.error));

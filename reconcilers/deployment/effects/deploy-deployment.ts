@@ -6,31 +6,31 @@
 // remote command is an argv.
 import { posix } from 'node:path';
 import type Docker from 'dockerode';
-import type { Services } from '../services.js';
-import type { DeploymentRow } from '../store/repositories/deployments.js';
-import type { ServiceRow } from '../store/repositories/services.js';
-import { conflict, validationError } from '../errors/app-error.js';
-import { rm } from '../hosts/commands/docker.js';
-import { composeUp as composeUpArgv } from '../hosts/commands/compose.js';
-import { mkdirP } from '../hosts/commands/files.js';
-import { MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
-import { assertDefinesContainer, parseCompose } from './compose/validate-compose.js';
-import { composeFilesOf, projectNameOf, type ComposeFiles } from './compose/generate-compose.js';
+import type { Services } from '../../../controller/services.js';
+import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
+import type { ServiceRow } from '../../../controller/store/repositories/services.js';
+import { conflict, validationError } from '../../../controller/errors/app-error.js';
+import { rm } from '../../../controller/hosts/commands/docker.js';
+import { composeUp as composeUpArgv } from '../../../controller/hosts/commands/compose.js';
+import { mkdirP } from '../../../controller/hosts/commands/files.js';
+import { MANAGED_ROOT, type ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
+import { assertDefinesContainer, parseCompose } from '../../../controller/deploy/compose/validate-compose.js';
+import { composeFilesOf, projectNameOf, type ComposeFiles } from '../../../controller/deploy/compose/generate-compose.js';
 import { recreateDirect } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
-import { registryAuthFor } from './registry-auth.js';
-import { pullImage } from './pull-image.js';
-import type { PlanPulls } from './plans/plan-pulls.js';
-import { redactSecrets } from '../crypto/redact.js';
-import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
-import { waitHealthy, type Healthy } from './wait-healthy.js';
-import { loadDesired, type LoadedDesired } from '../../reconcilers/deployment/load-desired.js';
-import { observeDeployment } from '../../reconcilers/deployment/observe.js';
-import { ownershipConflict, plan } from '../../reconcilers/deployment/plan.js';
-import type { DesiredContainer } from '../model/desired-container.js';
-import type { RevisionSpec } from '../../reconcilers/service/revision-spec.js';
+import { registryAuthFor } from '../../../controller/deploy/registry-auth.js';
+import { pullImage } from '../../../controller/deploy/pull-image.js';
+import type { PlanPulls } from '../plans/plan-pulls.js';
+import { redactSecrets } from '../../../controller/crypto/redact.js';
+import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
+import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
+import { loadDesired, type LoadedDesired } from '../load-desired.js';
+import { observeDeployment } from '../observe.js';
+import { ownershipConflict, plan } from '../plan.js';
+import type { DesiredContainer } from '../../../controller/model/desired-container.js';
+import type { RevisionSpec } from '../../service/revision-spec.js';
 
-export { decisionFor } from './deploy-mode.js';
+export { decisionFor } from '../../../controller/deploy/deploy-mode.js';
 
 export interface DeployRequest {
   service: ServiceRow;

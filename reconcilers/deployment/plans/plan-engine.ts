@@ -3,18 +3,18 @@
 // plans are being worked on, so another replica takes over the plans of a process that stopped
 // (plan-recovery.ts). A runner whose lease was taken from it stops at its next step boundary.
 import { randomUUID } from 'node:crypto';
-import type { Services } from '../../services.js';
-import { conflict } from '../../errors/app-error.js';
-import { messageOf } from '../message-of.js';
-import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import { PlanStepsRepository, type PlanStepRow } from '../../store/repositories/plan-steps.js';
+import type { Services } from '../../../controller/services.js';
+import { conflict } from '../../../controller/errors/app-error.js';
+import { messageOf } from '../../../controller/deploy/message-of.js';
+import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import { PlanStepsRepository, type PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
 import { rollBackStep, runDeployStep } from './plan-step.js';
-import { DeploymentArtifactsRepository } from '../../store/repositories/deployment-artifacts.js';
+import { DeploymentArtifactsRepository } from '../../../controller/store/repositories/deployment-artifacts.js';
 import { failureSummary } from './plan-failure.js';
 import { PlanPulls } from './plan-pulls.js';
-import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../../reconcilers/service/revisions.js';
-import { refreshServiceConditions } from '../../../reconcilers/service/record-rollout.js';
-import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from '../../model/plan-states.js';
+import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../service/revisions.js';
+import { refreshServiceConditions } from '../../service/record-rollout.js';
+import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from '../../../controller/model/plan-states.js';
 import { outcomeEvent, planEvent } from './plan-events.js';
 
 const PARALLELISM = 4;

@@ -1,9 +1,9 @@
 // What plans tell the rest of the product (SSE, notifications, webhooks). Ids, names, states and
 // tags only: never an env value or anything else that could hold a secret.
-import type { Services } from '../../services.js';
-import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
-import type { DeploymentRow } from '../../store/repositories/deployments.js';
+import type { Services } from '../../../controller/services.js';
+import type { DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
+import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
 
 export const planEvent = (s: Services, p: DeploymentPlanRow) =>
   s.events.publish('plan.updated', p.environmentId, { planId: p.id, name: p.name, status: p.status, error: p.error, trigger: p.trigger });

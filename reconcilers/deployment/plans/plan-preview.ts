@@ -1,19 +1,19 @@
 // The dry run of a plan is that same plan, not executed: every check that needs no server
 // (checkPlan: names, tags, paths, the compose document, which execution also runs first), then
 // for each step what the pure plan() of its deployment says would change on its server and why.
-import type { Services } from '../../services.js';
-import { validationError } from '../../errors/app-error.js';
-import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import type { PlanStepRow } from '../../store/repositories/plan-steps.js';
-import type { DeploymentRow } from '../../store/repositories/deployments.js';
-import type { ServiceRow } from '../../store/repositories/services.js';
-import { composeFilesOf } from '../compose/generate-compose.js';
-import { loadDesired } from '../../../reconcilers/deployment/load-desired.js';
-import { decisionFor, validateComposeOnDisk, validateRequest } from '../deploy-deployment.js';
-import { HostError } from '../../hosts/errors.js';
-import type { ComposeDecision } from '../compose/compose-path-rules.js';
-import { diffDeployment } from '../../../reconcilers/service/deployment-diff.js';
-import type { Difference, PlanAction } from '../../../reconcilers/deployment/plan.js';
+import type { Services } from '../../../controller/services.js';
+import { validationError } from '../../../controller/errors/app-error.js';
+import type { DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
+import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
+import type { ServiceRow } from '../../../controller/store/repositories/services.js';
+import { composeFilesOf } from '../../../controller/deploy/compose/generate-compose.js';
+import { loadDesired } from '../load-desired.js';
+import { decisionFor, validateComposeOnDisk, validateRequest } from '../effects/deploy-deployment.js';
+import { HostError } from '../../../controller/hosts/errors.js';
+import type { ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
+import { diffDeployment } from '../../service/deployment-diff.js';
+import type { Difference, PlanAction } from '../plan.js';
 
 export interface StepPreview {
   stepId: string;

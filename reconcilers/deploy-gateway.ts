@@ -1,5 +1,5 @@
-import type { Services } from '../services.js';
-import { requestDeploy } from '../../reconcilers/entrance.js';
+import type { Services } from '../controller/services.js';
+import { requestDeploy } from './entrance.js';
 
 export interface WebhookDeployResult { success: boolean; deploymentId: string; status: string; error: string | null }
 export interface WebhookPlanResult { planId: string; status: string }

@@ -1,9 +1,9 @@
-import type { Services } from '../services.js';
-import { removeDeploymentContainer } from '../deploy/deploy-deployment.js';
-import { withServerLock } from '../deploy/server-lock.js';
-import type { DeploymentRow } from '../store/repositories/deployments.js';
-import type { ApplyResult } from './apply.js';
-import { requestConvergence } from '../../reconcilers/entrance.js';
+import type { Services } from '../controller/services.js';
+import { removeDeploymentContainer } from './deployment/effects/deploy-deployment.js';
+import { withServerLock } from '../controller/deploy/server-lock.js';
+import type { DeploymentRow } from '../controller/store/repositories/deployments.js';
+import type { ApplyResult } from '../controller/manifests/apply.js';
+import { requestConvergence } from './entrance.js';
 
 /**
  * Hands services whose template or placements a manifest changed to the entrance: per

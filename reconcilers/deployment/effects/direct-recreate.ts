@@ -5,11 +5,11 @@
 // containers the deployment owns are ever renamed, stopped or removed (the caller checked the
 // current one; the aside one is checked here).
 import type Docker from 'dockerode';
-import { conflict } from '../errors/app-error.js';
-import type { DesiredContainer } from '../model/desired-container.js';
-import { observedFromInspect } from '../../reconcilers/deployment/observe.js';
-import { ownershipConflict } from '../../reconcilers/deployment/plan.js';
-import { createOptionsOf } from './container-options.js';
+import { conflict } from '../../../controller/errors/app-error.js';
+import type { DesiredContainer } from '../../../controller/model/desired-container.js';
+import { observedFromInspect } from '../observe.js';
+import { ownershipConflict } from '../plan.js';
+import { createOptionsOf } from '../../../controller/deploy/container-options.js';
 
 const isNotFound = (e: unknown) => (e as { statusCode?: number }).statusCode === 404;
 

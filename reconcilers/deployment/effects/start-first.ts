@@ -5,14 +5,14 @@
 // name. A new container that never gets healthy is removed and the old one was never touched. Each
 // step is an argv (controller/hosts/commands/) so the whole switch reads as data.
 import type Docker from 'dockerode';
-import type { Argv } from '../hosts/shell-quote.js';
-import { networkConnect, networkCreate, networkDisconnect, networkInspect, rename, rm, stop } from '../hosts/commands/docker.js';
-import { or } from '../hosts/commands/combine.js';
-import { LABEL, type DesiredContainer } from '../model/desired-container.js';
+import type { Argv } from '../../../controller/hosts/shell-quote.js';
+import { networkConnect, networkCreate, networkDisconnect, networkInspect, rename, rm, stop } from '../../../controller/hosts/commands/docker.js';
+import { or } from '../../../controller/hosts/commands/combine.js';
+import { LABEL, type DesiredContainer } from '../../../controller/model/desired-container.js';
 import { assertOwned } from './direct-recreate.js';
-import { createOptionsOf } from './container-options.js';
-import { nextContainerName } from './switch-names.js';
-import { UnhealthyContainer, type Healthy } from './wait-healthy.js';
+import { createOptionsOf } from '../../../controller/deploy/container-options.js';
+import { nextContainerName } from '../../../controller/deploy/switch-names.js';
+import { UnhealthyContainer, type Healthy } from '../../../controller/deploy/wait-healthy.js';
 
 export interface StartFirstDeploy {
   desired: DesiredContainer;

@@ -1,18 +1,18 @@
 // One step of a plan on its server, and its undo. Each runs under the server's lock, records its
 // state transitions and log as they happen, and publishes them as events.
-import type { Services } from '../../services.js';
-import type { DeploymentPlanRow } from '../../store/repositories/deployment-plans.js';
-import type { PlanStepRow, PlanStepsRepository } from '../../store/repositories/plan-steps.js';
-import { deployDeployment, removeDeploymentContainer } from '../deploy-deployment.js';
-import { messageOf } from '../message-of.js';
-import { withServerLock } from '../server-lock.js';
+import type { Services } from '../../../controller/services.js';
+import type { DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { PlanStepRow, PlanStepsRepository } from '../../../controller/store/repositories/plan-steps.js';
+import { deployDeployment, removeDeploymentContainer } from '../effects/deploy-deployment.js';
+import { messageOf } from '../../../controller/deploy/message-of.js';
+import { withServerLock } from '../../../controller/deploy/server-lock.js';
 import { deploymentEvent, stepEvent } from './plan-events.js';
-import { findContainer } from '../find-container.js';
+import { findContainer } from '../../../controller/deploy/find-container.js';
 import type { PlanPulls } from './plan-pulls.js';
-import type { DeploymentRow } from '../../store/repositories/deployments.js';
-import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../../reconcilers/service/record-rollout.js';
-import { revisionSpec } from '../../../reconcilers/service/revisions.js';
-import { serviceAtRevision } from '../../../reconcilers/service/revision-spec.js';
+import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
+import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../service/record-rollout.js';
+import { revisionSpec } from '../../service/revisions.js';
+import { serviceAtRevision } from '../../service/revision-spec.js';
 
 export type StepResult = 'succeeded' | 'failed' | 'cancelled';
 

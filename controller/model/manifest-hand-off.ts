@@ -1,0 +1,15 @@
+/** A service a manifest apply created or changed (controller/manifests/apply.ts). */
+export interface ChangedService { id: string; environmentId: string; name: string; imageTag: string }
+
+/**
+ * `Services.handOff`: what a manifest apply hands on once its transaction committed
+ * (controller/manifests/run-apply.ts). The deployment reconciler implements it
+ * (reconcilers/manifest-hand-off.ts, through the entrance) and start-up builds it
+ * (controller/model/reconcilers.ts), so the manifest pipeline never imports reconcilers/.
+ */
+export interface ManifestHandOff {
+  /** Per environment, one plan over the deployments whose container differs; the plan ids. */
+  startPlans(changed: ChangedService[], revision: string): Promise<string[]>;
+  /** Removes the containers of deployments the apply deleted; how many were removed. */
+  removeContainers(removed: Array<Record<string, any>>): Promise<number>;
+}

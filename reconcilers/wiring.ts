@@ -1,0 +1,20 @@
+import type { Reconcilers } from '../controller/model/reconcilers.js';
+import { PlanEngine } from './deployment/plans/plan-engine.js';
+import { startPlanWorker } from './deployment/plans/plan-recovery.js';
+import { startDeploymentWorker } from './deployment/deployment-worker.js';
+import { startImageWorker } from './image/image-worker.js';
+import { removeContainers, startPlans } from './manifest-hand-off.js';
+
+/**
+ * The reconcilers as controller/ runs them (controller/model/reconcilers.ts): the composition
+ * root (bin/stevedore.js through the server bundle, test/support/test-service.ts) hands this to
+ * startService, so imports run one way, from reconcilers/ down to controller/.
+ */
+export const RECONCILERS: Reconcilers = {
+  planEngine: (s) => new PlanEngine(s),
+  manifestHandOff: (s) => ({
+    startPlans: (changed, revision) => startPlans(s, changed, revision),
+    removeContainers: (removed) => removeContainers(s, removed),
+  }),
+  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker },
+};
