@@ -4,7 +4,8 @@ import { findDatabaseHandleUses } from '../support/boundaries/database-handles.j
 
 // The boundaries of ARCHITECTURE.md (rules in .dependency-cruiser.cjs): knex only under
 // controller/store/, nothing under controller/, reconcilers/ or manifests-schema/ imports api/,
-// no import cycles. A run cruises a few hundred files (15 s idle, minutes on a loaded machine).
+// nothing under controller/ imports reconcilers/, no import cycles (type-only imports count).
+// A run cruises a few hundred files (15 s idle, minutes on a loaded machine).
 const FIXTURE = new URL('./boundaries-fixture/', import.meta.url).pathname;
 
 describe('boundaries', function () {
@@ -28,6 +29,8 @@ describe('boundaries', function () {
       'knex-only-in-store: controller/reads-the-database.ts -> node_modules/knex/knex.js',
       'no-api-from-the-core: reconcilers/uses-api.ts -> api/route.ts',
       'no-cycles: controller/cycle-a.ts -> controller/cycle-b.ts',
+      'no-cycles: controller/types-a.ts -> controller/types-b.ts',
+      'no-reconcilers-from-controller: controller/uses-a-reconciler.ts -> reconcilers/converge.ts',
     ]);
   });
 
