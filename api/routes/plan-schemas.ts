@@ -1,5 +1,5 @@
 // What plan routes answer: a plan with its steps, and the dry run's preview of one. Written from
-// toPlan/toStep (controller/store/repositories) and StepPreview (controller/deploy/plans).
+// toPlan/toStep (controller/store/repositories) and StepPreview (reconcilers/deployment/plans).
 import { PLAN_STATUSES, STEP_STATUSES } from '../../controller/model/plan-states.js';
 import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 

@@ -35,7 +35,7 @@ export function object(properties: Record<string, Schema>, required: string[] = 
   return { type: 'object', properties, required: required.length ? required : undefined, additionalProperties: false, ...extra };
 }
 
-/** A status condition as reconcilers/conditions.ts keeps them (Kubernetes-style). */
+/** A status condition as controller/model/conditions.ts keeps them (Kubernetes-style). */
 export const condition: Schema = object({
   type: enumOf('Ready', 'Progressing', 'Degraded', 'Drifted', 'UpdateAvailable'), status: enumOf('True', 'False', 'Unknown'),
   reason: str(), message: str(), lastTransitionTime: timestamp,
