@@ -1,5 +1,5 @@
 import type { Services } from '../controller/services.js';
-import { requestDeploy } from './entrance.js';
+import { requestDeploy, type EntranceServices } from './entrance.js';
 
 export interface WebhookDeployResult { success: boolean; deploymentId: string; status: string; error: string | null }
 export interface WebhookPlanResult { planId: string; status: string }
@@ -13,7 +13,7 @@ export interface WebhookPlanResult { planId: string; status: string }
  * rollback; answers when the plan has finished so the pipeline learns the outcome.
  * deploymentId is the plan's id (GET /api/deployment-plans/{id} has the steps).
  */
-export async function deployServiceForWebhook(s: Services, opts: {
+export async function deployServiceForWebhook(s: EntranceServices, opts: {
   environmentId: string; serviceId: string; serviceName: string; imageTag?: string; generateArtifacts: boolean;
 }): Promise<WebhookDeployResult> {
   const plan = await requestDeploy(s, {
@@ -27,7 +27,7 @@ export async function deployServiceForWebhook(s: Services, opts: {
  * deploy-image and codehost: one plan over the services (ordered by the dependency graph),
  * executed with automatic rollback, all moved to `imageTag`. Resolves once the plan has started.
  */
-export async function createAutoRollbackPlanForWebhook(s: Services, opts: {
+export async function createAutoRollbackPlanForWebhook(s: EntranceServices, opts: {
   environmentId: string; serviceIds: string[]; imageTag: string; name: string;
 }): Promise<WebhookPlanResult> {
   const plan = await requestDeploy(s, {

@@ -13,15 +13,17 @@ import type { Trx } from '../controller/store/transaction.js';
 import type { Services } from '../controller/services.js';
 import { conflict, notFound, validationError } from '../controller/errors/app-error.js';
 import { assertImageTag } from '../controller/deploy/names.js';
-import { buildPlan, targetTag, type CreatePlanInput, type RevisionTargets } from './deployment/plans/plan-builder.js';
+import { buildPlan, targetTag, type CreatePlanInput, type PlanBuilding, type RevisionTargets } from './deployment/plans/plan-builder.js';
 import { checkPlan } from './deployment/plans/plan-preview.js';
 import { draftPlan } from './deployment/plans/preview-without-saving.js';
 import { planEvent } from './deployment/plans/plan-events.js';
 import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositories/deployment-plans.js';
 import type { ServiceRow, ServiceSpec } from '../controller/store/repositories/services.js';
 import { diffDeployment, needsRollout } from './service/deployment-diff.js';
+import type { LookServices } from './deployment/observe-and-record.js';
 import { acceptRevision, revisionSpec } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
+import type { DesiredReads } from './deployment/load-desired.js';
 import type { RevisionSpec } from './service/revision-spec.js';
 
 export type DeployRequest = CreatePlanInput & {
@@ -39,8 +41,11 @@ const ROLLOUT_FIELDS = ['containerImageId', 'imageTag', 'env', 'ports', 'volumes
 /** Triggers that only converge to what is already desired: they never supersede a request. */
 const CONVERGING_ONLY = new Set(['drift-heal']);
 
+/** What the entrance reads and writes: the desired state, revisions, plans and their events. */
+export type EntranceServices = LookServices & PlanBuilding & Pick<Services, 'events' | 'transaction'>;
+
 /** API deploy, plan create + execute, CI webhooks: the request's tags become desired, then the plan runs. */
-export async function requestDeploy(s: Services, req: DeployRequest): Promise<DeploymentPlanRow> {
+export async function requestDeploy(s: EntranceServices, req: DeployRequest): Promise<DeploymentPlanRow> {
   const plan = await enter(s, req);
   return finishRequest(s, plan, req.wait);
 }
@@ -50,7 +55,7 @@ export async function requestDeploy(s: Services, req: DeployRequest): Promise<De
  * deployments whose container differs from it (or whose server could not be asked). null when
  * every container already matches.
  */
-export async function requestConvergence(s: Services, req: DeployRequest): Promise<DeploymentPlanRow | null> {
+export async function requestConvergence(s: EntranceServices, req: DeployRequest): Promise<DeploymentPlanRow | null> {
   const items: PlanItem[] = [];
   for (const item of req.items) {
     let deployments = await s.deployments.listByService(item.serviceId);
@@ -64,7 +69,7 @@ export async function requestConvergence(s: Services, req: DeployRequest): Promi
 }
 
 /** POST /api/deployment-plans/{id}/execute: the pending plan's tags become desired, then it runs. */
-export async function executePendingPlan(s: Services, planId: string): Promise<DeploymentPlanRow> {
+export async function executePendingPlan(s: EntranceServices, planId: string): Promise<DeploymentPlanRow> {
   const plan = (await s.plans.repo.findById(planId))!;
   if (plan.status !== 'pending') throw conflict(`the plan is ${plan.status}; only a pending plan can be executed`);
   const steps = await s.plans.steps.ofPlan(planId);
@@ -86,19 +91,19 @@ export async function executePendingPlan(s: Services, planId: string): Promise<D
 }
 
 /** POST /api/environments/{envId}/deployment-plans without execute: a proposal; nothing desired changes yet. */
-export async function proposePlan(s: Services, input: CreatePlanInput): Promise<DeploymentPlanRow> {
+export async function proposePlan(s: EntranceServices, input: CreatePlanInput): Promise<DeploymentPlanRow> {
   await checkDraft(s, input);
   const plan = await s.transaction((trx) => buildPlan(s, input, trx));
   await planEvent(s, plan);
   return plan;
 }
 
-async function checkDraft(s: Services, input: CreatePlanInput): Promise<void> {
+async function checkDraft(s: EntranceServices, input: CreatePlanInput): Promise<void> {
   const draft = await draftPlan(s, input);
   await checkPlan(s, draft.plan, draft.steps);
 }
 
-async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow> {
+async function enter(s: EntranceServices, req: DeployRequest): Promise<DeploymentPlanRow> {
   for (const [n, item] of req.items.entries()) if (item.imageTag != null) assertImageTag(item.imageTag, `items/${n}/imageTag`);
   // checks that need no server run first, on a draft nobody sees: a refused request writes nothing
   await checkDraft(s, req);
@@ -120,7 +125,7 @@ async function enter(s: Services, req: DeployRequest): Promise<DeploymentPlanRow
  * of the service and its deployments. A manifest wrote its services already (in the apply's
  * transaction); its hand-off is still a new request for their deployments.
  */
-async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx,
+async function writeDesired(s: Pick<Services, 'deployments' | 'services'>, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx,
   spec?: DeployRequest['spec']): Promise<void> {
   const rows = await s.services.lockForUpdate([...new Set(items.map((i) => i.serviceId))], trx);
   const changed: string[] = [];
@@ -141,7 +146,7 @@ async function writeDesired(s: Services, items: Array<Pick<PlanItem, 'serviceId'
  * number when it differs from the newest). A heal of a service whose desired revision failed
  * restores its last good revision instead, and records nothing.
  */
-async function acceptRevisions(s: Services, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx): Promise<RevisionTargets> {
+async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx): Promise<RevisionTargets> {
   const targets: RevisionTargets = new Map();
   const converging = CONVERGING_ONLY.has(req.trigger);
   for (const svc of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))], trx)) {
@@ -164,7 +169,7 @@ async function acceptRevisions(s: Services, req: Pick<DeployRequest, 'items' | '
  * generation; a change of what the containers should be, on a service that runs somewhere, is a
  * request like a deploy (a revision and a plan over the deployments that run).
  */
-export async function changeServiceSpec(s: Services, current: ServiceRow, values: ServiceSpec, createdBy: string | null)
+export async function changeServiceSpec(s: EntranceServices, current: ServiceRow, values: ServiceSpec, createdBy: string | null)
   : Promise<{ row: ServiceRow; changed: string[]; plan: DeploymentPlanRow | null }> {
   const differs = (f: keyof ServiceSpec) => values[f] !== undefined && JSON.stringify(values[f]) !== JSON.stringify(current[f as keyof ServiceRow]);
   const deployed = (await s.deployments.listByService(current.id)).filter((d) => d.imageTag).map((d) => d.id);
@@ -190,7 +195,7 @@ export async function changeServiceSpec(s: Services, current: ServiceRow, values
  * service's spec again, through the same entrance as a deploy (a new revision, unless it is the
  * newest already, and a plan over the deployments that run; all of them when none runs).
  */
-export async function requestRevert(s: Services, service: ServiceRow, revision: number, o: { createdBy: string | null; wait?: boolean }): Promise<DeploymentPlanRow> {
+export async function requestRevert(s: EntranceServices, service: ServiceRow, revision: number, o: { createdBy: string | null; wait?: boolean }): Promise<DeploymentPlanRow> {
   const row = await s.revisions.find(service.id, revision);
   if (!row) throw notFound('Revision');
   const spec = row.spec as unknown as RevisionSpec;
@@ -213,7 +218,7 @@ export async function requestRevert(s: Services, service: ServiceRow, revision: 
  * desired one has failed. Refused (409, with the reason) when there is nothing to heal or when a
  * heal would only retry a failed revision.
  */
-export async function requestHeal(s: Services, service: ServiceRow, deployment: { id: string; containerName: string; imageTag: string | null }): Promise<DeploymentPlanRow> {
+export async function requestHeal(s: EntranceServices, service: ServiceRow, deployment: { id: string; containerName: string; imageTag: string | null }): Promise<DeploymentPlanRow> {
   if (service.failedRevision != null && service.failedRevision === service.desiredRevision && !inFallback(service)) {
     throw conflict(`r${service.failedRevision} of ${service.name} failed and no earlier revision succeeded: a heal would only retry it`,
       'Deploy another tag or revert to a revision');
@@ -247,6 +252,6 @@ function assertTagNotManifestOwned(svc: ServiceRow, tag: string): void {
   );
 }
 
-async function finishRequest(s: Services, plan: DeploymentPlanRow, wait?: boolean): Promise<DeploymentPlanRow> {
+async function finishRequest(s: Pick<Services, 'plans'>, plan: DeploymentPlanRow, wait?: boolean): Promise<DeploymentPlanRow> {
   return wait ? s.plans.waitFor(plan.id) : plan;
 }

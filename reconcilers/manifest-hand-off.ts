@@ -3,7 +3,7 @@ import { removeDeploymentContainer } from './deployment/effects/deploy-deploymen
 import { withServerLock } from '../controller/deploy/server-lock.js';
 import type { DeploymentRow } from '../controller/store/repositories/deployments.js';
 import type { ApplyResult } from '../controller/manifests/apply.js';
-import { requestConvergence } from './entrance.js';
+import { requestConvergence, type EntranceServices } from './entrance.js';
 
 /**
  * Hands services whose template or placements a manifest changed to the entrance: per
@@ -11,7 +11,7 @@ import { requestConvergence } from './entrance.js';
  * container differs from the desired one. A re-apply that changes nothing running creates no
  * plan. Services without deployments are skipped (nothing to run). Returns the plan ids.
  */
-export async function startPlans(s: Services, changed: ApplyResult['changedServices'], revision: string): Promise<string[]> {
+export async function startPlans(s: EntranceServices, changed: ApplyResult['changedServices'], revision: string): Promise<string[]> {
   const placed = new Set((await s.deployments.listByServices(changed.map((c) => c.id))).map((d) => d.serviceId));
   const byEnv = new Map<string, ApplyResult['changedServices']>();
   for (const c of changed.filter((x) => placed.has(x.id))) byEnv.set(c.environmentId, [...(byEnv.get(c.environmentId) ?? []), c]);
@@ -27,7 +27,7 @@ export async function startPlans(s: Services, changed: ApplyResult['changedServi
 }
 
 /** Removes the containers of deployments a manifest apply deleted (one at a time per server). */
-export async function removeContainers(s: Services, removed: ApplyResult['removedDeployments']): Promise<number> {
+export async function removeContainers(s: Pick<Services, 'hosts' | 'locks' | 'logger'>, removed: ApplyResult['removedDeployments']): Promise<number> {
   let n = 0;
   for (const d of removed as DeploymentRow[]) {
     try {

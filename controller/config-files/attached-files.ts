@@ -16,7 +16,8 @@ export interface RenderedAttachment {
 
 /** Throws a VALIDATION_ERROR naming the keys when a file has an unresolved placeholder. */
 /** `read`: the service's attachments when the caller read them already (a batch of looks). */
-export async function renderAttachedFiles(s: Services, serviceId: string, environmentId: string, read?: ConfigAttachmentRow[]): Promise<RenderedAttachment[]> {
+export async function renderAttachedFiles(s: Pick<Services, 'configStore'>, serviceId: string, environmentId: string,
+  read?: ConfigAttachmentRow[]): Promise<RenderedAttachment[]> {
   const attachments = read ?? await s.configStore.attachments.forServices([serviceId]);
   if (!attachments.length) return [];
   const files = (await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))

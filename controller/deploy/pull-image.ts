@@ -34,7 +34,7 @@ export async function pullImage(docker: Docker, image: string, auth: DockerAuth 
 }
 
 /** Pulls `ref` (an image of the deployment's service) on the deployment's server, with its registry's credentials. */
-export async function pullOnServer(s: Services, d: Pick<DeploymentRow, 'serverId' | 'environmentId'>,
+export async function pullOnServer(s: Pick<Services, 'hosts' | 'registries' | 'secretBox'>, d: Pick<DeploymentRow, 'serverId' | 'environmentId'>,
   image: Pick<ContainerImageRow, 'imageName' | 'registryConnectionId'>, ref: string): Promise<void> {
   const auth = await registryAuthFor(s, d.environmentId, image.imageName, image.registryConnectionId ?? null);
   await pullImage(await s.hosts.docker(d.serverId), ref, auth);

@@ -26,7 +26,8 @@ const hostOfUrl = (url: string) => {
  * environment's connection for the same registry host. They travel in the Docker API call's
  * X-Registry-Auth header only: nothing is written to the server's ~/.docker/config.json.
  */
-export async function registryAuthFor(s: Services, environmentId: string, imageName: string, registryConnectionId: string | null): Promise<DockerAuth | undefined> {
+export async function registryAuthFor(s: Pick<Services, 'registries' | 'secretBox'>, environmentId: string, imageName: string,
+  registryConnectionId: string | null): Promise<DockerAuth | undefined> {
   const host = registryHostOf(imageName);
   let row: RegistryRow | undefined = registryConnectionId ? await s.registries.findById(registryConnectionId) : undefined;
   if (!row && host) {

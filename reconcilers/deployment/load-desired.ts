@@ -20,11 +20,11 @@ import { fallbackRevisionOf } from '../service/fallback.js';
 export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal' }
 
 /** The environment's operations settings for a look: shared with the other looks reading them now. */
-export const operationsOf = (s: Services, environmentId: string): Promise<OperationsSettings> =>
+export const operationsOf = (s: Pick<Services, 'settings'>, environmentId: string): Promise<OperationsSettings> =>
   sharedRead(`operations/${environmentId}`, () => s.settings.get<OperationsSettings>(environmentId, 'operations'));
 
 /** The environment's vars and secrets for a look: shared with the other looks reading them now. */
-export const envSourcesOf = (s: Services, environmentId: string): Promise<EnvSources> =>
+export const envSourcesOf = (s: Pick<Services, 'configStore'>, environmentId: string): Promise<EnvSources> =>
   sharedRead(`env-sources/${environmentId}`, () => loadEnvSources(s.configStore.catalog, environmentId));
 
 export interface LoadedDesired {
@@ -63,8 +63,11 @@ export interface LookRows {
   sources: EnvSources;
 }
 
+/** What rendering a deployment's desired container reads. */
+export type DesiredReads = Pick<Services, 'configStore' | 'containerImages' | 'deployments' | 'revisions' | 'servers' | 'services' | 'settings'>;
+
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
-export async function loadDesired(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
+export async function loadDesired(s: DesiredReads, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
   const row = o.rows ? o.rows.service : await s.services.findById(d.serviceId);
   if (!row) return null;
   const revision = o.revision !== undefined ? o.revision : await fallbackRevisionOf(s, row);

@@ -6,7 +6,7 @@ import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
 import { getCondition, REASONS, sameConditions, type Condition } from '../../controller/model/conditions.js';
-import { loadDesired, type DesiredOptions } from './load-desired.js';
+import { loadDesired, type DesiredOptions, type DesiredReads } from './load-desired.js';
 import { observeDeployment } from './observe.js';
 import { plan, type ContainerPlan } from './plan.js';
 import { deploymentConditions, type Observation } from './status.js';
@@ -20,8 +20,11 @@ export interface DeploymentLook {
   observation: Observation;
 }
 
+/** What a look at a deployment reads: its desired container, and its server. */
+export type LookServices = DesiredReads & Pick<Services, 'environments' | 'hosts'>;
+
 /** Desired, observed and the plan between them for one deployment; never throws for a host error. */
-export async function lookAt(s: Services, d: DeploymentRow, o: DesiredOptions = {}): Promise<DeploymentLook> {
+export async function lookAt(s: LookServices, d: DeploymentRow, o: DesiredOptions = {}): Promise<DeploymentLook> {
   let loaded;
   try {
     loaded = await loadDesired(s, d, o);
@@ -54,13 +57,13 @@ export interface Recorded extends DeploymentLook {
 }
 
 /** Observes one deployment and writes its conditions and observedGeneration. */
-export async function observeAndRecord(s: Services, deploymentId: string): Promise<Recorded | null> {
+export async function observeAndRecord(s: LookServices & Pick<Services, 'events' | 'plans'>, deploymentId: string): Promise<Recorded | null> {
   const d = await s.deployments.findById(deploymentId);
   if (!d) return null;
   return record(s, await lookAt(s, d, { look: true }));
 }
 
-export async function record(s: Services, look: DeploymentLook): Promise<Recorded> {
+export async function record(s: Pick<Services, 'deployments' | 'events' | 'plans' | 'services'>, look: DeploymentLook): Promise<Recorded> {
   return (await recordMany(s, [look]))[0]!;
 }
 
@@ -68,7 +71,7 @@ export async function record(s: Services, look: DeploymentLook): Promise<Recorde
  * record() of many looks (a batch): the deployments whose conditions say something new or whose
  * observedGeneration is behind are written with one statement; the others not at all.
  */
-export async function recordMany(s: Services, looks: DeploymentLook[]): Promise<Recorded[]> {
+export async function recordMany(s: Pick<Services, 'deployments' | 'events' | 'plans' | 'services'>, looks: DeploymentLook[]): Promise<Recorded[]> {
   const recorded = looks.map((look) => {
     const d = look.deployment;
     const conditions = deploymentConditions(d.conditions ?? [], look.observation, { generation: d.generation, failedGeneration: d.failedGeneration });
@@ -83,7 +86,7 @@ export async function recordMany(s: Services, looks: DeploymentLook[]): Promise<
 }
 
 /** One event (a notification type) when Degraded turns to CrashLooping; nothing while it stays so. */
-async function announceCrashLoop(s: Services, d: DeploymentRow, before: Condition[], after: Condition[], o: Observation) {
+async function announceCrashLoop(s: Pick<Services, 'events'>, d: DeploymentRow, before: Condition[], after: Condition[], o: Observation) {
   const was = getCondition(before, 'Degraded');
   const now = getCondition(after, 'Degraded');
   if (now?.reason !== REASONS.CrashLooping || now.status !== 'True' || was?.reason === REASONS.CrashLooping) return;

@@ -125,7 +125,7 @@ async function inspectOwn(docker: Docker, name: string, deploymentId: string): P
 
 /** Everything plan() needs about one deployment: container, owner's name, files and compose file on disk. */
 /** `server`: the server's row with its key when the caller read it already (a batch of looks). */
-export async function observeDeployment(s: Services, desired: DesiredContainer, composeFilePath: string | null,
+export async function observeDeployment(s: Pick<Services, 'configStore' | 'environments' | 'hosts'>, desired: DesiredContainer, composeFilePath: string | null,
   server?: ServerWithKeyRow): Promise<ObservedContainer> {
   const docker = await s.hosts.docker(desired.serverId, server);
   const [observed, next] = await Promise.all([

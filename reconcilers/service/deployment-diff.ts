@@ -2,7 +2,7 @@
 // the entrance asks it before handing a no-op to the engine, the dry run shows it per step.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { lookAt } from '../deployment/observe-and-record.js';
+import { lookAt, type LookServices } from '../deployment/observe-and-record.js';
 import type { Difference, PlanAction } from '../deployment/plan.js';
 
 export interface DeploymentDiff {
@@ -14,7 +14,7 @@ export interface DeploymentDiff {
 }
 
 /** `imageTag`: the tag a step would deploy (default: the service's desired tag). */
-export async function diffDeployment(s: Services, d: DeploymentRow, imageTag?: string | null): Promise<DeploymentDiff> {
+export async function diffDeployment(s: LookServices, d: DeploymentRow, imageTag?: string | null): Promise<DeploymentDiff> {
   const look = await lookAt(s, d, imageTag ? { imageTag } : {});
   const ob = look.observation;
   if (ob.kind === 'not-deployed') {

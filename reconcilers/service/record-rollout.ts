@@ -5,26 +5,26 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import type { Condition } from '../../controller/model/conditions.js';
 import { degraded, notDegraded, rolledBack, serviceConditions, type Where } from './rollout-conditions.js';
 
-async function whereOf(s: Services, d: DeploymentRow): Promise<Where> {
+async function whereOf(s: Pick<Services, 'servers' | 'services'>, d: DeploymentRow): Promise<Where> {
   const [service, server] = await Promise.all([s.services.findById(d.serviceId), s.servers.findById(d.serverId)]);
   return { service: service?.name ?? d.containerName, server: server?.name ?? d.serverId };
 }
 
 /** The generation the step was rolling out failed: reconcilers leave it alone until a new request. */
-export async function recordRolloutFailure(s: Services, d: DeploymentRow, error: string): Promise<void> {
+export async function recordRolloutFailure(s: Pick<Services, 'deployments' | 'plans' | 'servers' | 'services'>, d: DeploymentRow, error: string): Promise<void> {
   const conditions = degraded((d.conditions ?? []) as Condition[], error, await whereOf(s, d));
   await s.deployments.recordObserved(d.id, { failedGeneration: d.generation, conditions });
   await refreshServiceConditions(s, d.serviceId);
 }
 
-export async function recordRolloutSuccess(s: Services, d: DeploymentRow): Promise<void> {
+export async function recordRolloutSuccess(s: Pick<Services, 'deployments' | 'plans' | 'servers' | 'services'>, d: DeploymentRow): Promise<void> {
   const conditions = notDegraded((d.conditions ?? []) as Condition[], await whereOf(s, d));
   await s.deployments.recordObserved(d.id, { failedGeneration: null, observedGeneration: d.generation, conditions });
   await refreshServiceConditions(s, d.serviceId);
 }
 
 /** An automatic rollback put the old version back: it runs, but not what is desired. */
-export async function recordRolledBack(s: Services, d: DeploymentRow, cause: string): Promise<void> {
+export async function recordRolledBack(s: Pick<Services, 'deployments' | 'plans' | 'servers' | 'services'>, d: DeploymentRow, cause: string): Promise<void> {
   const conditions = rolledBack((d.conditions ?? []) as Condition[], cause, await whereOf(s, d), d.imageTag);
   await s.deployments.recordObserved(d.id, { failedGeneration: d.generation, conditions });
   await refreshServiceConditions(s, d.serviceId);
@@ -35,7 +35,7 @@ export async function recordRolledBack(s: Services, d: DeploymentRow, cause: str
  * generation they describe (observedGeneration on every refresh, changed or not). `endingPlanId`:
  * a plan about to end, no longer in motion.
  */
-export async function refreshServiceConditions(s: Services, serviceId: string, endingPlanId?: string): Promise<void> {
+export async function refreshServiceConditions(s: Pick<Services, 'deployments' | 'plans' | 'services'>, serviceId: string, endingPlanId?: string): Promise<void> {
   const service = await s.services.findById(serviceId);
   if (!service) return;
   const [deployments, activePlan] = await Promise.all([s.deployments.listByService(serviceId), s.plans.repo.activeForService(serviceId, endingPlanId)]);

@@ -11,7 +11,7 @@ import type { DeploymentPlanRow } from '../../controller/store/repositories/depl
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
-import { loadDesired, operationsOf } from '../deployment/load-desired.js';
+import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
 import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
 
 /**
@@ -19,7 +19,7 @@ import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './r
  * its deployments rendered at `tag` with today's vars, secrets and config files. null: nothing
  * can be rendered (no image).
  */
-export async function renderRevisionSpec(s: Services, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<RevisionSpec | null> {
+export async function renderRevisionSpec(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<RevisionSpec | null> {
   if (!service.containerImageId) return null;
   const [image, sources, attachments, servers, operations] = await Promise.all([
     s.containerImages.findById(service.containerImageId),
@@ -53,7 +53,7 @@ export interface AcceptedRevision { revision: number; imageTag: string; created:
  * revision, a new one when it differs from the newest. A request that asks again for a revision
  * that failed is a new attempt: its failure is cleared until this rollout ends.
  */
-export async function acceptRevision(s: Services, service: ServiceRow, tag: string,
+export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: string,
   o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean }, trx: Trx): Promise<AcceptedRevision | null> {
   const { retryFailed, ...meta } = o;
   const deployments = await s.deployments.listByService(service.id, trx);
@@ -69,14 +69,14 @@ export async function acceptRevision(s: Services, service: ServiceRow, tag: stri
   return { revision: row.revision, imageTag: tag, created: row !== latest };
 }
 
-async function pruneRevisions(s: Services, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
+async function pruneRevisions(s: Pick<Services, 'revisions' | 'settings'>, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
   const { revisionHistoryLimit } = await s.settings.get<{ revisionHistoryLimit: number }>(svc.environmentId, 'operations', trx);
   const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
   await s.revisions.prune(svc.id, revisionHistoryLimit, pinned, trx);
 }
 
 /** The spec of one revision, or undefined. */
-export async function revisionSpec(s: Services, serviceId: string, revision: number | null): Promise<RevisionSpec | undefined> {
+export async function revisionSpec(s: Pick<Services, 'revisions'>, serviceId: string, revision: number | null): Promise<RevisionSpec | undefined> {
   if (revision == null) return undefined;
   const row = await s.revisions.find(serviceId, revision);
   return row ? (row.spec as unknown as RevisionSpec) : undefined;
@@ -89,7 +89,8 @@ export async function revisionSpec(s: Services, serviceId: string, revision: num
  * Superseded: a newer request owns the service now. Heals restore what is already desired or
  * current and change no outcome.
  */
-export async function recordPlanOutcome(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<void> {
+export async function recordPlanOutcome(s: Pick<Services, 'deployments' | 'revisions' | 'services' | 'transaction'>, plan: DeploymentPlanRow,
+  steps: PlanStepRow[]): Promise<void> {
   if (plan.trigger === 'drift-heal') return;
   const byService = new Map<string, number>();
   for (const st of steps) if (st.serviceId && st.revision != null) byService.set(st.serviceId, st.revision);
@@ -119,7 +120,7 @@ export async function recordPlanOutcome(s: Services, plan: DeploymentPlanRow, st
  * went back to one revision desires that revision again (its template and tag written back).
  * Steps from before revisions existed carry only a tag: the tag is written back.
  */
-export async function restoreDesiredAfterRollback(s: Services, steps: PlanStepRow[]): Promise<void> {
+export async function restoreDesiredAfterRollback(s: Pick<Services, 'deployments' | 'revisions' | 'services' | 'transaction'>, steps: PlanStepRow[]): Promise<void> {
   const byService = new Map<string, PlanStepRow[]>();
   for (const st of steps.filter((x) => x.serviceId && x.status === 'rolled_back')) byService.set(st.serviceId!, [...byService.get(st.serviceId!) ?? [], st]);
   for (const [serviceId, list] of byService) {
@@ -136,7 +137,7 @@ export async function restoreDesiredAfterRollback(s: Services, steps: PlanStepRo
   }
 }
 
-async function writeRevisionAsDesired(s: Services, serviceId: string, row: ServiceRevisionRow): Promise<void> {
+async function writeRevisionAsDesired(s: Pick<Services, 'deployments' | 'services' | 'transaction'>, serviceId: string, row: ServiceRevisionRow): Promise<void> {
   const spec = row.spec as unknown as RevisionSpec;
   await s.transaction(async (trx) => {
     const [svc] = await s.services.lockForUpdate([serviceId], trx);

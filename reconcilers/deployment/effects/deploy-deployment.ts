@@ -24,7 +24,7 @@ import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
 import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
-import { loadDesired, type LoadedDesired } from '../load-desired.js';
+import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
 import { ownershipConflict, plan } from '../plan.js';
 import type { DesiredContainer } from '../../../controller/model/desired-container.js';
@@ -59,6 +59,9 @@ export interface DeployOutcome extends Healthy {
   changed: boolean;
 }
 
+/** What a deploy uses beyond reading the desired container: the server, the image, the audit. */
+type DeployEffects = Pick<Services, 'audit' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
+
 /** Everything that can be checked without touching the server. */
 export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName' | 'imageTag'>): void {
   assertContainerName(r.deployment.containerName);
@@ -67,7 +70,7 @@ export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName
   if (r.deployment.composePath !== null) assertSafePath(r.deployment.composePath);
 }
 
-export async function deployDeployment(s: Services, r: DeployRequest): Promise<DeployOutcome> {
+export async function deployDeployment(s: DesiredReads & DeployEffects, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
   const loaded = await loadDesired(s, r.deployment, { imageTag: r.imageTag, imageId: null, revision: r.revision ?? null });
   if (!loaded) throw validationError(`service ${r.service.name} has no container image`, 'containerImageId');
@@ -85,7 +88,7 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
   }
 }
 
-async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
+async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
   const { deployment: d } = r;
   const { decision } = loaded;
   const composePath = decision.mode === 'direct' ? null : decision.path;
@@ -158,7 +161,7 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
  * so it never starts with stale ones. The write replaces the file (temp + rename): a bind mount
  * of the old file keeps showing the old bytes, which is why a content change recreates.
  */
-async function writeConfigFiles(s: Services, desired: DesiredContainer, loaded: LoadedDesired, onDisk: Record<string, string | null>,
+async function writeConfigFiles(s: Pick<Services, 'configStore' | 'hosts'>, desired: DesiredContainer, loaded: LoadedDesired, onDisk: Record<string, string | null>,
   log: (l: string) => Promise<void>): Promise<void> {
   const stale = desired.files.filter((f) => onDisk[f.hostPath] !== f.contentHash);
   for (const f of stale) {
@@ -168,7 +171,7 @@ async function writeConfigFiles(s: Services, desired: DesiredContainer, loaded: 
   if (desired.files.length) await log(`config files: ${stale.length} written, ${desired.files.length - stale.length} already up to date`);
 }
 
-async function writeComposeFiles(s: Services, r: DeployRequest, d: DeploymentRow, files: ComposeFiles): Promise<void> {
+async function writeComposeFiles(s: Pick<Services, 'hosts' | 'plans' | 'secretBox'>, r: DeployRequest, d: DeploymentRow, files: ComposeFiles): Promise<void> {
   await s.hosts.exec(d.serverId, mkdirP(posix.dirname(files.compose.path), 0o700));
   const withEnv = r.generate !== false;
   await Promise.all([
@@ -183,14 +186,14 @@ async function writeComposeFiles(s: Services, r: DeployRequest, d: DeploymentRow
 }
 
 /** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
-export async function validateComposeOnDisk(s: Services, d: DeploymentRow, path: string): Promise<void> {
+export async function validateComposeOnDisk(s: Pick<Services, 'hosts'>, d: DeploymentRow, path: string): Promise<void> {
   const onDisk = await s.hosts.readFile(d.serverId, path);
   const where = `the compose file ${path} on the server`;
   if (!onDisk) throw validationError(`${where} does not exist`, 'composePath', 'Create it, or clear composePath to let Stevedore manage the container');
   assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
 }
 
-async function composeUp(s: Services, d: DeploymentRow, files: string[], project: string, env: Record<string, string>,
+async function composeUp(s: Pick<Services, 'hosts'>, d: DeploymentRow, files: string[], project: string, env: Record<string, string>,
   log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
   const cli = await s.hosts.compose(d.serverId);
   // variables for the file's ${...} interpolation go through env(1): still one argv, no shell
@@ -203,7 +206,7 @@ async function composeUp(s: Services, d: DeploymentRow, files: string[], project
 
 // A container the deployment made directly (or under another compose project) has the name
 // compose wants; compose would refuse to start. Ownership was checked by the caller.
-async function handDirectContainerToCompose(s: Services, d: DeploymentRow, docker: Docker, project: string, log: (l: string) => Promise<void>) {
+async function handDirectContainerToCompose(s: Pick<Services, 'hosts'>, d: DeploymentRow, docker: Docker, project: string, log: (l: string) => Promise<void>) {
   const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
   if (!c || c.Config.Labels?.['com.docker.compose.project'] === project) return;
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
@@ -211,7 +214,7 @@ async function handDirectContainerToCompose(s: Services, d: DeploymentRow, docke
 }
 
 /** Rules 3 and 4: the generated path is recorded once, and the change is audited. */
-async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
+async function recordComposePath(s: Pick<Services, 'audit' | 'deployments'>, d: DeploymentRow, path: string) {
   if (await s.deployments.recordGeneratedComposePath(d.id, path)) {
     await s.audit.record({
       actorType: 'system', action: 'updateDeploymentComposePath', resourceType: 'deployments', resourceId: d.id,
@@ -221,7 +224,7 @@ async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
 }
 
 /** Rolling back a first deploy: nothing ran before, so the container goes away (only if it is ours). */
-export async function removeDeploymentContainer(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
   assertContainerName(d.containerName);
   const docker = await s.hosts.docker(d.serverId);
   const c = await docker.getContainer(d.containerName).inspect().catch(() => null);

@@ -23,7 +23,10 @@ export interface CreatePlanInput {
 /** What a service's steps roll out, when the entrance accepted it as a revision: its number and tag. */
 export type RevisionTargets = Map<string, { revision: number; imageTag: string }>;
 
-export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx, targets?: RevisionTargets): Promise<DeploymentPlanRow> {
+/** What building a plan reads and writes. */
+export type PlanBuilding = Pick<Services, 'containerImages' | 'deployments' | 'plans' | 'serviceDependencies' | 'services'>;
+
+export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Trx, targets?: RevisionTargets): Promise<DeploymentPlanRow> {
   if (!input.items.length) throw validationError('items must name at least one service', 'items');
   const ids = [...new Set(input.items.map((i) => i.serviceId))];
   const services = await s.services.listByIds(ids, trx);
@@ -59,14 +62,15 @@ export async function buildPlan(s: Services, input: CreatePlanInput, trx: Trx, t
 }
 
 /** The tag to deploy: the one asked for, else the service's recorded tag, else the image's current tag. */
-export async function targetTag(s: Services, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null }, asked: string | null, trx: Trx) {
+export async function targetTag(s: Pick<Services, 'containerImages'>, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null },
+  asked: string | null, trx: Trx) {
   if (!svc.containerImageId) throw validationError(`service ${svc.name} has no container image`, 'items', 'Link a container image to the service');
   const tag = asked ?? svc.imageTag ?? (await s.containerImages.findById(svc.containerImageId, trx))?.currentTag ?? null;
   if (!tag) throw validationError(`no image tag to deploy for service ${svc.name}`, 'imageTag', 'Pass imageTag');
   return assertImageTag(tag);
 }
 
-export async function planOr404(s: Services, id: string): Promise<DeploymentPlanRow> {
+export async function planOr404(s: Pick<Services, 'plans'>, id: string): Promise<DeploymentPlanRow> {
   const p = await s.plans.repo.findById(id);
   if (!p) throw notFound('Deployment plan');
   return p;

@@ -2,7 +2,7 @@
 import type { Services } from '../../../controller/services.js';
 import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
 
-export async function failureSummary(s: Services, steps: PlanStepRow[]): Promise<string> {
+export async function failureSummary(s: Pick<Services, 'servers' | 'services'>, steps: PlanStepRow[]): Promise<string> {
   const failed = steps.filter((x) => x.status === 'failed' || (x.status === 'rolled_back' && x.error));
   const first = failed[0];
   if (!first) return 'a step failed';

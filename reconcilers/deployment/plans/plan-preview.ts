@@ -8,11 +8,12 @@ import type { PlanStepRow } from '../../../controller/store/repositories/plan-st
 import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
 import type { ServiceRow } from '../../../controller/store/repositories/services.js';
 import { composeFilesOf } from '../../../controller/deploy/compose/generate-compose.js';
-import { loadDesired } from '../load-desired.js';
+import { loadDesired, type DesiredReads } from '../load-desired.js';
 import { decisionFor, validateComposeOnDisk, validateRequest } from '../effects/deploy-deployment.js';
 import { HostError } from '../../../controller/hosts/errors.js';
 import type { ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
 import { diffDeployment } from '../../service/deployment-diff.js';
+import type { LookServices } from '../observe-and-record.js';
 import type { Difference, PlanAction } from '../plan.js';
 
 export interface StepPreview {
@@ -39,7 +40,7 @@ export interface StepPreview {
 interface Checked { step: PlanStepRow; deployment: DeploymentRow; service: ServiceRow; ref: string; decision: ComposeDecision }
 
 /** The checks that need no server; throws VALIDATION_ERROR before anything reaches one. */
-export async function checkPlan(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<Checked[]> {
+export async function checkPlan(s: DesiredReads & Pick<Services, 'hosts'>, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<Checked[]> {
   const out: Checked[] = [];
   for (const st of steps) {
     const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
@@ -63,7 +64,7 @@ export async function checkPlan(s: Services, plan: DeploymentPlanRow, steps: Pla
   return out;
 }
 
-export async function previewPlan(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<StepPreview[]> {
+export async function previewPlan(s: LookServices, plan: DeploymentPlanRow, steps: PlanStepRow[]): Promise<StepPreview[]> {
   const checked = await checkPlan(s, plan, steps);
   return Promise.all(checked.map(async ({ step: st, deployment: d, service, ref, decision }) => {
     const [diff, server] = await Promise.all([diffDeployment(s, d, st.imageTag), s.servers.findById(d.serverId)]);

@@ -29,7 +29,8 @@ export class PlanPulls {
   }
 
   /** Starts the pulls of every step still to run, in step order, PULLS_AT_ONCE at a time. */
-  prefetch(s: Services, plan: DeploymentPlanRow, steps: PlanStepRow[]): void {
+  prefetch(s: Pick<Services, 'containerImages' | 'deployments' | 'hosts' | 'logger' | 'registries' | 'secretBox' | 'services'>,
+    plan: DeploymentPlanRow, steps: PlanStepRow[]): void {
     const todo = steps.filter((x) => x.deploymentId && x.imageTag && (x.status === 'pending' || x.status === 'running'));
     const worker = async () => {
       for (let st = todo.shift(); st; st = todo.shift()) {

@@ -4,12 +4,13 @@
 import type { Services } from '../../../controller/services.js';
 import { toPlan, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
-import { buildPlan, type CreatePlanInput } from './plan-builder.js';
+import { buildPlan, type CreatePlanInput, type PlanBuilding } from './plan-builder.js';
 import { previewPlan } from './plan-preview.js';
+import type { LookServices } from '../observe-and-record.js';
 
 class Discard extends Error {}
 
-export async function draftPlan(s: Services, input: CreatePlanInput): Promise<{ plan: DeploymentPlanRow; steps: PlanStepRow[] }> {
+export async function draftPlan(s: PlanBuilding & Pick<Services, 'transaction'>, input: CreatePlanInput): Promise<{ plan: DeploymentPlanRow; steps: PlanStepRow[] }> {
   let plan!: DeploymentPlanRow;
   let steps!: PlanStepRow[];
   await s.transaction(async (trx) => {
@@ -20,7 +21,7 @@ export async function draftPlan(s: Services, input: CreatePlanInput): Promise<{ 
   return { plan, steps };
 }
 
-export async function previewPlanWithoutSaving(s: Services, input: CreatePlanInput) {
+export async function previewPlanWithoutSaving(s: LookServices & PlanBuilding & Pick<Services, 'transaction'>, input: CreatePlanInput) {
   const { plan, steps } = await draftPlan(s, input);
   const { id: _id, ...rest } = toPlan(plan);
   return { plan: { ...rest, id: null, status: 'pending' }, steps: await previewPlan(s, plan, steps) };
