@@ -11,6 +11,7 @@ import type { DeploymentPlanRow } from '../../controller/store/repositories/depl
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import { SETTINGS_MODULES } from '../../controller/settings/environment-settings.js';
 import { loadDesired, operationsOf } from '../deployment/load-desired.js';
 import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
 
@@ -62,7 +63,7 @@ export async function acceptRevision(s: Services, service: ServiceRow, tag: stri
   const specHash = revisionHash(spec);
   const latest = await s.revisions.latest(service.id, trx);
   const row = latest?.specHash === specHash ? latest
-    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, trx);
+    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
   const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
   await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
   if (row !== latest) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, trx);
@@ -70,9 +71,8 @@ export async function acceptRevision(s: Services, service: ServiceRow, tag: stri
 }
 
 async function pruneRevisions(s: Services, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
-  const { revisionHistoryLimit } = await s.settings.get<{ revisionHistoryLimit: number }>(svc.environmentId, 'operations', trx);
   const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
-  await s.revisions.prune(svc.id, revisionHistoryLimit, pinned, trx);
+  await s.revisions.prune(svc.id, svc.environmentId, SETTINGS_MODULES.operations.defaults.revisionHistoryLimit as number, pinned, trx);
 }
 
 /** The spec of one revision, or undefined. */
