@@ -68,6 +68,36 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
   }
 }
 
+/**
+ * A remove step: the container of a deployment a manifest pruned goes away, under the server's
+ * lock, only if it carries that deployment's ownership label (never someone else's container).
+ * One `docker rm -f`: it happened or it did not.
+ */
+export async function runRemoveStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+  stillWanted: () => Promise<boolean>): Promise<StepResult> {
+  const log = (line: string) => steps.appendLog(st.id, line);
+  try {
+    if (!st.serverId || !st.removedDeploymentId) throw new Error('the server no longer exists');
+    return await withServerLock(s.locks, st.serverId, async () => {
+      if (!(await stillWanted())) return 'cancelled';
+      const running = st.status === 'running' ? st : await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date() });
+      if (!running) return 'succeeded';
+      await stepEvent(s, plan, running);
+      const gone = { id: st.removedDeploymentId!, serverId: st.serverId!, containerName: st.containerName, composePath: null } as DeploymentRow;
+      await removeDeploymentContainer(s, gone, log);
+      const done = await steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
+      await stepEvent(s, plan, done!);
+      return 'succeeded';
+    });
+  } catch (e) {
+    const error = messageOf(e).slice(0, 4000);
+    await log(`failed: ${error}`).catch(() => undefined);
+    const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
+    if (done) await stepEvent(s, plan, done);
+    return 'failed';
+  }
+}
+
 /** The service and image a step renders: its revision's when it has one, else the service's row. */
 async function stepTarget(s: Services, d: DeploymentRow, revision: number | null) {
   const row = (await s.services.findById(d.serviceId))!;
