@@ -59,6 +59,10 @@ describe('incoming webhooks', () => {
         ['wrong digest', svc, ep.prefix + hex('another-secret', ep.body), 401],
         ['digest of a different body', svc, ep.prefix + hex(ep.secret, ep.body + ' '), 401],
         ['uppercase hex', svc, ep.prefix + hex(ep.secret, ep.body).toUpperCase(), 401],
+        // the right digest in the other endpoint's form: without sha256= on the code host, with it on the CI hooks
+        [ep.prefix ? 'digest without sha256=' : 'digest with sha256=', svc, ep.prefix ? hex(ep.secret, ep.body) : 'sha256=' + hex(ep.secret, ep.body), 401],
+        ['digest with a character more', svc, good + '0', 401],
+        ['digest with a character less', svc, good.slice(0, -1), 401],
         ['garbage', svc, 'sha256=', 401],
         ['correct', svc, good, ep.correct],
       ];
