@@ -26,6 +26,38 @@ describe('strict client: bounded integers and body-less actions', () => {
     }
   });
 
+  it('a query integer is plain decimal digits: 0x10, 1e1, a space, a plus sign, 010 are 400 naming the parameter', async () => {
+    const lists = ['/api/environments', `/api/environments/${w.envId}/vars`, '/api/audit-logs', `/api/connections?environmentId=${w.envId}`];
+    for (const list of lists) {
+      const sep = list.includes('?') ? '&' : '?';
+      // %20 and + both decode to a space; %2B is a plus sign
+      for (const [name, value] of [['offset', '0x10'], ['offset', '1e1'], ['offset', '010'], ['offset', '1.0'], ['offset', ''],
+        ['limit', '%205'], ['limit', '+5'], ['limit', '%2B5'], ['limit', '5%20'], ['limit', '0b101'], ['limit', 'Infinity']]) {
+        const res = await w.admin.get(`${list}${sep}${name}=${value}`);
+        expectError(res, 400, 'VALIDATION_ERROR', name);
+        expect(res.body.message, `${list} ${name}=${value}`).to.match(new RegExp(`^${name} `));
+      }
+      const ok = await w.admin.get(`${list}${sep}limit=5&offset=0`);
+      expect(ok.status, `${list} ${ok.text}`).to.equal(200);
+      expect(ok.body).to.include({ limit: 5, offset: 0 });
+    }
+    // other integer parameters the same
+    expectError(await w.admin.get('/api/users/recently-active?withinDays=0x10'), 400, 'VALIDATION_ERROR', 'withinDays');
+    expect((await w.admin.get('/api/users/recently-active?withinDays=16')).status).to.equal(200);
+  });
+
+  it('a scalar query parameter given as a list (limit[]=1, limit=1&limit=2) is 400 naming it', async () => {
+    for (const list of ['/api/environments', `/api/environments/${w.envId}/vars`, '/api/audit-logs']) {
+      for (const query of ['limit[]=1', 'limit[0]=1', 'limit=1&limit=2', 'offset[]=0', 'offset=0&offset=0', 'resourceType=vars&resourceType=vars']) {
+        const name = query.match(/^\w+/)![0];
+        if (name === 'resourceType' && list !== '/api/audit-logs') continue;
+        const res = await w.admin.get(`${list}?${query}`);
+        expectError(res, 400, 'VALIDATION_ERROR', name);
+      }
+      expect((await w.admin.get(`${list}?limit=1`)).body.limit, list).to.equal(1);
+    }
+  });
+
   it('config-file restore of a revision above 2^31-1 is 400; at the bound it is a plain 404', async () => {
     const file = await w.operator.post(`/api/environments/${w.envId}/config-files`, { name: 'app.conf', content: 'a=1' });
     expect(file.status, file.text).to.equal(201);
