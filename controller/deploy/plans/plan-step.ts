@@ -53,19 +53,26 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
       return 'succeeded';
     });
   } catch (e) {
-    const error = messageOf(e).slice(0, 4000);
-    await log(`failed: ${error}`).catch(() => undefined);
-    const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
-    if (d) {
+    return failStep(s, steps, plan, st, e, async (error) => {
+      if (!d) return;
       // status is what runs: a direct recreate that failed put the old container back
       const status = await observedStatus(s, d);
       const u = await s.deployments.update(d.id, { status });
       await recordRolloutFailure(s, u ?? d, error);
       if (u) await deploymentEvent(s, u);
-    }
-    if (done) await stepEvent(s, plan, done);
-    return 'failed';
+    });
   }
+}
+
+/** A step that threw: its log and error say why; `record` writes what the failure means for its deployment. */
+async function failStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, e: unknown,
+  record: (error: string) => Promise<void> = async () => undefined): Promise<'failed'> {
+  const error = messageOf(e).slice(0, 4000);
+  await steps.appendLog(st.id, `failed: ${error}`).catch(() => undefined);
+  const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
+  await record(error);
+  if (done) await stepEvent(s, plan, done);
+  return 'failed';
 }
 
 /**
@@ -90,11 +97,7 @@ export async function runRemoveStep(s: Services, steps: PlanStepsRepository, pla
       return 'succeeded';
     });
   } catch (e) {
-    const error = messageOf(e).slice(0, 4000);
-    await log(`failed: ${error}`).catch(() => undefined);
-    const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
-    if (done) await stepEvent(s, plan, done);
-    return 'failed';
+    return failStep(s, steps, plan, st, e);
   }
 }
 
