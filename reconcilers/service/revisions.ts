@@ -61,7 +61,7 @@ export async function acceptRevision(s: Services, service: ServiceRow, tag: stri
   const spec = await renderRevisionSpec(s, service, deployments, tag);
   if (!spec) return null;
   const specHash = revisionHash(spec);
-  const latest = await s.revisions.latest(service.id, trx);
+  const latest = await s.revisions.head(service.id, trx);
   const row = latest?.specHash === specHash ? latest
     : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
   const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};

@@ -25,6 +25,8 @@ export interface ServiceRevisionRow {
   updatedAt: Date;
 }
 
+export type RevisionHead = Pick<ServiceRevisionRow, 'id' | 'revision' | 'specHash'>;
+
 export interface NewRevision {
   serviceId: string;
   environmentId: string;
@@ -54,8 +56,15 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
    * A new revision numbered after `latest` (the caller holds the service's row lock and read the
    * newest under it, so two requests never take the same number).
    */
-  async append(r: NewRevision, latest: number, trx: Knex.Transaction): Promise<ServiceRevisionRow> {
-    return this.insert({ ...r, spec: JSON.stringify(r.spec) as never, revision: latest + 1, revertedFrom: r.revertedFrom ?? null }, trx);
+  async append(r: NewRevision, latest: number, trx: Knex.Transaction): Promise<RevisionHead> {
+    const [row] = await this.guard(this.q(trx).insert({ ...r, spec: JSON.stringify(r.spec), revision: latest + 1, revertedFrom: r.revertedFrom ?? null } as never)
+      .returning(['id', 'revision', 'specHash']));
+    return row as RevisionHead;
+  }
+
+  /** The newest revision's number and hash, without its spec (what accepting a request compares). */
+  head(serviceId: string, trx?: Knex.Transaction): Promise<RevisionHead | undefined> {
+    return this.q(trx).where({ serviceId }).orderBy('revision', 'desc').first('id', 'revision', 'specHash') as Promise<RevisionHead | undefined>;
   }
 
   /** Newest first, without their specs (a list of 1,000 stays small). */
