@@ -24,6 +24,8 @@ import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
 import { PlanEngine } from './deploy/plans/plan-engine.js';
+import { Metrics } from './metrics/metrics.js';
+import { queueObserver, registerGauges } from './metrics/gauges.js';
 import { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
@@ -65,6 +67,7 @@ import type { Services } from './services.js';
  */
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const metrics = new Metrics();
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
@@ -91,6 +94,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),
     revisions: new ServiceRevisionsRepository(db),
+    metrics,
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
     environmentOverview: new EnvironmentOverview(db),
@@ -101,7 +105,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     databaseTypes,
     events,
     deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
-    queue: new WorkQueue({ logger }),
+    queue: new WorkQueue({ logger, observer: queueObserver(metrics) }),
     locks,
     scheduler: new Scheduler(locks, logger, () => leadership.isLeader),
     leadership,
@@ -137,5 +141,6 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   } as Services;
   services.plans = new PlanEngine(services);
   services.databaseOps.ctx.onProbed = (row, result) => recordDatabaseProbe(services, row, result);
+  registerGauges(services);
   return services;
 }

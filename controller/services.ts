@@ -1,4 +1,5 @@
 import type { Db } from './store/knex.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './logger.js';
 import type { SecretBox } from './crypto/secret-box.js';
@@ -138,6 +139,8 @@ export interface Services {
   databaseOps: DatabaseOps;
   /** The global S3-compatible storage and each environment's use of it. */
   objectStorage: ObjectStorageRepository;
+  /** What GET /metrics serves (controller/metrics/): counters fed as things happen, gauges read when scraped. */
+  metrics: Metrics;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

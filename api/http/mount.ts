@@ -49,6 +49,8 @@ function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
 function runner(spec: RouteSpec, services: Services) {
   const querySchema = spec.query ? { ...object(spec.query), additionalProperties: true } : null;
   return async function handleRoute(ctx: Ctx): Promise<void> {
+    // the route template, for /metrics (never the path: ids would make a series per resource)
+    ctx.state.route = spec.path;
     authorize(ctx, spec);
     const params = ctx.params;
     spec.allow?.(ctx, params);

@@ -45,6 +45,8 @@ export interface Config {
   codehostWebhookSecret: string | null;
   mcpEnabled: boolean;
   mcpAllowedHosts: string[];
+  /** GET /metrics wants `Authorization: Bearer <this>` when set; open otherwise. */
+  metricsToken: string | null;
   manifestsDir: string | null;
   manifestsPrune: boolean;
   rateLimitPerMinute: number;
@@ -82,6 +84,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     codehostWebhookSecret: env.CODEHOST_WEBHOOK_SECRET || null,
     mcpEnabled: parseBoolean('MCP_ENABLED', env.MCP_ENABLED, false),
     mcpAllowedHosts: parseList(env.MCP_ALLOWED_HOSTS),
+    metricsToken: env.METRICS_TOKEN || null,
     manifestsDir: env.MANIFESTS_DIR || null,
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),

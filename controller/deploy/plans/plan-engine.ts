@@ -224,6 +224,8 @@ export class PlanEngine {
     await this.refreshServices(steps, planId);
     const done = await this.repo.transition(planId, [from], { status: to, finishedAt: new Date(), error });
     if (!done) return;
+    this.s.metrics.plans.inc({ outcome: to, trigger: done.trigger });
+    if (done.startedAt) this.s.metrics.planDuration.observe({ outcome: to }, (Date.now() - new Date(done.startedAt).getTime()) / 1000);
     await planEvent(this.s, done);
     await outcomeEvent(this.s, done, steps);
   }
