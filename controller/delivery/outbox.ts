@@ -8,6 +8,7 @@ import { DeliveryOutboxRepository, type OutboxRow } from '../store/repositories/
 import { DeliveryReceivers } from '../store/repositories/delivery-receivers.js';
 import { transactionRunner } from '../store/transaction.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
+import { openHeaders } from './sealed-headers.js';
 import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
 import type { SmtpService } from '../admin/smtp.js';
 import { Outage } from '../queue/outage.js';
@@ -236,7 +237,7 @@ export class DeliveryOutbox {
       return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs, this.stopping.signal);
     }
     const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
-    const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
+    const headers = webhookHeaders(row.body, secret, openHeaders(this.secretBox, target!.headers), { 'x-webhook-delivery': String(row.id) });
     return postOnce(target!.url, row.body, headers, timeoutMs, this.stopping.signal);
   }
 
