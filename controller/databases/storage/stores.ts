@@ -38,7 +38,7 @@ export class BackupStores {
     const s3 = await this.s3();
     if (!s3) throw conflict('Object storage is not configured', 'An admin saves it with PUT /api/settings/storage-space');
     if (!env.enabled) throw conflict('Object storage is not enabled for this environment', 'PATCH /api/environments/{envId}/storage {"enabled": true}');
-    return { store: s3Store(s3.client, env.bucket ?? s3.row.bucket), prefix: env.prefix ? `${env.prefix.replace(/\/+$/, '')}/` : '' };
+    return { store: s3Store(s3.client, env.bucket ?? s3.row.bucket, s3.row.endpoint), prefix: env.prefix ? `${env.prefix.replace(/\/+$/, '')}/` : '' };
   }
 
   /** The store an existing backup object is in. */
@@ -46,7 +46,7 @@ export class BackupStores {
     if (backup.storage === 'local') return this.local();
     const s3 = await this.s3();
     if (!s3) throw conflict('Object storage is not configured any more', 'Save the object storage configuration again');
-    return s3Store(s3.client, backup.bucket ?? s3.row.bucket);
+    return s3Store(s3.client, backup.bucket ?? s3.row.bucket, s3.row.endpoint);
   }
 
   close(): void {
