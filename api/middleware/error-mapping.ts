@@ -59,9 +59,11 @@ function fromDockerError(err: { statusCode?: unknown; code?: unknown; message?: 
 }
 
 /** Another dependency (object storage, registry, receiver): 503 when unreachable, 502 when it answered wrong. */
-const fromDependencyError = (err: DependencyError): AppError => (err.kind === 'unreachable'
-  ? new AppError('SERVICE_UNAVAILABLE', err.message, { retryable: true, hint: err.hint, cause: err })
-  : new AppError('SERVICE_UNAVAILABLE', err.message, { status: 502, hint: err.hint, cause: err }));
+const fromDependencyError = (err: DependencyError): AppError => {
+  if (err.kind === 'unreachable') return new AppError('SERVICE_UNAVAILABLE', err.message, { retryable: true, hint: err.hint, cause: err });
+  if (err.kind === 'refused') return new AppError('CONFLICT', err.message, { hint: 'Change the URL, or allow the host in the system setting outgoingAllowList', cause: err });
+  return new AppError('SERVICE_UNAVAILABLE', err.message, { status: 502, hint: err.hint, cause: err });
+};
 
 /** Any thrown value as the AppError the client gets, or null for an unexpected failure (500). */
 export function toAppError(raw: unknown): AppError | null {

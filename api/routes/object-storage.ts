@@ -53,6 +53,7 @@ export default function objectStorageRoutes(s: Services) {
       async handler(ctx, { body }) {
         const current = await repo.get();
         if (!body.secretAccessKey && !current) throw conflict('secretAccessKey is required the first time', undefined, 'secretAccessKey');
+        await s.outgoing.validate(body.endpoint, 'endpoint');
         const row = await repo.save({
           endpoint: body.endpoint, region: body.region, bucket: body.bucket, accessKeyId: body.accessKeyId,
           forcePathStyle: body.forcePathStyle ?? true,
@@ -83,7 +84,7 @@ export default function objectStorageRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/settings/storage-space/buckets', operationId: 'listObjectStorageBuckets', tag: 'storage', access: 'admin',
-      response: object({ items: arrayOf(str()) }), errors: [404, 502, 503],
+      response: object({ items: arrayOf(str()) }), errors: [404, 409, 502, 503],
       summary: 'Buckets the saved credentials can see; 502 when the endpoint does not answer as S3, 503 when it is unreachable',
       async handler() {
         const { client, row } = await saved();
@@ -114,7 +115,7 @@ export default function objectStorageRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/environments/{envId}/storage/buckets', operationId: 'listEnvironmentStorageBuckets', tag: 'storage',
-      access: 'admin', load: env, response: object({ items: arrayOf(str()) }), errors: [404, 502, 503],
+      access: 'admin', load: env, response: object({ items: arrayOf(str()) }), errors: [404, 409, 502, 503],
       summary: 'Buckets the saved credentials can see (to pick the environment\'s); 502 not S3, 503 unreachable',
       async handler() {
         const { client, row } = await saved();

@@ -4,7 +4,7 @@ import { AppError, notFound, validationError } from '../../controller/errors/app
 import {
   webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl, withWriteOnlyHeaders,
 } from '../../controller/kinds/webhook-subscription.js';
-import { postOnce, webhookHeaders } from '../../controller/delivery/http-post.js';
+import { sendTest, webhookHeaders } from '../../controller/delivery/http-post.js';
 import { maskHeaders, openHeaders, patchHeaders, sealHeaders } from '../../controller/delivery/sealed-headers.js';
 import { route } from '../http/route.js';
 import {
@@ -84,12 +84,8 @@ export async function testSend(s: Services, target: Row): Promise<{ delivered: t
   const body = JSON.stringify({ event: 'test', timestamp: new Date().toISOString(), data: { message: `Test delivery from Stevedore to ${target.name}` } });
   const secret = target.secretEnc ? s.secretBox.open(target.secretEnc) : null;
   const settings = await s.deliveries.settings.get();
-  const out = await postOnce(target.url, body, webhookHeaders(body, secret, openHeaders(s.secretBox, target.headers)), settings.webhookTimeoutMs);
-  if (!out.ok) {
-    throw new AppError('SERVICE_UNAVAILABLE', out.status !== null ? `The receiver answered ${out.status}` : `The receiver could not be reached: ${out.error}`,
-      { status: 502, hint: 'Check the URL and that the receiver answers 2xx', details: { receiverStatus: out.status } });
-  }
-  return { delivered: true, status: out.status! };
+  return sendTest(s.outgoing, 'receiver', target.url, body, webhookHeaders(body, secret, openHeaders(s.secretBox, target.headers)),
+    settings.webhookTimeoutMs, 'Check the URL and that the receiver answers 2xx');
 }
 
 export default function outgoingWebhookRoutes(s: Services) {
@@ -127,6 +123,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Create an outgoing webhook (secret is write-only; reads show hasSecret)', body: outgoingWebhookSchemas.create,
       readOnly: outgoingWebhookSchemas.readOnly, status: 201, response: outgoingWebhookSchemas.read,
       async handler(ctx, { body }) {
+        await s.outgoing.validate(body.url, 'url');
         const row = await s.outgoingWebhooks.insert(columns(s, body));
         ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
@@ -145,6 +142,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Change an outgoing webhook; secret null removes it', load: loadWebhook, body: outgoingWebhookSchemas.update,
       readOnly: outgoingWebhookSchemas.readOnly, response: outgoingWebhookSchemas.read,
       async handler(ctx, { resource, body }) {
+        if (body.url !== undefined) await s.outgoing.validate(body.url, 'url');
         const row = await s.outgoingWebhooks.update(resource.id, columns(s, body, resource));
         ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
@@ -188,6 +186,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Subscribe a URL to this environment\'s events', load: env, body: subscriptionSchemas.create,
       readOnly: subscriptionSchemas.readOnly, status: 201, response: subscriptionSchemas.read,
       async handler(ctx, { body, params }) {
+        await s.outgoing.validate(body.url, 'url');
         const row = await s.webhookSubscriptions.insert({ ...columns(s, body), environmentId: params.envId });
         ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: params.envId };
         auditFields(ctx, body);
@@ -206,6 +205,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Change a subscription; secret null removes it', load: loadSubscriptionFor,
       body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
       async handler(ctx, { resource, body }) {
+        if (body.url !== undefined) await s.outgoing.validate(body.url, 'url');
         const row = await s.webhookSubscriptions.update(resource.id, columns(s, body, resource));
         ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: row.environmentId };
         auditFields(ctx, body);

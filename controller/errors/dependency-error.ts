@@ -2,13 +2,14 @@
  * Something the controller depends on besides its database (the object storage, a registry, a
  * webhook receiver) failed. `unreachable`: no answer at the connection level (refused, reset,
  * timed out, not resolved), try again later (503); `bad-answer`: it answered, but not what that
- * kind of service answers or an error of its own (502). The message names the dependency and
+ * kind of service answers or an error of its own (502); `refused`: its address is one the
+ * outgoing guard does not let the controller reach (409: a setting to change). The message names the dependency and
  * never holds a credential; the original error stays as `cause` for the log.
  */
 export class DependencyError extends Error {
   constructor(
     readonly dependency: string,
-    readonly kind: 'unreachable' | 'bad-answer',
+    readonly kind: 'unreachable' | 'bad-answer' | 'refused',
     message: string,
     options: { cause?: unknown; hint?: string } = {},
   ) {

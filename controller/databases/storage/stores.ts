@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { conflict } from '../../errors/app-error.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import type { OutgoingGuard } from '../../net/outgoing-guard.js';
 import type { ObjectStorageRepository, ObjectStorageRow } from '../../store/repositories/object-storage.js';
 import type { BackupStore } from './backup-store.js';
 import { localStore } from './local-store.js';
@@ -10,7 +11,8 @@ import { s3Client, s3Store } from './s3-store.js';
 export class BackupStores {
   private client: { row: ObjectStorageRow; client: S3Client } | null = null;
 
-  constructor(private readonly stateDir: string, private readonly repo: ObjectStorageRepository, private readonly box: SecretBox) {}
+  constructor(private readonly stateDir: string, private readonly repo: ObjectStorageRepository, private readonly box: SecretBox,
+    private readonly outgoing: OutgoingGuard) {}
 
   local(): BackupStore {
     return localStore(this.stateDir);
@@ -22,7 +24,7 @@ export class BackupStores {
     if (!row) return null;
     if (!this.client || this.client.row.updatedAt.getTime() !== row.updatedAt.getTime()) {
       this.client?.client.destroy();
-      this.client = { row, client: await s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }) };
+      this.client = { row, client: await s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }, this.outgoing) };
     }
     return this.client;
   }
