@@ -119,6 +119,9 @@ describe('manifests: WebhookSubscription', () => {
   });
 
   it('a changed header value is an update of headers shown as secret, sealed in the row', async () => {
+    // stands alone: the folder as the tests before leave it, then only the header value changes
+    expect((await admin.post('/api/manifests/apply', { files: folder('https://ci2.example.com/hook') })).status).to.equal(200);
+    envId = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'hooks').id;
     const diff = await admin.post('/api/manifests/diff', { files: folder('https://ci2.example.com/hook', 'changed-header-value-77d2') });
     const res = await admin.post('/api/manifests/apply', { files: folder('https://ci2.example.com/hook', 'changed-header-value-77d2') });
     expect(res.status, res.text).to.equal(200);

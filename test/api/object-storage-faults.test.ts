@@ -1,27 +1,7 @@
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
 import { startS3Server, type S3Server } from '../support/s3-server.js';
-
-/** A tiny HTTP server that answers every request 200 with a body that is not S3's XML. */
-async function garbageServer(body: string, contentType: string) {
-  const server = http.createServer((req, res) => {
-    req.resume();
-    res.writeHead(200, { 'content-type': contentType }).end(body);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, stop: () => new Promise<void>((r) => server.close(() => r())) };
-}
-
-/** A loopback port nothing listens on: bound once, then closed. */
-async function closedPort(): Promise<string> {
-  const server = http.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return `http://127.0.0.1:${port}`;
-}
+import { closedPort, garbageServer } from '../support/ports.js';
 
 describe('object storage faults: answers name the object storage, never 500 or the database', function () {
   this.timeout(120_000);

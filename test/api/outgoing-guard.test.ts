@@ -1,37 +1,10 @@
 import http from 'node:http';
-import net from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
 import { Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
-
-/** A loopback TCP port that speaks no HTTP: it writes a line and closes. */
-async function notHttpPort() {
-  const sockets = new Set<net.Socket>();
-  const server = net.createServer((socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-    socket.end('SSH-2.0-OpenSSH_9.6\r\n');
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    stop: () => new Promise<void>((r) => {
-      server.close(() => r());
-      for (const s of sockets) s.destroy();
-    }),
-  };
-}
-
-/** A loopback port nothing listens on. */
-async function closedPort(): Promise<string> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return `http://127.0.0.1:${port}`;
-}
+import { closedPort, notHttpPort } from '../support/ports.js';
 
 /** An HTTP server answering every request with a redirect to `to` (plus the request's path). */
 async function redirector(to: string) {
