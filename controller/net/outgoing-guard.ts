@@ -217,11 +217,18 @@ export class OutgoingGuard {
 
   private once(url: URL, method: string, headers: Record<string, string>, body: string | Buffer | null, signal?: AbortSignal): Promise<Response> {
     const transport = url.protocol === 'https:' ? https : http;
+    // a length, as fetch sends: some receivers refuse a chunked POST
+    const sent = body !== null && !Object.keys(headers).some((k) => k.toLowerCase() === 'content-length')
+      ? { ...headers, 'content-length': String(Buffer.byteLength(body)) } : headers;
     return new Promise<Response>((resolve, reject) => {
-      const req = transport.request(url, { method, headers, signal, lookup: this.lookup as never }, (res) => {
+      const req = transport.request(url, { method, headers: sent, signal, lookup: this.lookup as never }, (res) => {
         const out = new Headers();
         for (let i = 0; i < res.rawHeaders.length; i += 2) out.append(res.rawHeaders[i], res.rawHeaders[i + 1]);
-        const status = res.statusCode ?? 502;
+        const status = res.statusCode ?? 0;
+        if (status < 200 || status > 599) {
+          res.destroy();
+          return reject(new TypeError('fetch failed', { cause: new Error(`invalid HTTP status ${status}`) }));
+        }
         if (method === 'HEAD' || NULL_BODY.has(status)) {
           res.resume();
           resolve(new Response(null, { status, statusText: res.statusMessage, headers: out }));

@@ -71,6 +71,7 @@ describe('outgoing webhooks: header values are write-only', () => {
     const test = await w.operator.post(`/api/webhook-subscriptions/${sub.id}/test`);
     expect(test.status, test.text).to.equal(200);
     expect(rx.requests[0].headers.authorization).to.equal(PLANTED);
+    expect(rx.requests[0].headers['content-length'], 'a length, not a chunked body').to.equal(String(Buffer.byteLength(rx.requests[0].body)));
     rx.reset();
     await w.svc.services.events.publish('deployment.success', w.envId, { planName: 'p' });
     await rx.waitFor(() => rx.requests.length >= 1, 5000, 'the delivery');

@@ -17,7 +17,9 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 async function serve(databaseUrl: string, stateDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], {
     cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, DATABASE_URL: databaseUrl, STEVEDORE_STATE_DIR: stateDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, STEVEDORE_STATE_DIR: stateDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      // the webhook receiver listens on loopback (test/support/test-service.ts does the same)
+      OUTGOING_ALLOW_LIST: '127.0.0.1' },
   });
   await new Promise<void>((resolve, reject) => {
     let out = '';

@@ -132,6 +132,8 @@ export async function startChaos(name: string): Promise<Chaos> {
   const env = {
     DATABASE_URL: c.databaseUrl!, SECRETS_KEY: c.secretsKey.toString('base64'), JWT_SECRET: c.jwtSecret,
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
+    // the webhook receiver listens on loopback (test/support/test-service.ts does the same)
+    OUTGOING_ALLOW_LIST: '127.0.0.1',
     SCHEDULER_HEALTH_CHECK_SEC: '2', SCHEDULER_DRIFT_CHECK_SEC: '3', SHUTDOWN_GRACE_SEC: '5',
     STEVEDORE_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-chaos-')),
   };
