@@ -5,10 +5,11 @@ import { RegistryClient } from '../../../controller/registry/registry-client.js'
 import { isRegistryError, type RegistryError } from '../../../controller/registry/registry-error.js';
 import { loadFleet } from '../../fleet/fleet.js';
 import { OutgoingGuard } from '../../../controller/net/outgoing-guard.js';
+import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 
 const fleet = loadFleet();
-// the refused-port case below aims at loopback on purpose
-const guard = new OutgoingGuard(async () => ['127.0.0.1']);
+// the fleet's registries listen on this host's bridge address; the refused-port case aims at loopback
+const guard = new OutgoingGuard(async () => TEST_ALLOW_LIST.split(','));
 const open = () => new RegistryClient({ guard, url: `http://${fleet.registry.address}`, pageSize: 1 });
 const basic = (password = fleet.authRegistry.password) => new RegistryClient({ guard, url: `http://${fleet.authRegistry.address}`, username: fleet.authRegistry.username, password });
 const bearer = (password = fleet.tokenRegistry.password) => new RegistryClient({ guard, url: `http://${fleet.tokenRegistry.address}`, username: fleet.tokenRegistry.username, password });
