@@ -1,5 +1,5 @@
 import type { Services } from '../../controller/services.js';
-import { AppError, conflict, notFound, validationError } from '../../controller/errors/app-error.js';
+import { conflict, notFound, validationError } from '../../controller/errors/app-error.js';
 import { NOTIFICATION_CODES } from '../../controller/notifications/types.js';
 import { chatPayload } from '../../controller/delivery/chat-routing.js';
 import { sendTest, USER_AGENT } from '../../controller/delivery/http-post.js';

@@ -1,6 +1,6 @@
 import type { Services } from '../../controller/services.js';
 import type { DeliveryTargetsRepository } from '../../controller/store/repositories/delivery-targets.js';
-import { AppError, notFound, validationError } from '../../controller/errors/app-error.js';
+import { notFound, validationError } from '../../controller/errors/app-error.js';
 import {
   webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl, withWriteOnlyHeaders,
 } from '../../controller/kinds/webhook-subscription.js';

@@ -21,9 +21,9 @@ const sdk = () => import('@aws-sdk/client-s3');
 /** A client whose connections go through the outgoing guard (each call also checks the endpoint first: see `call`). */
 export async function s3Client(c: S3Settings, guard: OutgoingGuard): Promise<S3Client> {
   const { S3Client: Client } = await sdk();
-  const { NodeHttpHandler } = await import('@smithy/node-http-handler');
   const client = new Client({
-    requestHandler: new NodeHttpHandler(guard.agents()),
+    // the SDK's node handler with agents whose sockets resolve through the guard
+    requestHandler: guard.agents(),
     endpoint: c.endpoint, region: c.region, forcePathStyle: c.forcePathStyle,
     credentials: { accessKeyId: c.accessKeyId, secretAccessKey: c.secretAccessKey },
     maxAttempts: 2,

@@ -1,7 +1,9 @@
 import { expect } from 'chai';
+import { ListBucketsCommand } from '@aws-sdk/client-s3';
 import {
-  addressBytes, allowedBy, forbiddenReason, parseAllowEntry, refusalOf, type AllowRule,
+  addressBytes, allowedBy, forbiddenReason, OutgoingGuard, parseAllowEntry, refusalOf, type AllowRule,
 } from '../../../controller/net/outgoing-guard.js';
+import { s3Client } from '../../../controller/databases/storage/s3-store.js';
 
 describe('outgoing guard: address classification', () => {
   it('refuses loopback, link-local and unspecified addresses of both families', () => {
@@ -53,5 +55,24 @@ describe('outgoing guard: the allow-list', () => {
     expect(refusalOf('multi.example', ['93.184.216.34', '127.0.0.1'], [], [])).to.equal('multi.example resolves to a loopback address (127.0.0.1)');
     expect(refusalOf('multi.example', ['93.184.216.34', '127.0.0.1'], [parseAllowEntry('127.0.0.1')!], [])).to.equal(null);
     expect(refusalOf('public.example', ['93.184.216.34'], [], [])).to.equal(null);
+  });
+});
+
+describe('outgoing guard: connections resolve through it', () => {
+  const guard = new OutgoingGuard(async () => []);
+  const refusal = (p: Promise<unknown>) => p.then(() => null, (e: Error) => e);
+
+  it('fetch refuses a name resolving to loopback and an IP literal before connecting', async () => {
+    for (const url of ['http://localhost:9/x', 'http://127.0.0.1:9/x', 'http://[::1]:9/']) {
+      const err = await refusal(guard.fetch(url));
+      expect(err?.name, url).to.equal('OutgoingRefused');
+      expect(err?.message).to.include('loopback');
+    }
+  });
+
+  it('the S3 client\'s own sockets go through the guard\'s lookup (a name resolving to loopback is refused)', async () => {
+    const client = await s3Client({ endpoint: 'http://localhost:9', region: 'r', accessKeyId: 'k', secretAccessKey: 's', forcePathStyle: true }, guard);
+    const err = await refusal(client.send(new ListBucketsCommand({})));
+    expect(err?.name).to.equal('OutgoingRefused');
   });
 });
