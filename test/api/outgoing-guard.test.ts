@@ -1,4 +1,5 @@
 import http from 'node:http';
+import os from 'node:os';
 import type { AddressInfo } from 'node:net';
 import { expect } from 'chai';
 import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
@@ -67,6 +68,17 @@ describe('outgoing guard: operator-set URLs may not aim at loopback, link-local 
     // a registry URL without a scheme is read as https://host:port
     const bare = await w.operator.post(`/api/environments/${w.envId}/registries`, { name: 'bare', type: 'generic', registryUrl: '127.0.0.1:5000' });
     expect(bare.body).to.include({ code: 'VALIDATION_ERROR', field: 'registryUrl' });
+  });
+
+  it('refuses an address of the controller\'s own interfaces that is not loopback, unless allowed', async () => {
+    const own = Object.values(os.networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4');
+    expect(own, 'this host has an address besides loopback').to.not.equal(undefined);
+    const url = `http://${own!.address}:9/hook`;
+    const refused = await w.operator.post(`/api/environments/${w.envId}/webhooks`, { name: 'own', url });
+    expect(refused.status, refused.text).to.equal(400);
+    expect(refused.body.message).to.include('own address');
+    await allow([own!.address]);
+    expect((await w.operator.post(`/api/environments/${w.envId}/webhooks`, { name: 'own', url })).status).to.equal(201);
   });
 
   it('a target stored before (or whose name now resolves to loopback) is refused at send time: nothing reaches the port', async () => {
