@@ -18,6 +18,7 @@ import { clearAuthCache } from './auth/authenticate-token.js';
 import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
+import { OutgoingGuard } from './net/outgoing-guard.js';
 import { SmtpService } from './admin/smtp.js';
 import { Deliveries } from './delivery/index.js';
 import { HostAccess } from './hosts/host-access.js';
@@ -75,6 +76,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const systemSettingsStore = new SystemSettingsRepository(db);
   const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
+  const outgoing = new OutgoingGuard(async () => (await systemSettings.get()).outgoingAllowList ?? config.outgoingAllowList);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
   const leadership = new Leadership(databaseUrl, config.replicas.leaderRetryMs, logger);
@@ -87,6 +89,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     transaction: transactionRunner(db),
     logger,
     secretBox,
+    outgoing,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
@@ -104,7 +107,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes,
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp, outgoing),
     queue: new WorkQueue({ logger, observer: queueObserver(metrics) }),
     locks,
     scheduler: new Scheduler(locks, logger, () => leadership.isLeader),
@@ -136,7 +139,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     objectStorage,
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
-      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox), owner: randomUUID(),
+      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),
     }),
   } as Services;
   services.plans = new PlanEngine(services);

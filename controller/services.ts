@@ -3,6 +3,7 @@ import type { Metrics } from './metrics/metrics.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './logger.js';
 import type { SecretBox } from './crypto/secret-box.js';
+import type { OutgoingGuard } from './net/outgoing-guard.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { UsersRepository } from './store/repositories/users.js';
 import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
@@ -62,6 +63,8 @@ export interface Services {
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   logger: Logger;
   secretBox: SecretBox;
+  /** Where outgoing requests to operator-set URLs may go (controller/net/outgoing-guard.ts). */
+  outgoing: OutgoingGuard;
   audit: AuditLog;
   users: UsersRepository;
   apiTokens: ApiTokensRepository;

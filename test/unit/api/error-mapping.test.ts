@@ -14,6 +14,7 @@ async function refusedConnection(): Promise<Error> {
   const client = new pg.Client({ connectionString: 'postgres://x@127.0.0.1:1/x' });
   return client.connect().then(() => { throw new Error('port 1 accepted a connection'); }, (e: Error) => e);
 }
+import { DependencyError } from '../../../controller/errors/dependency-error.js';
 
 describe('error mapping (one cause, one status)', () => {
   it('maps a refused database connection (pg and knex) to 503 SERVICE_UNAVAILABLE', async () => {
@@ -63,6 +64,17 @@ describe('error mapping (one cause, one status)', () => {
     expect(toAppError(new HostUnreachable('s1', 'timeout'))?.status).to.equal(503);
     expect(toAppError(new CommandFailed('s1', 'docker ps', 1, 'boom'))?.status).to.equal(502);
     expect(toAppError(new RemoteFileFailed('s1', 'write', '/etc/x', 'permission denied'))?.status).to.equal(502);
+  });
+
+  it('maps a dependency\'s failure to it, through the cause chain: unreachable 503, a bad answer 502, never the database', () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:9'), { code: 'ECONNREFUSED' });
+    const unreachable = toAppError(new DependencyError('object storage', 'unreachable', 'The object storage at http://s3.test is not reachable', { cause: refused }));
+    expect(unreachable).to.include({ status: 503, code: 'SERVICE_UNAVAILABLE', retryable: true });
+    expect(unreachable!.message).to.equal('The object storage at http://s3.test is not reachable');
+    const wrapped = new Error('listing failed', { cause: new DependencyError('object storage', 'bad-answer', 'not S3', { cause: refused }) });
+    expect(toAppError(wrapped)).to.include({ status: 502, message: 'not S3' });
+    const dbUnderneath = new Error('query failed', { cause: refused });
+    expect(toAppError(dbUnderneath)?.message, 'a bare socket error is still the database').to.match(/database/);
   });
 
   it('leaves an unexpected error to be a 500', () => {
