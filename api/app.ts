@@ -15,6 +15,7 @@ import { route, type RouteSpec } from './http/route.js';
 import { mcpEndpoint } from './mcp/endpoint.js';
 import { rememberRouteTable } from './mcp/route-table.js';
 import { dashboard } from './middleware/dashboard.js';
+import { metricsEndpoint, requestMetrics } from './middleware/metrics.js';
 import { dashboardAssets } from '../dashboard/build.js';
 
 /** Every route spec with the router that serves them and the OpenAPI document that describes them. */
@@ -44,11 +45,13 @@ export function createApp(s: Services): Koa {
   const { router, specs } = buildRouter(s);
 
   app.use(requestId());
+  app.use(requestMetrics(s.metrics)); // outside the error envelope: it sees the status that was answered
   // unexpected failures (500) also go to the error tracker when one is configured
   app.use(errorEnvelope(s.logger, (err, ctx) => s.errorTracking.capture(err, {
     requestId: ctx.state.requestId, route: `${ctx.method} ${(ctx as { _matchedRoute?: string })._matchedRoute ?? ctx.path}`,
   })));
   app.use(rateLimit(() => s.config.rateLimitPerMinute));
+  app.use(metricsEndpoint(s.metrics, s.config.metricsToken)); // GET /metrics, before the web UI takes every other GET
   app.use(dashboard(dashboardAssets)); // every GET outside /api, /mcp and /health: the web UI
   app.use(jsonBody('1mb'));
   app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));

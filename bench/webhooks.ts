@@ -23,6 +23,8 @@ async function run(label: string, badMode: Mode | null) {
   const config = loadConfig({
     STEVEDORE_STATE_DIR: stateDir, DATABASE_URL: await createTestDatabase(), PORT: '0', HOST: '127.0.0.1',
     RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error',
+    // the receivers listen on loopback
+    OUTGOING_ALLOW_LIST: '127.0.0.1',
   });
   const svc = await startService(createApp, RECONCILERS, config, createLogger('error'));
   const db = svc.services.db;

@@ -18,11 +18,14 @@ import { clearAuthCache } from './auth/authenticate-token.js';
 import { RegistriesRepository } from './store/repositories/registries.js';
 import { ServiceAccountsRepository } from './store/repositories/service-accounts.js';
 import { SystemSettings } from './settings/system-settings.js';
+import { OutgoingGuard } from './net/outgoing-guard.js';
 import { SmtpService } from './admin/smtp.js';
 import { Deliveries } from './delivery/index.js';
 import { HostAccess } from './hosts/host-access.js';
 import { ServersRepository } from './store/repositories/servers.js';
 import { createConfigStore, type ConfigStore } from './config-files/config-store.js';
+import { Metrics } from './metrics/metrics.js';
+import { queueObserver, registerGauges } from './metrics/gauges.js';
 import { ServiceRevisionsRepository } from './store/repositories/service-revisions.js';
 import { ServicesRepository } from './store/repositories/services.js';
 import { DeploymentsRepository } from './store/repositories/deployments.js';
@@ -67,6 +70,7 @@ import type { Reconcilers } from './model/reconcilers.js';
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string,
   reconcilers: Pick<Reconcilers, 'planEngine' | 'manifestHandOff'>): Services {
   const secretBox = new SecretBox(config.secretsKey);
+  const metrics = new Metrics();
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
@@ -74,6 +78,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const systemSettingsStore = new SystemSettingsRepository(db);
   const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
   const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
+  const outgoing = new OutgoingGuard(async () => (await systemSettings.get()).outgoingAllowList ?? config.outgoingAllowList);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
   const leadership = new Leadership(databaseUrl, config.replicas.leaderRetryMs, logger);
@@ -86,6 +91,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     transaction: transactionRunner(db),
     logger,
     secretBox,
+    outgoing,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
@@ -93,6 +99,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),
     revisions: new ServiceRevisionsRepository(db),
+    metrics,
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
     environmentOverview: new EnvironmentOverview(db),
@@ -102,8 +109,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceTypes: new CommandTypesRepository(db, 'service_types'),
     databaseTypes,
     events,
-    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp),
-    queue: new WorkQueue({ logger }),
+    deliveries: new Deliveries(db, secretBox, events, logger, databaseUrl, systemSettings, smtp, outgoing),
+    queue: new WorkQueue({ logger, observer: queueObserver(metrics) }),
     locks,
     scheduler: new Scheduler(locks, logger, () => leadership.isLeader),
     leadership,
@@ -134,11 +141,12 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     objectStorage,
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
-      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox), owner: randomUUID(),
+      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),
     }),
   } as Services;
   services.plans = reconcilers.planEngine(services);
   services.handOff = reconcilers.manifestHandOff(services);
   services.databaseOps.ctx.onProbed = (row, result) => recordDatabaseProbe(services, row, result);
+  registerGauges(services);
   return services;
 }

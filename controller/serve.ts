@@ -3,6 +3,7 @@ import { loadConfig, type Config } from './config/config.js';
 import { createLogger, type Logger } from './logger.js';
 import { createKnex, type Db } from './store/knex.js';
 import { migrateLatest } from './store/migrator.js';
+import { SecretBox } from './crypto/secret-box.js';
 import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-postgres.js';
 import { createServices } from './create-services.js';
 import type { Services } from './services.js';
@@ -44,7 +45,7 @@ export async function startService(
   }
   const db: Db = createKnex(url);
   try {
-    const applied = await migrateLatest(db, url);
+    const applied = await migrateLatest(db, url, { secretBox: new SecretBox(config.secretsKey) });
     if (applied.length) logger.info('migrations applied', { count: applied.length });
   } catch (e) {
     await db.destroy();

@@ -1,7 +1,9 @@
 import type { Db } from './store/knex.js';
+import type { Metrics } from './metrics/metrics.js';
 import type { Config } from './config/config.js';
 import type { Logger } from './logger.js';
 import type { SecretBox } from './crypto/secret-box.js';
+import type { OutgoingGuard } from './net/outgoing-guard.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { UsersRepository } from './store/repositories/users.js';
 import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
@@ -62,6 +64,8 @@ export interface Services {
   transaction<T>(work: (trx: Trx) => Promise<T>): Promise<T>;
   logger: Logger;
   secretBox: SecretBox;
+  /** Where outgoing requests to operator-set URLs may go (controller/net/outgoing-guard.ts). */
+  outgoing: OutgoingGuard;
   audit: AuditLog;
   users: UsersRepository;
   apiTokens: ApiTokensRepository;
@@ -141,6 +145,8 @@ export interface Services {
   databaseOps: DatabaseOps;
   /** The global S3-compatible storage and each environment's use of it. */
   objectStorage: ObjectStorageRepository;
+  /** What GET /metrics serves (controller/metrics/): counters fed as things happen, gauges read when scraped. */
+  metrics: Metrics;
   /** Reports whether the database answers, for /health. */
   databaseOk(): Promise<boolean>;
 }

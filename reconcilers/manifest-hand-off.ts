@@ -1,9 +1,7 @@
 import type { Services } from '../controller/services.js';
-import { removeDeploymentContainer } from './deployment/effects/deploy-deployment.js';
-import { withServerLock } from '../controller/deploy/server-lock.js';
 import type { DeploymentRow } from '../controller/store/repositories/deployments.js';
 import type { ApplyResult } from '../controller/manifests/apply.js';
-import { requestConvergence, type EntranceServices } from './entrance.js';
+import { requestConvergence, requestRemoval, type EntranceServices } from './entrance.js';
 
 /**
  * Hands services whose template or placements a manifest changed to the entrance: per
@@ -26,16 +24,14 @@ export async function startPlans(s: EntranceServices, changed: ApplyResult['chan
   return plans;
 }
 
-/** Removes the containers of deployments a manifest apply deleted (one at a time per server). */
-export async function removeContainers(s: Pick<Services, 'hosts' | 'locks' | 'logger'>, removed: ApplyResult['removedDeployments']): Promise<number> {
-  let n = 0;
-  for (const d of removed as DeploymentRow[]) {
-    try {
-      await withServerLock(s.locks, d.serverId, () => removeDeploymentContainer(s, d, async () => undefined));
-      n++;
-    } catch (e) {
-      s.logger.warn('manifests: could not remove a pruned container', { server: d.serverId, container: d.containerName, error: (e as Error).message });
-    }
+/** The containers of deployments a manifest apply deleted go away through a plan of remove steps, per environment. */
+export async function removeContainers(s: Pick<Services, 'events' | 'logger' | 'plans' | 'servers' | 'transaction'>, removed: ApplyResult['removedDeployments'], revision: string): Promise<string[]> {
+  const byEnv = new Map<string, DeploymentRow[]>();
+  for (const d of removed as DeploymentRow[]) byEnv.set(d.environmentId, [...(byEnv.get(d.environmentId) ?? []), d]);
+  const plans: string[] = [];
+  for (const [environmentId, list] of byEnv) {
+    const plan = await requestRemoval(s, environmentId, list, `prune ${list.map((d) => d.containerName).join(', ')} (manifests ${revision.replace(/^sha256:/, '').slice(0, 12)})`);
+    if (plan) plans.push(plan.id);
   }
-  return n;
+  return plans;
 }

@@ -14,7 +14,7 @@ export const RECONCILERS: Reconcilers = {
   planEngine: (s) => new PlanEngine(s),
   manifestHandOff: (s) => ({
     startPlans: (changed, revision) => startPlans(s, changed, revision),
-    removeContainers: (removed) => removeContainers(s, removed),
+    removeContainers: (removed, revision) => removeContainers(s, removed, revision),
   }),
   workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker },
 };

@@ -1,8 +1,9 @@
 import Router, { type RouterMiddleware } from '@koa/router';
-import { AppError, readonlyField, validationError } from '../../controller/errors/app-error.js';
+import { readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
 import { recordRequest } from './audit-request.js';
 import { authorize } from './authorize.js';
+import { hasBody, unsupportedContentType } from './content-type.js';
 import { assertNotManifestOwned } from './manifest-ownership.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
 import { object } from './schema.js';
@@ -11,16 +12,18 @@ import { validateBody, validateQuery } from './validate.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
-/** True when the request carries a body that json-body left unread (a non-JSON content type). */
-const unreadBody = (ctx: Ctx) =>
-  ctx.request.rawBody === undefined && (Number(ctx.get('content-length') || 0) > 0 || !!ctx.get('transfer-encoding'));
+/** True when the request carries a body that json-body left unread (no content type, or not JSON). */
+const unreadBody = (ctx: Ctx) => ctx.request.rawBody === undefined && hasBody(ctx);
 
 /**
  * An action that takes no body (reveal, test, read-all, reset, ssh-key check…) refuses one that
- * carries fields, as any route refuses unknown fields. Signed webhooks (public) read their own.
+ * carries fields, as any route refuses unknown fields, and one it cannot read (not JSON); no body
+ * at all is what it expects. Signed webhooks (public) read their own.
  */
-function assertNoBody(body: unknown, spec: RouteSpec): void {
-  if (body === undefined || spec.access === 'public' || spec.requestBody || !WRITE.has(spec.method)) return;
+function assertNoBody(ctx: Ctx, body: unknown, spec: RouteSpec): void {
+  if (spec.access === 'public' || spec.requestBody || !WRITE.has(spec.method)) return;
+  if (unreadBody(ctx)) throw validationError('This operation takes no request body');
+  if (body === undefined) return;
   if (body === null || typeof body !== 'object' || Array.isArray(body)) throw validationError('This operation takes no request body');
   const [field] = Object.keys(body);
   if (field !== undefined) throw validationError(`Unknown field '${field}'`, field, 'This operation takes no request body');
@@ -29,14 +32,11 @@ function assertNoBody(body: unknown, spec: RouteSpec): void {
 function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
   const body = ctx.request.body;
   if (!spec.body) {
-    assertNoBody(body, spec);
+    assertNoBody(ctx, body, spec);
     return body ?? {};
   }
-  if (unreadBody(ctx)) {
-    // Ignoring it would run the route as if nothing had been sent.
-    throw new AppError('VALIDATION_ERROR', `Unsupported content type '${ctx.request.type}'; send application/json`,
-      { status: 415, field: 'Content-Type' });
-  }
+  // Ignoring it would run the route as if nothing had been sent; reading it as JSON would guess.
+  if (unreadBody(ctx)) throw unsupportedContentType(ctx.request.type);
   const value = body === undefined ? {} : body;
   if (value === null || typeof value !== 'object' || Array.isArray(value)) {
     throw validationError('The request body must be a JSON object');
@@ -49,6 +49,8 @@ function bodyOf(ctx: Ctx, spec: RouteSpec): unknown {
 function runner(spec: RouteSpec, services: Services) {
   const querySchema = spec.query ? { ...object(spec.query), additionalProperties: true } : null;
   return async function handleRoute(ctx: Ctx): Promise<void> {
+    // the route template, for /metrics (never the path: ids would make a series per resource)
+    ctx.state.route = spec.path;
     authorize(ctx, spec);
     const params = ctx.params;
     spec.allow?.(ctx, params);

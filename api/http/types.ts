@@ -23,6 +23,8 @@ export interface AppState {
   audit?: AuditNote;
   /** Real client address (X-Forwarded-For is not trusted). */
   clientIp: string;
+  /** The matched route's template (/api/services/{id}), for /metrics labels. */
+  route?: string;
 }
 
 export interface AppRequest extends Koa.Request {

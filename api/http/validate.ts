@@ -63,7 +63,29 @@ export function validateBody<T>(schema: Schema, data: unknown): T {
   return data as T;
 }
 
+/** An integer as a query string writes it: decimal digits, no sign but a minus, no leading zero. */
+const DECIMAL_INTEGER = /^(0|-?[1-9][0-9]*)$/;
+
+/**
+ * Query coercion reads more than a client means: "0x10" as 16, " 5" and "+5" as 5, "1e1" as 10;
+ * and `limit[]=1` is a parameter of another name, silently left out. A declared parameter is
+ * given once as one value (not `limit[]=…`, not twice), and an integer in decimal digits.
+ */
+function assertStrictQuery(properties: Record<string, Schema>, data: Record<string, unknown>): void {
+  for (const [key, value] of Object.entries(data)) {
+    const bracket = key.indexOf('[');
+    const name = bracket > 0 ? key.slice(0, bracket) : key;
+    const schema = properties[name];
+    if (!schema || schema.type === 'array') continue;
+    if (bracket > 0 || Array.isArray(value)) throw validationError(`${name} must be given once, as a single value`, name);
+    if (schema.type === 'integer' && typeof value === 'string' && !DECIMAL_INTEGER.test(value)) {
+      throw validationError(`${name} must be an integer written in decimal digits`, name);
+    }
+  }
+}
+
 export function validateQuery<T>(schema: Schema, data: Record<string, unknown>): T {
+  assertStrictQuery((schema.properties ?? {}) as Record<string, Schema>, data);
   const fn = compile(queryAjv, schema);
   if (!fn(data)) throw toValidationError(fn.errors![0]);
   assertFinite(data);

@@ -4,6 +4,7 @@ import { hostHeaderValidation } from '@modelcontextprotocol/sdk/server/middlewar
 import { unauthorized } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from '../http/route.js';
 import type { Ctx } from '../http/types.js';
+import { INVALID_PARAMS, invalidParams } from './invalid-params.js';
 import { replayThrough } from './replay.js';
 import { mcpServerFor, type McpDeps } from './server.js';
 import { buildToolCatalog } from './tool-catalog.js';
@@ -67,6 +68,14 @@ export function mcpEndpoint(opts: McpEndpointOptions) {
     const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     try {
       await server.connect(transport);
+      // a request whose params its method's schema refuses is answered -32602 before the server sees it
+      const deliver = transport.onmessage!;
+      transport.onmessage = (message, extra) => {
+        const invalid = invalidParams(message);
+        if (invalid === null || !('id' in message)) return deliver(message, extra);
+        transport.send({ jsonrpc: '2.0', id: message.id, error: { code: INVALID_PARAMS, message: invalid } })
+          .catch((err: unknown) => transport.onerror?.(err as Error));
+      };
       const request = new Request(`http://${ctx.get('host') || 'localhost'}${ctx.url}`, {
         method: 'POST',
         headers: Object.entries(ctx.headers).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v.join(', ') : v]])) as [string, string][],

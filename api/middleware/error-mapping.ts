@@ -5,6 +5,7 @@ import { AppError, isAppError } from '../../controller/errors/app-error.js';
 import { HostError } from '../../controller/hosts/errors.js';
 import { SshKeyMissing } from '../../controller/hosts/host-access.js';
 import { isDatabaseUnavailable } from '../../controller/store/connection-errors.js';
+import { dependencyErrorIn, type DependencyError } from '../../controller/errors/dependency-error.js';
 
 /** Seconds a client should wait before trying again after a 503 (Retry-After). */
 export const RETRY_AFTER_SEC = 5;
@@ -57,10 +58,20 @@ function fromDockerError(err: { statusCode?: unknown; code?: unknown; message?: 
   return null;
 }
 
+/** Another dependency (object storage, registry, receiver): 503 when unreachable, 502 when it answered wrong. */
+const fromDependencyError = (err: DependencyError): AppError => {
+  if (err.kind === 'unreachable') return new AppError('SERVICE_UNAVAILABLE', err.message, { retryable: true, hint: err.hint, cause: err });
+  if (err.kind === 'refused') return new AppError('CONFLICT', err.message, { hint: 'Change the URL, or allow the host in the system setting outgoingAllowList', cause: err });
+  return new AppError('SERVICE_UNAVAILABLE', err.message, { status: 502, hint: err.hint, cause: err });
+};
+
 /** Any thrown value as the AppError the client gets, or null for an unexpected failure (500). */
 export function toAppError(raw: unknown): AppError | null {
   if (isAppError(raw)) return raw;
   if (raw instanceof HostError) return fromHostError(raw);
+  // before the database: a dependency's own connection error must not read as the database's
+  const dependency = dependencyErrorIn(raw);
+  if (dependency) return fromDependencyError(dependency);
   if (isDatabaseUnavailable(raw)) {
     return new AppError('SERVICE_UNAVAILABLE', 'The database is not reachable; try again shortly', { retryable: true, cause: raw });
   }

@@ -1,5 +1,6 @@
 import getRawBody from 'raw-body';
 import { validationError } from '../../controller/errors/app-error.js';
+import { isJsonType } from '../http/content-type.js';
 import type { Ctx } from '../http/types.js';
 
 const WITH_BODY = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -42,12 +43,13 @@ function nulPath(v: unknown, at: string, depth = 0): string | null {
 
 /**
  * Reads JSON bodies with a size limit and keeps the exact bytes in ctx.request.rawBody (incoming
- * webhooks sign those bytes). Other content types (multipart uploads) are left to their route.
+ * webhooks sign those bytes). A body without a JSON content type (none at all, a form, a multipart
+ * upload) is left unread: a route that takes a JSON body answers it 415 (api/http/mount.ts), an
+ * upload or a signed webhook reads its own.
  */
 export function jsonBody(limit = '1mb') {
   return async function jsonBodyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
-    const type = ctx.request.type;
-    if (!WITH_BODY.has(ctx.method) || (type && type !== 'application/json' && !type.endsWith('+json'))) return next();
+    if (!WITH_BODY.has(ctx.method) || !isJsonType(ctx.request.type)) return next();
     const raw = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined });
     ctx.request.rawBody = raw;
     if (raw.length > 0) {

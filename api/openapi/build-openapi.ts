@@ -9,7 +9,7 @@ const ERROR_TEXT: Record<number, string> = {
   404: 'NOT_FOUND',
   409: 'CONFLICT or IDEMPOTENCY_KEY_REUSED',
   413: 'VALIDATION_ERROR: the request body is larger than the limit',
-  415: 'VALIDATION_ERROR: the request body is not application/json',
+  415: 'VALIDATION_ERROR: the request body has no content type, or one the operation does not read (send application/json)',
   422: 'READONLY_FIELD',
   429: 'RATE_LIMITED, with Retry-After',
   500: 'INTERNAL: an unexpected failure; the response says nothing of internals',

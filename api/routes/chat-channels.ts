@@ -1,8 +1,8 @@
 import type { Services } from '../../controller/services.js';
-import { AppError, conflict, notFound, validationError } from '../../controller/errors/app-error.js';
+import { conflict, notFound, validationError } from '../../controller/errors/app-error.js';
 import { NOTIFICATION_CODES } from '../../controller/notifications/types.js';
 import { chatPayload } from '../../controller/delivery/chat-routing.js';
-import { postOnce, USER_AGENT } from '../../controller/delivery/http-post.js';
+import { sendTest, USER_AGENT } from '../../controller/delivery/http-post.js';
 import { route } from '../http/route.js';
 import { arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
@@ -32,12 +32,9 @@ export const toChatChannel = (c: Row) => ({
 async function sendNow(s: Services, channel: Row, text: string, environmentName: string | null) {
   const body = JSON.stringify(chatPayload({ title: 'Stevedore test message', defaultSeverity: 'info' }, text, environmentName));
   const { webhookTimeoutMs } = await s.deliveries.settings.get();
-  const out = await postOnce(s.secretBox.open(channel.webhookUrlEnc), body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, webhookTimeoutMs);
-  if (!out.ok) {
-    throw new AppError('SERVICE_UNAVAILABLE', out.status !== null ? `The chat endpoint answered ${out.status}` : `The chat endpoint could not be reached: ${out.error}`,
-      { status: 502, hint: 'Check the channel\'s incoming-webhook URL', details: { receiverStatus: out.status } });
-  }
-  return { delivered: true as const, status: out.status!, chatChannelId: channel.id as string };
+  const out = await sendTest(s.outgoing, 'chat endpoint', s.secretBox.open(channel.webhookUrlEnc), body,
+    { 'content-type': 'application/json', 'user-agent': USER_AGENT }, webhookTimeoutMs, 'Check the channel\'s incoming-webhook URL');
+  return { ...out, chatChannelId: channel.id as string };
 }
 
 export default function chatChannelRoutes(s: Services) {
@@ -80,6 +77,7 @@ export default function chatChannelRoutes(s: Services) {
       summary: 'Create a chat channel; isDefault moves the default flag to it', body: chatChannelSchemas.create,
       readOnly: chatChannelSchemas.readOnly, status: 201, response: chatChannelSchemas.read, errors: [409],
       async handler(ctx, { body }) {
+        await s.outgoing.validate(body.webhookUrl, 'webhookUrl');
         const row = await guard(s.chatChannels.create({
           name: body.name, webhookUrlEnc: s.secretBox.seal(body.webhookUrl), isDefault: body.isDefault, enabled: body.enabled,
         }));
@@ -100,6 +98,7 @@ export default function chatChannelRoutes(s: Services) {
       response: chatChannelSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         const { webhookUrl, ...rest } = body;
+        if (webhookUrl !== undefined) await s.outgoing.validate(webhookUrl, 'webhookUrl');
         const row = await guard(s.chatChannels.update(resource.id, {
           ...rest, ...(webhookUrl !== undefined && { webhookUrlEnc: s.secretBox.seal(webhookUrl) }),
         }));

@@ -46,7 +46,7 @@ export default function containerImageUpdateRoutes(s: Services) {
 
     route<unknown, unknown, ContainerImageRow>({
       method: 'POST', path: '/api/container-images/{id}/check-updates', operationId: 'checkImageUpdates', tag: 'container-images',
-      access: 'operator', load, response: checkResultSchema, errors: [404, 503],
+      access: 'operator', load, response: checkResultSchema, errors: [404, 409, 503],
       summary: 'Checks the registry now: newer tags under the policy, re-pushed tags (digest changed); with autoUpdate, deploys what it finds',
       handler: async (_ctx, { resource }) => fromRegistry(() => checkImage(s, resource.id)),
     }),

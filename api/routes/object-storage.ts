@@ -53,6 +53,7 @@ export default function objectStorageRoutes(s: Services) {
       async handler(ctx, { body }) {
         const current = await repo.get();
         if (!body.secretAccessKey && !current) throw conflict('secretAccessKey is required the first time', undefined, 'secretAccessKey');
+        await s.outgoing.validate(body.endpoint, 'endpoint');
         const row = await repo.save({
           endpoint: body.endpoint, region: body.region, bucket: body.bucket, accessKeyId: body.accessKeyId,
           forcePathStyle: body.forcePathStyle ?? true,
@@ -74,19 +75,20 @@ export default function objectStorageRoutes(s: Services) {
 
     route({
       method: 'POST', path: '/api/settings/storage-space/test', operationId: 'testObjectStorage', tag: 'storage', access: 'admin',
-      response: testResult, errors: [404], summary: 'Whether the configured bucket answers with the saved credentials',
+      response: testResult, errors: [404], summary: 'Whether the configured bucket answers with the saved credentials (a signed list whose answer must be S3\'s)',
       async handler() {
         const { client, row } = await saved();
-        return testBucket(client, row.bucket);
+        return testBucket(client, row.endpoint, row.bucket);
       },
     }),
 
     route({
       method: 'GET', path: '/api/settings/storage-space/buckets', operationId: 'listObjectStorageBuckets', tag: 'storage', access: 'admin',
-      response: object({ items: arrayOf(str()) }), errors: [404, 503], summary: 'Buckets the saved credentials can see',
+      response: object({ items: arrayOf(str()) }), errors: [404, 409, 502, 503],
+      summary: 'Buckets the saved credentials can see; 502 when the endpoint does not answer as S3, 503 when it is unreachable',
       async handler() {
-        const { client } = await saved();
-        return { items: await listBuckets(client) };
+        const { client, row } = await saved();
+        return { items: await listBuckets(client, row.endpoint) };
       },
     }),
 
@@ -113,11 +115,11 @@ export default function objectStorageRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/environments/{envId}/storage/buckets', operationId: 'listEnvironmentStorageBuckets', tag: 'storage',
-      access: 'admin', load: env, response: object({ items: arrayOf(str()) }), errors: [404],
-      summary: 'Buckets the saved credentials can see (to pick the environment\'s)',
+      access: 'admin', load: env, response: object({ items: arrayOf(str()) }), errors: [404, 409, 502, 503],
+      summary: 'Buckets the saved credentials can see (to pick the environment\'s); 502 not S3, 503 unreachable',
       async handler() {
-        const { client } = await saved();
-        return { items: await listBuckets(client) };
+        const { client, row } = await saved();
+        return { items: await listBuckets(client, row.endpoint) };
       },
     }),
 
@@ -127,7 +129,7 @@ export default function objectStorageRoutes(s: Services) {
       async handler(_ctx, { resource }) {
         const { client, row } = await saved();
         const r = await repo.ofEnvironment(resource.id);
-        return testBucket(client, r.bucket ?? row.bucket);
+        return testBucket(client, row.endpoint, r.bucket ?? row.bucket);
       },
     }),
   ];

@@ -6,7 +6,7 @@ import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, t
 const planItem = object({ serviceId: uuid, imageTag: nullable(str()), deploymentIds: arrayOf(uuid) }, ['serviceId']);
 
 const stepFields = {
-  id: uuid, planId: uuid, position: int(0), stage: int(0), action: enumOf('deploy', 'restart'),
+  id: uuid, planId: uuid, position: int(0), stage: int(0), action: enumOf('deploy', 'restart', 'remove'),
   serviceId: nullable(uuid), deploymentId: nullable(uuid), serverId: nullable(uuid), containerName: str(),
   status: enumOf(...STEP_STATUSES), imageTag: nullable(str()), previousImageTag: nullable(str()),
   revision: nullable(int(1)), previousRevision: nullable(int(1)), mode: nullable(str()),

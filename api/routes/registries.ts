@@ -59,6 +59,7 @@ export default function registryRoutes(s: Services) {
       summary: 'Create a registry connection; token and password are write-only and stored encrypted',
       async handler(ctx, { resource, body }) {
         assertPattern(body.autoLinkPattern);
+        await s.outgoing.validate(body.registryUrl, 'registryUrl');
         const row = await s.transaction(async (trx) => {
           if (await s.registries.findOne({ environmentId: resource.id, name: body.name }, trx)) {
             throw conflict(NAME_TAKEN, 'Choose another name', 'name');
@@ -84,6 +85,7 @@ export default function registryRoutes(s: Services) {
       summary: 'Change a registry connection; a null token or password removes it',
       async handler(ctx, { resource, body }) {
         assertPattern(body.autoLinkPattern);
+        if (body.registryUrl !== undefined) await s.outgoing.validate(body.registryUrl, 'registryUrl');
         const row = await s.transaction(async (trx) => {
           if (body.name !== undefined && body.name !== resource.name
             && await s.registries.findOne({ environmentId: resource.environmentId, name: body.name }, trx)) {

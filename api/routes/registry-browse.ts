@@ -4,7 +4,7 @@ import type { Services } from '../../controller/services.js';
 import type { RegistryRow } from '../../controller/store/repositories/registries.js';
 import { clientFor } from '../../controller/registry/client-for.js';
 import { fromRegistry } from '../../controller/registry/as-app-error.js';
-import { isRegistryError } from '../../controller/registry/registry-error.js';
+import { isRegistryError, NO_ANSWER } from '../../controller/registry/registry-error.js';
 import { sortTags } from '../../controller/images/version-policy.js';
 import { checkImage } from '../../reconcilers/image/check.js';
 import { CHECK_CONCURRENCY, mapBounded } from '../../controller/images/map-bounded.js';
@@ -29,7 +29,9 @@ export default function registryBrowseRoutes(s: Services) {
         } catch (e) {
           if (!isRegistryError(e)) throw e;
           const reachable = e.kind === 'unauthorized' || e.kind === 'protocol' || e.kind === 'not-found';
-          return { ok: false, reachable, authenticated: false, message: e.message };
+          // one sentence for every connection-level failure: a test never tells ports apart
+          const message = NO_ANSWER.includes(e.kind) ? `${client.host} is unreachable` : e.message;
+          return { ok: false, reachable, authenticated: false, message };
         }
         try {
           const repositoryCount = (await client.catalog()).length;
@@ -44,13 +46,13 @@ export default function registryBrowseRoutes(s: Services) {
 
     route<unknown, Page, RegistryRow>({
       method: 'GET', path: '/api/registries/{id}/repositories', operationId: 'listRegistryRepositories', tag: 'registries', access: 'admin',
-      load, query: paginationQuery, response: listOf(str()), summary: 'Repositories in the registry catalog, by name',
+      load, query: paginationQuery, response: listOf(str()), errors: [409], summary: 'Repositories in the registry catalog, by name',
       handler: async (_ctx, { resource, query }) => pageOf((await fromRegistry(() => clientFor(s, resource).catalog())).sort(), query),
     }),
 
     route<unknown, Page & { repository: string }, RegistryRow>({
       method: 'GET', path: '/api/registries/{id}/tags', operationId: 'listRegistryTags', tag: 'registries', access: 'admin', load,
-      query: { ...paginationQuery, repository: nonEmpty(500, { pattern: '^[a-z0-9]+([._/-][a-z0-9]+)*$' }) }, response: listOf(str()),
+      query: { ...paginationQuery, repository: nonEmpty(500, { pattern: '^[a-z0-9]+([._/-][a-z0-9]+)*$' }) }, response: listOf(str()), errors: [409],
       summary: 'Tags of a repository (?repository=acme/api): version tags newest first, then the others by name',
       handler: async (_ctx, { resource, query }) => pageOf(sortTags(await fromRegistry(() => clientFor(s, resource).tags(query.repository))), query),
     }),

@@ -1,6 +1,8 @@
 import type { Services } from '../../controller/services.js';
 import { REGISTRY_TOKEN_FIELD, SYSTEM_DEFAULTS, SYSTEM_FIELDS } from '../../controller/settings/system-settings.js';
 import { route } from '../http/route.js';
+import { validationError } from '../../controller/errors/app-error.js';
+import { parseAllowEntry } from '../../controller/net/outgoing-guard.js';
 import { bool, nullable, object, str, timestamp } from '../http/schema.js';
 
 const withDefaults = Object.fromEntries(Object.entries(SYSTEM_FIELDS).map(([k, v]) =>
@@ -28,6 +30,9 @@ export default function systemSettingsRoutes(s: Services) {
       readOnly: ['hasRegistryAccessToken', 'updatedAt'],
       response: systemRead,
       async handler(ctx, { body }) {
+        const allow = (body.outgoingAllowList ?? []) as string[];
+        const bad = allow.findIndex((entry) => !parseAllowEntry(entry));
+        if (bad >= 0) throw validationError(`'${allow[bad]}' is not a host name, an IP address or a CIDR`, `outgoingAllowList.${bad}`);
         ctx.state.audit = { resourceType: 'settings', resourceId: 'system', details: { fields: Object.keys(body) } };
         return s.systemSettings.patch(body);
       },

@@ -10,6 +10,7 @@ import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../..
 import { isUuid } from '../../controller/store/repositories/base-repository.js';
 import { result, route, type RouteResult } from '../http/route.js';
 import { arrayOf, bool, int, nonEmpty, object, str, uuid } from '../http/schema.js';
+import { unsupportedContentType } from '../http/content-type.js';
 import { validateBody } from '../http/validate.js';
 import type { Ctx } from '../http/types.js';
 
@@ -39,9 +40,11 @@ interface Signed { raw: Buffer; signature: string; replayKey: string }
 function signed(secretOf: () => string | null, header: string, prefix: '' | 'sha256=') {
   return async (ctx: Ctx): Promise<Signed> => {
     let raw = ctx.request.rawBody;
+    let unreadable = false;
     if (raw === undefined) {
       // Not JSON (a code host may send form-encoded payloads): read the bytes here.
       raw = await getRawBody(ctx.req, { limit: '1mb' });
+      unreadable = raw.length > 0 && ctx.request.type !== 'application/x-www-form-urlencoded';
       ctx.request.rawBody = raw;
       if (ctx.request.type === 'application/x-www-form-urlencoded') {
         const payload = new URLSearchParams(raw.toString('utf8')).get('payload');
@@ -57,6 +60,8 @@ function signed(secretOf: () => string | null, header: string, prefix: '' | 'sha
     const signature = ctx.get(header);
     if (!signature) throw unauthorized(`The ${header} header is missing`);
     if (!verifySignature(secret, raw, signature, prefix)) throw unauthorized(`The ${header} signature does not match the body`);
+    // signed, but neither JSON nor a form's payload field: nothing here would read it
+    if (unreadable) throw unsupportedContentType(ctx.request.type, 'application/json (or a form with a payload field)');
     return { raw, signature, replayKey: ReplayGuard.keyOf(ctx.path, signature, raw) };
   };
 }
@@ -102,7 +107,7 @@ export default function incomingWebhookRoutes(s: Services) {
       summary: 'CI deploy of one service (X-Webhook-Signature: lowercase hex HMAC-SHA256 of the raw body with WEBHOOK_SECRET). '
         + 'Body {service (name or id), environment (name), imageTag?, generateArtifacts?}. A deploy that ran and failed '
         + '(failed or rolled back on the servers) answers 502 {error, deploymentId, status}: the request was valid, the target did not converge.',
-      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 503],
+      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 415, 503],
       response: object({ success: bool, deploymentId: str(), status: str() }),
       alsoAnswers: { 502: { description: 'The deploy ran and failed or was rolled back on the servers', response: deployFailure } },
       async handler(ctx, { resource: sig }) {
@@ -138,7 +143,7 @@ export default function incomingWebhookRoutes(s: Services) {
       method: 'POST', path: '/api/webhooks/deploy-image', operationId: 'webhookDeployImage', tag: 'webhooks', access: 'public',
       summary: 'CI deploy of every service using an image: a dependency-ordered plan executed with auto-rollback. '
         + 'Needs the image in the environment with autoUpdate on and at least one linked service.',
-      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 503], status: 202,
+      load: signed(() => s.config.webhookSecret, 'x-webhook-signature', ''), errors: [401, 404, 409, 415, 503], status: 202,
       response: object({ success: bool, planId: uuid, serviceCount: int(0), services: arrayOf(str()) }),
       async handler(ctx, { resource: sig }) {
         const body = validateBody<{ imageName: string; environment: string; imageTag: string }>(deployImageBody, ctx.request.body ?? {});
@@ -172,7 +177,7 @@ export default function incomingWebhookRoutes(s: Services) {
         + 'action published deploys: every service whose image name contains the package name, one auto-rollback plan per environment. '
         + 'Only where the update check would: the tag is newer than the image\'s current one under its policy (or is the current tag, re-pushed), '
         + 'and is not the version whose auto-update failed (409 when that holds back every service). Services left out are listed in skipped.',
-      load: signed(() => s.config.codehostWebhookSecret, 'x-hub-signature-256', 'sha256='), errors: [401, 409, 503],
+      load: signed(() => s.config.codehostWebhookSecret, 'x-hub-signature-256', 'sha256='), errors: [401, 409, 415, 503],
       response: codehostAnswer,
       alsoAnswers: { 202: { description: 'Published version accepted: one auto-rollback plan per environment was started', response: codehostAnswer } },
       async handler(ctx, { resource: sig }) {

@@ -1,10 +1,11 @@
 import type { Services } from '../../controller/services.js';
 import type { DeliveryTargetsRepository } from '../../controller/store/repositories/delivery-targets.js';
-import { AppError, notFound } from '../../controller/errors/app-error.js';
+import { notFound, validationError } from '../../controller/errors/app-error.js';
 import {
-  webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl,
+  webhookEventTypes, webhookHealth, webhookSecret, webhookSubscription, webhookUrl, withWriteOnlyHeaders,
 } from '../../controller/kinds/webhook-subscription.js';
-import { postOnce, webhookHeaders } from '../../controller/delivery/http-post.js';
+import { sendTest, webhookHeaders } from '../../controller/delivery/http-post.js';
+import { maskHeaders, openHeaders, patchHeaders, sealHeaders } from '../../controller/delivery/sealed-headers.js';
 import { route } from '../http/route.js';
 import {
   arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery, resourceSchemas, str, stringMap, timestamp, uuid,
@@ -12,7 +13,7 @@ import {
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';
 
-export const outgoingWebhookSchemas = resourceSchemas({
+export const outgoingWebhookSchemas = withWriteOnlyHeaders(resourceSchemas({
   writable: {
     name: nonEmpty(200), url: webhookUrl, secret: webhookSecret, headers: stringMap(50),
     enabled: bool, eventTypes: webhookEventTypes, environmentIds: arrayOf(uuid, { uniqueItems: true, maxItems: 200 }),
@@ -20,7 +21,7 @@ export const outgoingWebhookSchemas = resourceSchemas({
   readOnly: webhookHealth,
   required: ['name', 'url', 'enabled'],
   writeOnly: ['secret'],
-});
+}));
 
 const subscriptionSchemas = webhookSubscription.schemas!;
 
@@ -32,19 +33,29 @@ const deliveryRead = object({
 
 type Row = Record<string, any>;
 const common = (w: Row) => ({
-  id: w.id, name: w.name, url: w.url, hasSecret: !!w.secretEnc, headers: w.headers ?? {}, enabled: w.enabled,
+  id: w.id, name: w.name, url: w.url, hasSecret: !!w.secretEnc, headers: maskHeaders(w.headers), enabled: w.enabled,
   eventTypes: w.eventTypes ?? [], failureCount: w.failureCount, failed: w.failed,
   lastDeliveredAt: w.lastDeliveredAt, lastFailedAt: w.lastFailedAt, createdAt: w.createdAt, updatedAt: w.updatedAt,
 });
 export const toOutgoingWebhook = (w: Row) => ({ ...common(w), environmentIds: w.environmentIds ?? [] });
 export const toSubscription = (w: Row) => ({ ...common(w), environmentId: w.environmentId, source: w.source ?? { kind: 'api' } });
 
-/** Column values of a create or update body (secrets sealed, arrays as JSON). */
-function columns(s: Services, body: Row): Row {
+const MAX_HEADERS = 50;
+
+/**
+ * Column values of a create or update body (secrets and header values sealed, arrays as JSON).
+ * An update's headers patch the stored ones (`current`): absent names stay, null removes one.
+ */
+function columns(s: Services, body: Row, current?: Row): Row {
   const out: Row = {};
   for (const [k, v] of Object.entries(body)) {
     if (k === 'secret') out.secretEnc = s.secretBox.sealOrNull(v as string | null);
-    else if (k === 'headers' || k === 'eventTypes' || k === 'environmentIds') out[k] = JSON.stringify(v);
+    else if (k === 'headers') {
+      const headers = patchHeaders(current?.headers, sealHeaders(s.secretBox, v as Record<string, string | null>));
+      if (Object.keys(headers).length > MAX_HEADERS) throw validationError(`A webhook has at most ${MAX_HEADERS} custom headers`, 'headers');
+      out.headers = JSON.stringify(headers);
+    }
+    else if (k === 'eventTypes' || k === 'environmentIds') out[k] = JSON.stringify(v);
     else out[k] = v;
   }
   return out;
@@ -73,12 +84,8 @@ export async function testSend(s: Services, target: Row): Promise<{ delivered: t
   const body = JSON.stringify({ event: 'test', timestamp: new Date().toISOString(), data: { message: `Test delivery from Stevedore to ${target.name}` } });
   const secret = target.secretEnc ? s.secretBox.open(target.secretEnc) : null;
   const settings = await s.deliveries.settings.get();
-  const out = await postOnce(target.url, body, webhookHeaders(body, secret, target.headers ?? {}), settings.webhookTimeoutMs);
-  if (!out.ok) {
-    throw new AppError('SERVICE_UNAVAILABLE', out.status !== null ? `The receiver answered ${out.status}` : `The receiver could not be reached: ${out.error}`,
-      { status: 502, hint: 'Check the URL and that the receiver answers 2xx', details: { receiverStatus: out.status } });
-  }
-  return { delivered: true, status: out.status! };
+  return sendTest(s.outgoing, 'receiver', target.url, body, webhookHeaders(body, secret, openHeaders(s.secretBox, target.headers)),
+    settings.webhookTimeoutMs, 'Check the URL and that the receiver answers 2xx');
 }
 
 export default function outgoingWebhookRoutes(s: Services) {
@@ -116,6 +123,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Create an outgoing webhook (secret is write-only; reads show hasSecret)', body: outgoingWebhookSchemas.create,
       readOnly: outgoingWebhookSchemas.readOnly, status: 201, response: outgoingWebhookSchemas.read,
       async handler(ctx, { body }) {
+        await s.outgoing.validate(body.url, 'url');
         const row = await s.outgoingWebhooks.insert(columns(s, body));
         ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
@@ -134,7 +142,8 @@ export default function outgoingWebhookRoutes(s: Services) {
       summary: 'Change an outgoing webhook; secret null removes it', load: loadWebhook, body: outgoingWebhookSchemas.update,
       readOnly: outgoingWebhookSchemas.readOnly, response: outgoingWebhookSchemas.read,
       async handler(ctx, { resource, body }) {
-        const row = await s.outgoingWebhooks.update(resource.id, columns(s, body));
+        if (body.url !== undefined) await s.outgoing.validate(body.url, 'url');
+        const row = await s.outgoingWebhooks.update(resource.id, columns(s, body, resource));
         ctx.state.audit = { resourceType: 'webhooks', resourceId: row.id };
         auditFields(ctx, body);
         return toOutgoingWebhook(row);
@@ -177,6 +186,7 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Subscribe a URL to this environment\'s events', load: env, body: subscriptionSchemas.create,
       readOnly: subscriptionSchemas.readOnly, status: 201, response: subscriptionSchemas.read,
       async handler(ctx, { body, params }) {
+        await s.outgoing.validate(body.url, 'url');
         const row = await s.webhookSubscriptions.insert({ ...columns(s, body), environmentId: params.envId });
         ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: params.envId };
         auditFields(ctx, body);
@@ -195,7 +205,8 @@ export default function outgoingWebhookRoutes(s: Services) {
       access: 'operator', summary: 'Change a subscription; secret null removes it', load: loadSubscriptionFor,
       body: subscriptionSchemas.update, readOnly: subscriptionSchemas.readOnly, response: subscriptionSchemas.read,
       async handler(ctx, { resource, body }) {
-        const row = await s.webhookSubscriptions.update(resource.id, columns(s, body));
+        if (body.url !== undefined) await s.outgoing.validate(body.url, 'url');
+        const row = await s.webhookSubscriptions.update(resource.id, columns(s, body, resource));
         ctx.state.audit = { resourceType: 'webhook-subscriptions', resourceId: row.id, environmentId: row.environmentId };
         auditFields(ctx, body);
         return toSubscription(row);

@@ -1,4 +1,12 @@
 import { ConfigError, parseBoolean, parseInteger, parseList } from './parse-env.js';
+import { parseAllowEntry } from '../net/outgoing-guard.js';
+
+function parseAllowList(raw: string | undefined): string[] {
+  const entries = parseList(raw);
+  const bad = entries.find((e) => !parseAllowEntry(e));
+  if (bad !== undefined) throw new ConfigError(`OUTGOING_ALLOW_LIST: '${bad}' is not a host name, an IP address or a CIDR`);
+  return entries;
+}
 import { ensureStateDir, generatedKey } from './state-dir.js';
 import { VERSION } from '../version.js';
 import { DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST } from '../crypto/password.js';
@@ -45,6 +53,13 @@ export interface Config {
   codehostWebhookSecret: string | null;
   mcpEnabled: boolean;
   mcpAllowedHosts: string[];
+  /** GET /metrics wants `Authorization: Bearer <this>` when set; open otherwise. */
+  metricsToken: string | null;
+  /**
+   * The default of the system setting outgoingAllowList (hosts or CIDRs outgoing requests may
+   * reach although they are loopback, link-local or the controller's own; controller/net/outgoing-guard.ts).
+   */
+  outgoingAllowList: string[];
   manifestsDir: string | null;
   manifestsPrune: boolean;
   rateLimitPerMinute: number;
@@ -82,6 +97,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     codehostWebhookSecret: env.CODEHOST_WEBHOOK_SECRET || null,
     mcpEnabled: parseBoolean('MCP_ENABLED', env.MCP_ENABLED, false),
     mcpAllowedHosts: parseList(env.MCP_ALLOWED_HOSTS),
+    metricsToken: env.METRICS_TOKEN || null,
+    outgoingAllowList: parseAllowList(env.OUTGOING_ALLOW_LIST),
     manifestsDir: env.MANIFESTS_DIR || null,
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),

@@ -2,6 +2,7 @@ import type { Db } from '../store/knex.js';
 import { DeliveryRetention } from '../store/repositories/delivery-retention.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { OutgoingGuard } from '../net/outgoing-guard.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DeliverySettingsReader } from './delivery-settings.js';
 import type { SmtpService } from '../admin/smtp.js';
@@ -24,12 +25,12 @@ export class Deliveries {
   private readonly db: Db;
 
   constructor(mainDb: Db, secretBox: SecretBox, events: EventBus, logger: Logger, databaseUrl: string | undefined,
-    private readonly systemSettings: SystemSettings, smtp: SmtpService) {
+    private readonly systemSettings: SystemSettings, smtp: SmtpService, outgoing: OutgoingGuard) {
     const db = databaseUrl ? createKnex(databaseUrl, 6) : mainDb;
     this.db = db;
     this.ownsDb = db !== mainDb;
     this.settings = new DeliverySettingsReader(systemSettings);
-    this.outbox = new DeliveryOutbox(db, secretBox, events, this.settings, smtp, logger);
+    this.outbox = new DeliveryOutbox(db, secretBox, events, this.settings, smtp, logger, outgoing);
     this.fanout = new FanOut(db, events, logger, () => this.outbox.wake());
   }
 

@@ -3,11 +3,13 @@ import os from 'node:os';
 import type { Db } from '../store/knex.js';
 import type { Logger } from '../logger.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import type { OutgoingGuard } from '../net/outgoing-guard.js';
 import type { EventBus } from '../events/event-bus.js';
 import { DeliveryOutboxRepository, type OutboxRow } from '../store/repositories/delivery-outbox.js';
 import { DeliveryReceivers } from '../store/repositories/delivery-receivers.js';
 import { transactionRunner } from '../store/transaction.js';
 import { postOnce, webhookHeaders, USER_AGENT, type PostOutcome } from './http-post.js';
+import { openHeaders } from './sealed-headers.js';
 import { retryDelay, type DeliverySettings, type DeliverySettingsReader } from './delivery-settings.js';
 import type { SmtpService } from '../admin/smtp.js';
 import { Outage } from '../queue/outage.js';
@@ -75,6 +77,7 @@ export class DeliveryOutbox {
     private readonly settings: DeliverySettingsReader,
     private readonly smtp: SmtpService,
     private readonly logger: Logger,
+    private readonly outgoing: OutgoingGuard,
     opts: OutboxOptions = {},
   ) {
     this.perTarget = opts.perTarget ?? 2;
@@ -233,11 +236,11 @@ export class DeliveryOutbox {
     }
     if (row.kind === 'chat') {
       const url = this.secretBox.open(target!.webhookUrlEnc);
-      return postOnce(url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs, this.stopping.signal);
+      return postOnce(this.outgoing, url, row.body, { 'content-type': 'application/json', 'user-agent': USER_AGENT }, timeoutMs, this.stopping.signal);
     }
     const secret = target!.secretEnc ? this.secretBox.open(target!.secretEnc) : null;
-    const headers = webhookHeaders(row.body, secret, target!.headers ?? {}, { 'x-webhook-delivery': String(row.id) });
-    return postOnce(target!.url, row.body, headers, timeoutMs, this.stopping.signal);
+    const headers = webhookHeaders(row.body, secret, openHeaders(this.secretBox, target!.headers), { 'x-webhook-delivery': String(row.id) });
+    return postOnce(this.outgoing, target!.url, row.body, headers, timeoutMs, this.stopping.signal);
   }
 
   /** Writes a batch's outcomes: successes and retries in one statement each, final failures one by one. */

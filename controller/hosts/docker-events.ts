@@ -29,6 +29,8 @@ export interface DockerEventWatchOptions {
   onEvent: (event: ContainerEvent) => void;
   /** The stream is open (first time or again): whatever happened meanwhile was not seen. */
   onConnected: (serverId: string) => void;
+  /** The stream is open again after it was lost (/metrics counts these). */
+  onReconnected?: (serverId: string) => void;
   logger: Logger;
   minBackoffMs?: number;
   maxBackoffMs?: number;
@@ -119,6 +121,7 @@ class ServerWatch {
     this.o.logger.debug('docker events watch open', { serverId: this.serverId });
     if (this.lostAt !== null) {
       this.o.logger.info('docker events watch restored', { serverId: this.serverId, attempts: this.failures, downMs: Date.now() - this.lostAt });
+      this.o.onReconnected?.(this.serverId);
     }
     this.failures = 0;
     this.lostAt = null;
@@ -160,7 +163,7 @@ export class DockerEventWatches {
   private readonly o: Required<DockerEventWatchOptions>;
 
   constructor(opts: DockerEventWatchOptions) {
-    this.o = { minBackoffMs: 250, maxBackoffMs: 10_000, ...opts };
+    this.o = { minBackoffMs: 250, maxBackoffMs: 10_000, onReconnected: () => undefined, ...opts };
   }
 
   /** Starts watches of new servers and stops those of servers no longer listed. */

@@ -95,6 +95,13 @@ export class SshPool {
     client.then((c) => c.end(), () => undefined);
   }
 
+  /** Servers with a connection open or opening (a gauge of /metrics). */
+  connections(): number {
+    let n = 0;
+    for (const e of this.entries.values()) if (e.client) n++;
+    return n;
+  }
+
   /** Close the connection and forget the server (deleted, or its settings must be reloaded). */
   unregister(serverId: string): void {
     this.drop(serverId);

@@ -112,6 +112,11 @@ export interface KindDescriptor {
   /** Columns stored as JSON text. */
   jsonColumns?: string[];
   secrets?: SecretField[];
+  /**
+   * String-map columns whose values are write-only (a webhook's custom headers): stored sealed
+   * per value, compared by digest, never shown; the names stay visible.
+   */
+  sealedMaps?: string[];
   references?: Reference[];
   manifest: ManifestMapping;
   /**

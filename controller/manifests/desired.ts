@@ -9,6 +9,9 @@ export { normaliseDeployments } from '../kinds/service.js';
 
 /** Digest standing for a secret value in comparisons; the value itself never leaves apply. */
 export const secretDigest = (value: string) => `sha256:${createHash('sha256').update(value).digest('hex')}`;
+/** A map with write-only values (a kind's sealedMaps) as compared: its names, each value's digest. */
+export const mapDigest = (map: Record<string, string>) =>
+  Object.fromEntries(Object.entries(map).map(([name, value]) => [name, secretDigest(value)]));
 
 export interface SecretSources {
   env: Record<string, string | undefined>;
@@ -75,12 +78,19 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
       secretValues[f.field] = value;
       fields[f.field] = secretDigest(value);
     }
+    const sealedMapValues: Record<string, Record<string, string>> = {};
+    for (const f of kind.sealedMaps ?? []) {
+      if (fields[f] == null) continue;
+      sealedMapValues[f] = fields[f] as Record<string, string>;
+      fields[f] = mapDigest(sealedMapValues[f]);
+    }
     const problem = kind.problem?.(fields);
     if (problem) errors.push({ file: m.file, ...m.positionOf(['spec', problem.field]), path: `spec/${problem.field}`, message: problem.message });
     const identity = kind.manifest.identity;
     return {
       kind: m.kind, environment: m.metadata.environment, name: identity ? m.spec[identity] : m.metadata.name, fields,
       ...(Object.keys(secretValues).length && { secretValues }),
+      ...(Object.keys(sealedMapValues).length && { sealedMapValues }),
       source: {
         kind: 'manifest', path: m.file, revision, fields: Object.keys(fields).sort(),
         ...(identity && { name: m.metadata.name }),

@@ -2,6 +2,10 @@ import { isDeepStrictEqual } from 'node:util';
 import { KIND_ORDER, stateKey, type Change, type FieldChange, type ObjectState } from './state.js';
 
 const SECRET = /^sha256:/;
+/** A secret's digest, or a map of them (a kind's sealedMaps): shown as `secret: true`, never as values. */
+const isSecret = (v: unknown): boolean => (typeof v === 'string' && SECRET.test(v))
+  || (!!v && typeof v === 'object' && !Array.isArray(v) && Object.keys(v).length > 0
+    && Object.values(v).every((x) => typeof x === 'string' && SECRET.test(x)));
 
 /**
  * What applying `desired` to the store would do. Pure: the same inputs give the same changes.
@@ -25,7 +29,7 @@ export function diffStates(desired: ObjectState[], actual: ObjectState[], opts: 
     for (const [field, to] of Object.entries(d.fields)) {
       const from = a.fields[field];
       if (isDeepStrictEqual(from ?? null, to ?? null)) continue;
-      fields.push(typeof to === 'string' && SECRET.test(to) ? { field, secret: true } : { field, from, to });
+      fields.push(isSecret(to) || isSecret(from) ? { field, secret: true } : { field, from, to });
     }
     const sourceChanged = !sameSource(d, a);
     if (fields.length || sourceChanged) {
@@ -40,7 +44,7 @@ export function diffStates(desired: ObjectState[], actual: ObjectState[], opts: 
 }
 
 function createdFields(d: ObjectState): FieldChange[] {
-  return Object.entries(d.fields).map(([field, to]) => (typeof to === 'string' && SECRET.test(to) ? { field, secret: true } : { field, to }));
+  return Object.entries(d.fields).map(([field, to]) => (isSecret(to) ? { field, secret: true } : { field, to }));
 }
 
 function sameSource(d: ObjectState, a: ObjectState): boolean {

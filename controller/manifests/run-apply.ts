@@ -40,8 +40,15 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   }
   // Pooled connections still hold the old key.
   if (result.ok && !result.dryRun) for (const id of result.sshKeyChanged) s.hosts.invalidateEnvironment(id);
-  // After commit and off the request: removing containers talks to servers.
-  if (result.ok && !result.dryRun && result.removedDeployments.length) void s.handOff.removeContainers(result.removedDeployments);
+  // After commit: a plan of remove steps (it talks to servers in the background, like any plan)
+  if (result.ok && !result.dryRun && result.removedDeployments.length) {
+    try {
+      plans.push(...await s.handOff.removeContainers(result.removedDeployments, result.revision.gitCommit ?? result.revision.contentHash));
+    } catch (e) {
+      message = `applied, but starting the removal of pruned containers failed: ${(e as Error).message}`;
+      s.logger.warn('manifests: starting the removal of pruned containers failed', { error: (e as Error).message });
+    }
+  }
   if (!result.dryRun) {
     manifestsStatusOf(s).record({
       at: new Date().toISOString(), trigger, revision: result.revision, ok: result.ok, counts: result.counts, errors: result.errors, plans, message,

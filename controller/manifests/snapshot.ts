@@ -3,7 +3,8 @@ import type { SecretBox } from '../crypto/secret-box.js';
 import { KINDS, kindOf } from '../kinds/index.js';
 import { nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
 import { readManifestRows } from '../store/repositories/manifest-rows.js';
-import { secretDigest } from './desired.js';
+import { mapDigest, secretDigest } from './desired.js';
+import { openHeaders } from '../delivery/sealed-headers.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
 /** The store's objects, by table, with their ids: what diff compares and apply writes to. */
@@ -58,6 +59,7 @@ export async function readSnapshot(db: Db | Trx, box: SecretBox): Promise<Snapsh
       for (const c of k.manifest.columns ?? []) fields[c] = row[c];
       for (const r of k.references ?? []) if (r.column) fields[r.path] = ctx.nameOf(r.kind, row[r.column]);
       for (const s of k.secrets ?? []) fields[s.field] = open(row[s.column]);
+      for (const f of k.sealedMaps ?? []) fields[f] = mapDigest(openHeaders(box, row[f]));
       Object.assign(fields, k.manifest.actual?.(row, ctx));
       const environment = k.namespaced ? envName(row.environmentId) : undefined;
       const name = nameOf(k, row);

@@ -23,6 +23,8 @@ export interface ObjectState {
   fields: Record<string, unknown>;
   /** Desired only: plain secret values, by field, to seal at apply time; never diffed or shown. */
   secretValues?: Record<string, string>;
+  /** Desired only: plain values of the kind's sealedMaps, by field, to seal at apply time. */
+  sealedMapValues?: Record<string, Record<string, string>>;
   /** Desired: where it comes from; actual: the row's source when it came from a manifest. */
   source?: ManifestSource;
   /** Actual only. */

@@ -8,6 +8,7 @@ import {
   insertDeployment, insertRow, mergeSettings, replaceAttachments, replaceClusterMembers, replaceDependencies, settingsOf, updateDeployment, updateRow,
 } from '../store/repositories/manifest-rows.js';
 import type { Snapshot } from './snapshot.js';
+import { sealHeaders } from '../delivery/sealed-headers.js';
 import type { ManifestSource, ObjectState } from './state.js';
 
 /** Kinds this controller applies (the others are validated only). */
@@ -41,6 +42,10 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
     const written = k.manifest.write?.(f, v, (kind, name) => idOf(w, o.environment, kind, name));
     if (written) {
       Object.assign(out, written);
+      continue;
+    }
+    if (k.sealedMaps?.includes(f)) {
+      out[f] = JSON.stringify(sealHeaders(w.box, o.sealedMapValues?.[f] ?? {}));
       continue;
     }
     const ref = k.references?.find((r) => r.column && r.path === f);

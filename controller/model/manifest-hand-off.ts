@@ -10,6 +10,6 @@ export interface ChangedService { id: string; environmentId: string; name: strin
 export interface ManifestHandOff {
   /** Per environment, one plan over the deployments whose container differs; the plan ids. */
   startPlans(changed: ChangedService[], revision: string): Promise<string[]>;
-  /** Removes the containers of deployments the apply deleted; how many were removed. */
-  removeContainers(removed: Array<Record<string, any>>): Promise<number>;
+  /** Per environment, one plan of remove steps for the containers of deployments the apply deleted; the plan ids. */
+  removeContainers(removed: Array<Record<string, any>>, revision: string): Promise<string[]>;
 }

@@ -37,6 +37,7 @@ export async function recordServerChecks(s: Services, server: ServerRow, h: Heal
   for (const r of results) await recordCheck(s, r, policy);
   const previous = server.conditions ?? [];
   const next = serverConditions(previous, h, await s.alertStates.downOfServer(server.id));
-  if (!sameConditions(previous, next)) await s.servers.recordConditions(server.id, next);
+  // observedGeneration says which spec this look saw: written when it moved, even if nothing else did
+  if (!sameConditions(previous, next) || server.observedGeneration !== server.generation) await s.servers.recordConditions(server.id, next, server.generation);
   return results;
 }

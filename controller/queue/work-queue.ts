@@ -21,6 +21,13 @@ export interface WorkQueueOptions {
   baseDelayMs?: number;
   maxDelayMs?: number;
   logger: Logger;
+  /** Told of each settled key (its kind, result and seconds) and of each retry: /metrics. */
+  observer?: QueueObserver;
+}
+
+export interface QueueObserver {
+  settled(kind: string, result: 'ok' | 'error' | 'terminal', seconds: number): void;
+  retried(kind: string): void;
 }
 
 /**
@@ -92,6 +99,11 @@ export class WorkQueue {
     this.timers.set(key, t);
   }
 
+  /** Keys waiting, running and waiting out a delay (a gauge of /metrics). */
+  depth(): { queued: number; running: number; delayed: number } {
+    return { queued: this.order.length, running: this.running.size, delayed: this.timers.size };
+  }
+
   /** Resolves when nothing is queued or running (tests, shutdown). */
   drain(): Promise<void> {
     if (this.order.length === 0 && this.running.size === 0) return Promise.resolve();
@@ -127,6 +139,7 @@ export class WorkQueue {
 
   private async run(key: string): Promise<void> {
     const reconciler = this.reconcilers.get(kindOf(key));
+    const started = performance.now();
     let outcome: PromiseSettledResult<ReconcileResult | void>;
     try {
       if (!reconciler) throw new TerminalError(`no reconciler for ${key}`);
@@ -134,23 +147,27 @@ export class WorkQueue {
     } catch (e) {
       outcome = { status: 'rejected', reason: e };
     }
-    this.settle(key, outcome);
+    this.settle(key, outcome, started);
     this.pump();
   }
 
   private async runBatch(keys: string[], reconcile: BatchReconciler): Promise<void> {
     const ids = keys.map(idOf);
+    const started = performance.now();
     let outcomes: Map<string, PromiseSettledResult<ReconcileResult | void>>;
     try {
       outcomes = await reconcile(ids);
     } catch (e) {
       outcomes = new Map(ids.map((id) => [id, { status: 'rejected', reason: e }]));
     }
-    keys.forEach((k, i) => this.settle(k, outcomes.get(ids[i]!) ?? { status: 'fulfilled', value: undefined }));
+    keys.forEach((k, i) => this.settle(k, outcomes.get(ids[i]!) ?? { status: 'fulfilled', value: undefined }, started));
     this.pump();
   }
 
-  private settle(key: string, outcome: PromiseSettledResult<ReconcileResult | void>): void {
+  /** `started`: when its pass began (a batch's keys share their batch's time). */
+  private settle(key: string, outcome: PromiseSettledResult<ReconcileResult | void>, started: number): void {
+    const result = outcome.status === 'fulfilled' ? 'ok' : outcome.reason instanceof TerminalError ? 'terminal' : 'error';
+    this.opts.observer?.settled(kindOf(key), result, (performance.now() - started) / 1000);
     if (outcome.status === 'fulfilled') {
       this.failures.delete(key);
       if (outcome.value?.requeueAfterMs !== undefined) this.addAfter(key, outcome.value.requeueAfterMs);
@@ -164,6 +181,7 @@ export class WorkQueue {
       // the first failure says why; the retries of the same outage only count (debug)
       const log = n === 1 ? this.opts.logger.warn : this.opts.logger.debug;
       log('reconcile failed, retrying', { key, attempt: n, delayMs: delay, error: (outcome.reason as Error).message });
+      this.opts.observer?.retried(kindOf(key));
       this.addAfter(key, delay);
     }
     this.running.delete(key);

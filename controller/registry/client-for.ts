@@ -14,7 +14,7 @@ export function clientFor(s: Services, row: RegistryRow): RegistryClient {
   const hit = clients.get(row.id);
   if (hit?.key === key) return hit.client;
   const creds = s.registries.credentialsOf(row, (sealed) => s.secretBox.open(sealed));
-  const client = new RegistryClient({ url: row.registryUrl, ...creds });
+  const client = new RegistryClient({ url: row.registryUrl, ...creds, guard: s.outgoing });
   clients.set(row.id, { key, client });
   return client;
 }

@@ -9,6 +9,7 @@
 import { parseChallenge, type Challenge } from './challenge.js';
 import { nextLink } from './link-header.js';
 import { httpError, RegistryError, transportError } from './registry-error.js';
+import type { OutgoingGuard } from '../net/outgoing-guard.js';
 
 export interface RegistryCredentials {
   username?: string | null;
@@ -23,6 +24,8 @@ export interface RegistryClientOptions extends RegistryCredentials {
   timeoutMs?: number;
   /** Entries per catalog or tag page (the registry may send fewer); 100 unless set. */
   pageSize?: number;
+  /** Every request (token services and redirects included) goes through it. */
+  guard: OutgoingGuard;
 }
 
 export const MANIFEST_TYPES = [
@@ -166,7 +169,7 @@ export class RegistryClient {
 
   private async send(url: URL, method: 'GET' | 'HEAD', headers: Record<string, string>): Promise<Response> {
     try {
-      return await fetch(url, { method, headers, redirect: 'follow', signal: AbortSignal.timeout(this.timeoutMs) });
+      return await this.opts.guard.fetch(url, { method, headers, redirect: 'follow', signal: AbortSignal.timeout(this.timeoutMs) });
     } catch (e) {
       throw transportError(e, url, this.timeoutMs);
     }

@@ -1,6 +1,10 @@
 // Why a registry call failed, in words a user can act on. `kind` is for code (the routes map it
 // to a status, the test verdict to its fields); the message never holds a credential.
-export type RegistryErrorKind = 'unauthorized' | 'not-found' | 'tls' | 'timeout' | 'unreachable' | 'protocol';
+import { isOutgoingRefused } from '../net/outgoing-guard.js';
+export type RegistryErrorKind = 'unauthorized' | 'not-found' | 'tls' | 'timeout' | 'unreachable' | 'protocol' | 'refused';
+
+/** The kinds where no HTTP answer came: a registry test says only "unreachable" for all of them. */
+export const NO_ANSWER: RegistryErrorKind[] = ['tls', 'timeout', 'unreachable'];
 
 export class RegistryError extends Error {
   constructor(readonly kind: RegistryErrorKind, message: string, readonly status?: number) {
@@ -15,6 +19,7 @@ const TLS_CODES = /CERT|SSL|TLS|SELF_SIGNED|UNABLE_TO_VERIFY|ERR_TLS/;
 
 /** A fetch that threw (no HTTP answer): timeout, TLS, refused or unknown host. */
 export function transportError(e: unknown, url: URL, timeoutMs: number): RegistryError {
+  if (isOutgoingRefused(e)) return new RegistryError('refused', `${url.host} was not contacted: ${(e as Error).message}`);
   const err = e as Error & { cause?: { code?: string; message?: string } };
   if (err.name === 'TimeoutError' || err.name === 'AbortError') {
     return new RegistryError('timeout', `${url.host} did not answer within ${timeoutMs} ms`);

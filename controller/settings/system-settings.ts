@@ -13,6 +13,12 @@ export interface SystemSettingsValues {
   healthLogRetentionDays: number;
   notificationRetentionDays: number;
   deploymentHistoryRetentionDays: number;
+  /**
+   * Hosts, addresses or CIDRs that outgoing requests (webhooks, chat, registries, object storage)
+   * may reach although they are loopback, link-local or the controller's own; null: the
+   * OUTGOING_ALLOW_LIST variable's list (controller/net/outgoing-guard.ts).
+   */
+  outgoingAllowList: string[] | null;
 }
 
 export const SYSTEM_DEFAULTS: SystemSettingsValues = {
@@ -23,6 +29,7 @@ export const SYSTEM_DEFAULTS: SystemSettingsValues = {
   healthLogRetentionDays: 30,
   notificationRetentionDays: 90,
   deploymentHistoryRetentionDays: 180,
+  outgoingAllowList: null,
 };
 
 export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
@@ -33,6 +40,7 @@ export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
   healthLogRetentionDays: int(1, 3650),
   notificationRetentionDays: int(1, 3650),
   deploymentHistoryRetentionDays: int(1, 3650),
+  outgoingAllowList: nullable(arrayOf(str({ minLength: 1, maxLength: 260 }), { maxItems: 100 })),
 };
 
 /** Write-only: stored encrypted, read back masked. */

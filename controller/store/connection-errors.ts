@@ -1,3 +1,5 @@
+import { DependencyError } from '../errors/dependency-error.js';
+
 // Which failures mean "the database is not reachable right now" (as opposed to a bad query): the
 // one test the API (503), the background loops (back off) and plan recovery (say what happened) share.
 
@@ -16,6 +18,8 @@ const MESSAGES = [
 
 export function isDatabaseUnavailable(e: unknown): boolean {
   for (let cur = e, depth = 0; cur && depth < 5; cur = (cur as { cause?: unknown }).cause, depth++) {
+    // another dependency's failure (its socket error below is not the database's)
+    if (cur instanceof DependencyError) return false;
     const err = cur as { code?: unknown; name?: unknown; message?: unknown; errors?: unknown[] };
     if (typeof err.code === 'string' && (PG_UNAVAILABLE.has(err.code) || SOCKET_CODES.has(err.code))) return true;
     if (err.name === 'KnexTimeoutError') return true;

@@ -2,15 +2,24 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Knex } from 'knex';
+import type { SecretBox } from '../crypto/secret-box.js';
 import { openLockSession } from './lock-session.js';
 
 const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 // date, a letter, a description: 20261125A-create-users.ts
 const NAME = /^(\d{8}[A-Z])-[a-z0-9-]+\.ts$/;
 
+/**
+ * What a migration may need besides the database: the secret box, for one that seals values
+ * stored in clear until then. Absent where no row can need it (the tests' empty template).
+ */
+export interface MigrationContext {
+  secretBox?: SecretBox;
+}
+
 interface MigrationModule {
-  up(knex: Knex): Promise<void>;
-  down(knex: Knex): Promise<void>;
+  up(knex: Knex, context: MigrationContext): Promise<void>;
+  down(knex: Knex, context: MigrationContext): Promise<void>;
 }
 
 /** Lists migration files in order, refusing names off the pattern or two files with one key. */
@@ -26,20 +35,23 @@ export function listMigrations(dir = MIGRATIONS_DIR): string[] {
   return files;
 }
 
-const source: Knex.MigrationSource<string> = {
+const sourceWith = (context: MigrationContext): Knex.MigrationSource<string> => ({
   getMigrations: async () => listMigrations(),
   getMigrationName: (file) => file.replace(/\.ts$/, ''),
-  // A template relative to this file, not a computed path: esbuild bundles every file the
-  // pattern can match (bin/server-bundle.js), and tsx resolves it the same way.
-  getMigration: async (file) => (await import(`./migrations/${file}`)) as MigrationModule,
-};
+  getMigration: async (file) => {
+    // A template relative to this file, not a computed path: esbuild bundles every file the
+    // pattern can match (bin/server-bundle.js), and tsx resolves it the same way.
+    const m = (await import(`./migrations/${file}`)) as MigrationModule;
+    return { up: (knex: Knex) => m.up(knex, context), down: (knex: Knex) => m.down(knex, context) };
+  },
+});
 
 /**
  * Applies the pending migrations. With `databaseUrl`, replicas starting together take turns
  * (a session advisory lock): knex's own migration lock fails the second instead of waiting.
  */
-export async function migrateLatest(knex: Knex, databaseUrl?: string): Promise<string[]> {
-  const latest = async () => (await knex.migrate.latest({ migrationSource: source, tableName: 'schema_migrations' }))[1] as string[];
+export async function migrateLatest(knex: Knex, databaseUrl?: string, context: MigrationContext = {}): Promise<string[]> {
+  const latest = async () => (await knex.migrate.latest({ migrationSource: sourceWith(context), tableName: 'schema_migrations' }))[1] as string[];
   if (!databaseUrl) return latest();
   const session = await openLockSession(databaseUrl, ['stevedore', 'migrations'], () => undefined);
   try {

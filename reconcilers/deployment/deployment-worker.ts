@@ -42,6 +42,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     },
     // the stream was (re)opened: what happened while it was down was not seen
     onConnected: enqueueServer,
+    onReconnected: () => s.metrics.dockerEventReconnects.inc(),
     logger: s.logger,
   });
   s.hosts.containerEvents.watching = (serverId) => watches.isConnected(serverId);

@@ -11,6 +11,7 @@ import type { DeploymentPlanRow } from '../../controller/store/repositories/depl
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
+import { SETTINGS_MODULES } from '../../controller/settings/environment-settings.js';
 import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
 import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
 
@@ -60,19 +61,18 @@ export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: 
   const spec = await renderRevisionSpec(s, service, deployments, tag);
   if (!spec) return null;
   const specHash = revisionHash(spec);
-  const latest = await s.revisions.latest(service.id, trx);
+  const latest = await s.revisions.head(service.id, trx);
   const row = latest?.specHash === specHash ? latest
-    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, trx);
+    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
   const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
   await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
   if (row !== latest) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, trx);
   return { revision: row.revision, imageTag: tag, created: row !== latest };
 }
 
-async function pruneRevisions(s: Pick<Services, 'revisions' | 'settings'>, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
-  const { revisionHistoryLimit } = await s.settings.get<{ revisionHistoryLimit: number }>(svc.environmentId, 'operations', trx);
+async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
   const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
-  await s.revisions.prune(svc.id, revisionHistoryLimit, pinned, trx);
+  await s.revisions.prune(svc.id, svc.environmentId, SETTINGS_MODULES.operations.defaults.revisionHistoryLimit as number, pinned, trx);
 }
 
 /** The spec of one revision, or undefined. */

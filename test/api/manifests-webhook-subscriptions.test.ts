@@ -6,7 +6,8 @@ import type { ManifestFile } from '../../controller/manifests/types.js';
 
 const SECRET = 'hook-signing-secret-789';
 const environment: ManifestFile = { path: 'environment.yaml', content: 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: hooks}\nspec: {}\n' };
-const hooks = (url: string): ManifestFile => ({
+const HEADER = 'platform-header-value-5c1e';
+const hooks = (url: string, header = HEADER): ManifestFile => ({
   path: 'hooks.yaml',
   content: `apiVersion: stevedore/v1
 kind: WebhookSubscription
@@ -14,7 +15,7 @@ metadata: {name: ci, environment: hooks}
 spec:
   url: ${url}
   eventTypes: [deployment.failed, deployment.success]
-  headers: {X-Team: platform}
+  headers: {X-Team: ${header}}
   secret:
     valueFrom: {env: HOOK_SECRET}
 `,
@@ -24,7 +25,7 @@ describe('manifests: WebhookSubscription', () => {
   let svc: TestService;
   let admin: HttpClient;
   let envId: string;
-  const folder = (url = 'https://ci.example.com/hook') => [environment, hooks(url)];
+  const folder = (url = 'https://ci.example.com/hook', header = HEADER) => [environment, hooks(url, header)];
   const subscriptions = async () => (await admin.get(`/api/environments/${envId}/webhooks`)).body.items;
   const audits = (action: string) => svc.services.db('audit_logs').where({ action, resourceType: 'webhook-subscriptions' });
 
@@ -49,18 +50,22 @@ describe('manifests: WebhookSubscription', () => {
     expect(others).to.deep.equal([]);
     expect(sub).to.include({ name: 'ci', url: 'https://ci.example.com/hook', hasSecret: true, enabled: true, environmentId: envId });
     expect(sub.eventTypes).to.deep.equal(['deployment.failed', 'deployment.success']);
-    expect(sub.headers).to.deep.equal({ 'X-Team': 'platform' });
+    expect(sub.headers).to.deep.equal({ 'X-Team': { set: true } });
+    expect(res.text).not.to.include(HEADER);
     expect(sub.source).to.deep.include({ kind: 'manifest', path: 'hooks.yaml', revision: res.body.revision.contentHash });
     expect(sub.source.fields).to.have.members(['url', 'eventTypes', 'headers', 'secret']);
     const row = await svc.services.db('webhook_subscriptions').where({ id: sub.id }).first();
     expect(row.secretEnc).to.be.a('string').and.not.include(SECRET);
     expect(svc.services.secretBox.open(row.secretEnc)).to.equal(SECRET);
+    expect(JSON.stringify(row.headers)).not.to.include(HEADER);
+    expect(svc.services.secretBox.open(row.headers['X-Team'])).to.equal(HEADER);
     const [audit, ...more] = await audits('manifest.create');
     expect(more).to.deep.equal([]);
     expect(audit.resourceId).to.equal(sub.id);
     expect(audit.environmentId).to.equal(envId);
     expect(audit.details).to.include({ source: 'manifest', path: 'hooks.yaml', name: 'ci' });
     expect(JSON.stringify(audit)).not.to.include(SECRET);
+    expect(JSON.stringify(audit)).not.to.include(HEADER);
   });
 
   it('applying the same folder again changes nothing', async () => {
@@ -111,6 +116,25 @@ describe('manifests: WebhookSubscription', () => {
     expect(res.body.errors[0].message).to.match(/plain secret values are not allowed/);
     expect(res.text).not.to.include('not-allowed');
     expect((await subscriptions())[0].url).to.equal('https://ci2.example.com/hook');
+  });
+
+  it('a changed header value is an update of headers shown as secret, sealed in the row', async () => {
+    // stands alone: the folder as the tests before leave it, then only the header value changes
+    expect((await admin.post('/api/manifests/apply', { files: folder('https://ci2.example.com/hook') })).status).to.equal(200);
+    envId = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'hooks').id;
+    const diff = await admin.post('/api/manifests/diff', { files: folder('https://ci2.example.com/hook', 'changed-header-value-77d2') });
+    const res = await admin.post('/api/manifests/apply', { files: folder('https://ci2.example.com/hook', 'changed-header-value-77d2') });
+    expect(res.status, res.text).to.equal(200);
+    for (const r of [diff, res]) {
+      expect(r.body.changes, r.text).to.deep.equal([{
+        action: 'update', kind: 'WebhookSubscription', environment: 'hooks', name: 'ci', path: 'hooks.yaml', fields: [{ field: 'headers', secret: true }],
+      }]);
+      expect(r.text).not.to.include('changed-header-value-77d2');
+    }
+    const [sub] = await subscriptions();
+    expect(sub.headers).to.deep.equal({ 'X-Team': { set: true } });
+    const row = await svc.services.db('webhook_subscriptions').where({ id: sub.id }).first();
+    expect(svc.services.secretBox.open(row.headers['X-Team'])).to.equal('changed-header-value-77d2');
   });
 
   it('a removed subscription is orphaned without prune and deleted with it', async () => {

@@ -142,6 +142,29 @@ describe('MCP endpoint (POST /mcp, official SDK client over real HTTP)', () => {
     await v.close();
   });
 
+  it('tools/call with null or non-object arguments (and resources/read with a non-string uri) is JSON-RPC -32602, not -32603', async () => {
+    const call = (args: unknown, id: number) => rawMcp(w.svc.url, { token: w.admin.token!, body: {
+      jsonrpc: '2.0', id, method: 'tools/call', params: { name: 'list_environments', arguments: args } } });
+    let id = 10;
+    for (const args of [null, 'text', 7, true, ['a']]) {
+      const res = await call(args, ++id);
+      expect(res.status, JSON.stringify(args)).to.equal(200);
+      expect(res.body, JSON.stringify(args)).to.deep.include({ jsonrpc: '2.0', id });
+      expect(res.body.result, JSON.stringify(args)).to.equal(undefined);
+      expect(res.body.error?.code, `${JSON.stringify(args)}: ${JSON.stringify(res.body)}`).to.equal(-32602);
+      expect(res.body.error.message).to.match(/arguments/);
+    }
+    const read = await rawMcp(w.svc.url, { token: w.admin.token!, body: { jsonrpc: '2.0', id: 99, method: 'resources/read', params: { uri: 7 } } });
+    expect(read.body.error?.code, JSON.stringify(read.body)).to.equal(-32602);
+    expect(read.body.error.message).to.match(/uri/);
+    // an object, or no arguments at all, still calls the tool
+    for (const args of [{}, undefined]) {
+      const ok = await call(args, ++id);
+      expect(ok.body.error, JSON.stringify(ok.body)).to.equal(undefined);
+      expect(ok.body.result.isError, JSON.stringify(ok.body)).to.equal(undefined);
+    }
+  });
+
   it('read tools answer what the route answers, and API errors keep their code and message', async () => {
     const direct = await w.admin.get(`/api/environments/${w.envId}/servers`);
     const viaMcp = await admin.callTool({ name: 'list_servers', arguments: { envId: w.envId } });

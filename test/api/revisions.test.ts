@@ -190,4 +190,21 @@ describe('service revision routes', function () {
     // 8 is desired (and failed), 7 the one before it; 1 runs on the server
     expect(kept).to.deep.equal([1, 7, 8]);
   });
+
+  it('heals one deployment only when a heal can help: never a first deploy, never a retry of a failed revision', async () => {
+    const other = await s.services.create(envId, { name: 'other', containerImageId: imageId, imageTag: 'v1' });
+    const [server] = await s.servers.listByEnvironment(envId);
+    const dep = await s.deployments.create(other.id, envId, { serverId: server!.id, containerName: 'other-1' });
+    const heal = (c: HttpClient) => c.post(`/api/services/${other.id}/deployments/${dep.id}/heal`, {});
+    expect((await heal(viewer)).status).to.equal(403);
+    const never = await heal(operator);
+    expect(never.status, never.text).to.equal(409);
+    expect(never.body.message).to.equal('other-1 was never deployed: deploy it instead');
+    await ended((await operator.post(`/api/services/${other.id}/deploy`, {})).body.id);
+    await s.deployments.recordObserved(dep.id, { imageTag: 'v1' });
+    const retry = await heal(operator);
+    expect(retry.status, retry.text).to.equal(409);
+    expect(retry.body.message).to.equal('r1 of other failed and no earlier revision succeeded: a heal would only retry it');
+    expect(await s.db('deployment_plans').where({ trigger: 'drift-heal' }).count({ n: '*' })).to.deep.equal([{ n: 0 }]);
+  });
 });

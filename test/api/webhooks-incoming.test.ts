@@ -59,6 +59,10 @@ describe('incoming webhooks', () => {
         ['wrong digest', svc, ep.prefix + hex('another-secret', ep.body), 401],
         ['digest of a different body', svc, ep.prefix + hex(ep.secret, ep.body + ' '), 401],
         ['uppercase hex', svc, ep.prefix + hex(ep.secret, ep.body).toUpperCase(), 401],
+        // the right digest in the other endpoint's form: without sha256= on the code host, with it on the CI hooks
+        [ep.prefix ? 'digest without sha256=' : 'digest with sha256=', svc, ep.prefix ? hex(ep.secret, ep.body) : 'sha256=' + hex(ep.secret, ep.body), 401],
+        ['digest with a character more', svc, good + '0', 401],
+        ['digest with a character less', svc, good.slice(0, -1), 401],
         ['garbage', svc, 'sha256=', 401],
         ['correct', svc, good, ep.correct],
       ];
@@ -72,6 +76,23 @@ describe('incoming webhooks', () => {
       expect((await send(svc, ep.path, spaced, ep.header, good, ep.extra)).status).to.equal(401);
     });
   }
+
+  it('a signed body without a content type, or of one the hook does not read, is 415 after the signature check', async () => {
+    for (const ep of endpoints) {
+      const good = ep.prefix + hex(ep.secret, ep.body);
+      const untyped = (signature: string) => svc.http.request('POST', ep.path, undefined,
+        { raw: ep.body, noContentType: true, headers: { [ep.header]: signature, ...ep.extra } });
+      const res = await untyped(good);
+      expect(res.status, `${ep.path}: ${res.text}`).to.equal(415);
+      expect(res.body, ep.path).to.include({ code: 'VALIDATION_ERROR', field: 'Content-Type' });
+      const text = await send(svc, ep.path, ep.body, ep.header, good, { ...ep.extra, 'content-type': 'text/plain' });
+      expect(text.status, `${ep.path} text/plain: ${text.text}`).to.equal(415);
+      // the signature first: an unsigned caller learns nothing about the body
+      expect((await untyped(ep.prefix + hex('another-secret', ep.body))).status, ep.path).to.equal(401);
+      // the same bytes as JSON are what the matrix expects
+      expect((await send(svc, ep.path, ep.body, ep.header, good, ep.extra)).status, ep.path).to.equal(ep.correct);
+    }
+  });
 
   it('deploy looks up the environment by exact name and the service by name or id, answering 404 with the spec messages', async () => {
     const post = (payload: unknown) => {

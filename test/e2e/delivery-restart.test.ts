@@ -9,6 +9,7 @@ import { EventBus, EVENTS_CHANNEL } from '../../controller/events/event-bus.js';
 import { EventsRepository } from '../../controller/store/repositories/events.js';
 import { createTestDatabase } from '../support/test-database.js';
 import { Receiver } from '../support/receiver.js';
+import { TEST_ALLOW_LIST } from '../support/outgoing-allow.js';
 import { until } from '../support/until.js';
 
 const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../..');
@@ -17,7 +18,9 @@ const ROOT = path.resolve(path.dirname(new URL(import.meta.url).pathname), '../.
 async function serve(databaseUrl: string, stateDir: string): Promise<ChildProcess> {
   const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], {
     cwd: ROOT, stdio: ['ignore', 'ignore', 'pipe'],
-    env: { ...process.env, DATABASE_URL: databaseUrl, STEVEDORE_STATE_DIR: stateDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info' },
+    env: { ...process.env, DATABASE_URL: databaseUrl, STEVEDORE_STATE_DIR: stateDir, PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info',
+      // the webhook receiver listens on loopback (test/support/outgoing-allow.ts)
+      OUTGOING_ALLOW_LIST: TEST_ALLOW_LIST },
   });
   await new Promise<void>((resolve, reject) => {
     let out = '';

@@ -123,5 +123,14 @@ describe('manifests folder against the fleet', () => {
       const names = [...await containers('s1'), ...await containers('s2')].map((l) => l.split(' ')[0]);
       return !names.includes('api') && !names.includes('web');
     }, WAIT);
+    // through a plan of remove steps, visible like any other
+    const prune = await until('the prune plan to end', async () => {
+      const p = await svc.services.db('deployment_plans').where({ trigger: 'manifest-prune' }).orderBy('createdAt', 'desc').first();
+      return p && !['pending', 'running'].includes(p.status) && p;
+    }, WAIT);
+    expect(prune.status).to.equal('succeeded');
+    const steps = await svc.services.db('plan_steps').where({ planId: prune.id });
+    expect([...new Set(steps.map((x) => x.action))]).to.deep.equal(['remove']);
+    expect(steps.map((x) => x.containerName)).to.include.members(['api', 'web']);
   });
 });

@@ -12,6 +12,8 @@ export interface RequestOptions {
   headers?: Record<string, string>;
   /** Sent as-is (for malformed JSON tests); otherwise `body` is JSON-encoded. */
   raw?: string | Buffer;
+  /** Send the body with no Content-Type header at all (by default a body goes as application/json). */
+  noContentType?: boolean;
 }
 
 /**
@@ -33,7 +35,9 @@ export class HttpClient {
     let payload: string | Buffer | undefined;
     if (opts.raw !== undefined) payload = opts.raw;
     else if (body !== undefined) payload = JSON.stringify(body);
-    if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
+    // fetch labels a string body text/plain by itself, a Buffer not at all
+    if (payload !== undefined && opts.noContentType) payload = Buffer.from(payload);
+    else if (payload !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === 'content-type')) {
       headers['content-type'] = 'application/json';
     }
     const res = await fetch(this.baseUrl + path, { method, headers, body: payload as string | undefined });

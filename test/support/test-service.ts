@@ -7,6 +7,7 @@ import { startService, type RunningService } from '../../controller/serve.js';
 import { createApp } from '../../api/app.js';
 import { RECONCILERS } from '../../reconcilers/wiring.js';
 import { createTestDatabase } from './test-database.js';
+import { TEST_ALLOW_LIST } from './outgoing-allow.js';
 import { HttpClient } from './http-client.js';
 
 export interface TestService extends RunningService {
@@ -33,6 +34,10 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     LOG_LEVEL: 'debug',
     // the lowest scrypt cost: the hashes of a service's first users are most of its start on a loaded machine
     PASSWORD_HASH_COST: '10',
+    // the tests' receivers (webhooks, chat, s3rver, registries) listen on loopback, and the fleets'
+    // registries on this host's bridge address (10.250.<id>.1, an address of the controller's own):
+    // allowed as an operator would allow a local relay; the outgoing guard's own tests set it empty
+    OUTGOING_ALLOW_LIST: TEST_ALLOW_LIST,
     ...env,
   });
   const logs: string[] = [];

@@ -18,6 +18,12 @@ describe('delivery helpers', () => {
     expect(verifySignature('k', body, undefined, '')).to.equal(false);
   });
 
+  it('refuses a signature of another length (shorter, longer, multibyte) with false, never a throw', () => {
+    for (const [header, prefix] of [[hex.slice(0, -1), ''], [hex + '0', ''], ['sha256=' + hex + '0', 'sha256='], ['é'.repeat(64), ''], ['x', 'sha256=']] as const) {
+      expect(verifySignature('k', body, header, prefix), header).to.equal(false);
+    }
+  });
+
   it('signs outgoing bodies as sha256=<hex> and lets no custom header override the spec headers', () => {
     expect(signBody('k', body)).to.equal('sha256=' + hex);
     const h = webhookHeaders('{"a":1}', 'k', { 'User-Agent': 'x', 'X-Webhook-Signature': 'forged', 'X-Team': 'ops' });

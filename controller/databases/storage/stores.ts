@@ -1,6 +1,7 @@
 import type { S3Client } from '@aws-sdk/client-s3';
 import { conflict } from '../../errors/app-error.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
+import type { OutgoingGuard } from '../../net/outgoing-guard.js';
 import type { ObjectStorageRepository, ObjectStorageRow } from '../../store/repositories/object-storage.js';
 import type { BackupStore } from './backup-store.js';
 import { localStore } from './local-store.js';
@@ -10,7 +11,8 @@ import { s3Client, s3Store } from './s3-store.js';
 export class BackupStores {
   private client: { row: ObjectStorageRow; client: S3Client } | null = null;
 
-  constructor(private readonly stateDir: string, private readonly repo: ObjectStorageRepository, private readonly box: SecretBox) {}
+  constructor(private readonly stateDir: string, private readonly repo: ObjectStorageRepository, private readonly box: SecretBox,
+    private readonly outgoing: OutgoingGuard) {}
 
   local(): BackupStore {
     return localStore(this.stateDir);
@@ -22,7 +24,7 @@ export class BackupStores {
     if (!row) return null;
     if (!this.client || this.client.row.updatedAt.getTime() !== row.updatedAt.getTime()) {
       this.client?.client.destroy();
-      this.client = { row, client: await s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }) };
+      this.client = { row, client: await s3Client({ ...row, secretAccessKey: this.box.open(row.secretAccessKeyEnc) }, this.outgoing) };
     }
     return this.client;
   }
@@ -38,7 +40,7 @@ export class BackupStores {
     const s3 = await this.s3();
     if (!s3) throw conflict('Object storage is not configured', 'An admin saves it with PUT /api/settings/storage-space');
     if (!env.enabled) throw conflict('Object storage is not enabled for this environment', 'PATCH /api/environments/{envId}/storage {"enabled": true}');
-    return { store: s3Store(s3.client, env.bucket ?? s3.row.bucket), prefix: env.prefix ? `${env.prefix.replace(/\/+$/, '')}/` : '' };
+    return { store: s3Store(s3.client, env.bucket ?? s3.row.bucket, s3.row.endpoint), prefix: env.prefix ? `${env.prefix.replace(/\/+$/, '')}/` : '' };
   }
 
   /** The store an existing backup object is in. */
@@ -46,7 +48,7 @@ export class BackupStores {
     if (backup.storage === 'local') return this.local();
     const s3 = await this.s3();
     if (!s3) throw conflict('Object storage is not configured any more', 'Save the object storage configuration again');
-    return s3Store(s3.client, backup.bucket ?? s3.row.bucket);
+    return s3Store(s3.client, backup.bucket ?? s3.row.bucket, s3.row.endpoint);
   }
 
   close(): void {

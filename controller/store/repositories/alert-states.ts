@@ -24,6 +24,12 @@ export interface AlertStateRow {
 export class AlertStatesRepository {
   constructor(private readonly db: Knex) {}
 
+  /** How many checks are in each state (up, down): a gauge of /metrics. */
+  async countByStatus(): Promise<Array<{ status: string; count: number }>> {
+    const rows = await this.db('alert_states').select('status').count({ count: '*' }).groupBy('status');
+    return (rows as Array<{ status: string; count: string }>).map((r) => ({ status: r.status, count: Number(r.count) }));
+  }
+
   /** The state with its row locked until `trx` ends (two replicas never step the same check at once). */
   async lock(checkKey: string, trx: Knex.Transaction): Promise<AlertStateRow | undefined> {
     return trx('alert_states').where({ checkKey }).forUpdate().first() as Promise<AlertStateRow | undefined>;

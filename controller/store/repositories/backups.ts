@@ -49,6 +49,12 @@ export class BackupsRepository extends LeasedRuns<BackupRow> {
     super(db, 'backups');
   }
 
+  /** Backups held, by status: a gauge of /metrics. */
+  async countByStatus(): Promise<Array<{ status: string; count: number }>> {
+    const rows = await this.db('backups').select('status').count({ count: '*' }).groupBy('status');
+    return (rows as Array<{ status: string; count: string }>).map((r) => ({ status: r.status, count: Number(r.count) }));
+  }
+
   async pageOf(databaseId: string, page: PageQuery): Promise<Page<BackupRow>> {
     if (!isUuid(databaseId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
     const [rows, [{ count }]] = await Promise.all([
@@ -97,6 +103,12 @@ export interface RestoreRow {
 export class RestoresRepository extends LeasedRuns<RestoreRow> {
   constructor(db: Knex) {
     super(db, 'restores');
+  }
+
+  /** Restores and drills held, by target and status: a gauge of /metrics. */
+  async countByTargetAndStatus(): Promise<Array<{ target: string; status: string; count: number }>> {
+    const rows = await this.db('restores').select('target', 'status').count({ count: '*' }).groupBy('target', 'status');
+    return (rows as Array<{ target: string; status: string; count: string }>).map((r) => ({ target: r.target, status: r.status, count: Number(r.count) }));
   }
 
   async drillsOf(databaseId: string, page: PageQuery): Promise<Page<RestoreRow>> {

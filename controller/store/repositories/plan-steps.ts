@@ -7,7 +7,7 @@ export interface PlanStepRow {
   planId: string;
   position: number;
   stage: number;
-  action: 'deploy' | 'restart';
+  action: 'deploy' | 'restart' | 'remove';
   serviceId: string | null;
   deploymentId: string | null;
   serverId: string | null;
@@ -19,6 +19,8 @@ export interface PlanStepRow {
   revision: number | null;
   /** The revision the deployment ran when the step started: what its rollback restores. */
   previousRevision: number | null;
+  /** A remove step: the pruned deployment whose container it removes (its row is gone). */
+  removedDeploymentId: string | null;
   mode: string | null;
   log: string;
   error: string | null;

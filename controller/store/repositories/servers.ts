@@ -91,8 +91,9 @@ export class ServersRepository extends BaseRepository<ServerRow> {
   }
 
   /** Writes the server's observed conditions (monitoring/server-conditions.ts). */
-  async recordConditions(id: string, conditions: Condition[]): Promise<void> {
-    await this.q().where({ id }).update({ conditions: JSON.stringify(conditions) } as never);
+  /** Observed status: the conditions and the generation they describe (never a generation bump). */
+  async recordConditions(id: string, conditions: Condition[], observedGeneration: number): Promise<void> {
+    await this.q().where({ id }).update({ conditions: JSON.stringify(conditions), observedGeneration } as never);
   }
 
   /**

@@ -25,6 +25,8 @@ export interface ServiceRevisionRow {
   updatedAt: Date;
 }
 
+export type RevisionHead = Pick<ServiceRevisionRow, 'id' | 'revision' | 'specHash'>;
+
 export interface NewRevision {
   serviceId: string;
   environmentId: string;
@@ -51,14 +53,18 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
   }
 
   /**
-   * The next number of the service (the caller holds the service's row lock, so two requests
-   * never take the same one).
+   * A new revision numbered after `latest` (the caller holds the service's row lock and read the
+   * newest under it, so two requests never take the same number).
    */
-  async append(r: NewRevision, trx: Knex.Transaction): Promise<ServiceRevisionRow> {
-    const [{ max }] = await this.q(trx).where({ serviceId: r.serviceId }).max({ max: 'revision' });
-    return this.insert({
-      ...r, spec: JSON.stringify(r.spec) as never, revision: Number(max ?? 0) + 1, revertedFrom: r.revertedFrom ?? null,
-    }, trx);
+  async append(r: NewRevision, latest: number, trx: Knex.Transaction): Promise<RevisionHead> {
+    const [row] = await this.guard(this.q(trx).insert({ ...r, spec: JSON.stringify(r.spec), revision: latest + 1, revertedFrom: r.revertedFrom ?? null } as never)
+      .returning(['id', 'revision', 'specHash']));
+    return row as RevisionHead;
+  }
+
+  /** The newest revision's number and hash, without its spec (what accepting a request compares). */
+  head(serviceId: string, trx?: Knex.Transaction): Promise<RevisionHead | undefined> {
+    return this.q(trx).where({ serviceId }).orderBy('revision', 'desc').first('id', 'revision', 'specHash') as Promise<RevisionHead | undefined>;
   }
 
   /** Newest first, without their specs (a list of 1,000 stays small). */
@@ -87,12 +93,15 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
   }
 
   /**
-   * Keeps the newest `keep` revisions of the service and every revision in `pinned` (desired,
-   * current, failed, and those containers run); drops the rest. Returns how many were dropped.
+   * Keeps the newest revisions of the service, as many as its environment's operations setting
+   * `revisionHistoryLimit` says (`fallback` when unset), and every revision in `pinned` (desired,
+   * current, failed, and those containers run); drops the rest, in one statement.
    */
-  async prune(serviceId: string, keep: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
-    const newest = this.q(trx).where({ serviceId }).orderBy('revision', 'desc').limit(keep).select('revision');
-    return this.q(trx).where({ serviceId }).whereNotIn('revision', newest).whereNotIn('revision', pinned.length ? pinned : [-1]).delete();
+  async prune(serviceId: string, environmentId: string, fallback: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
+    const limit = `coalesce((select ("values"->>'revisionHistoryLimit')::int from environment_settings where environment_id = ? and module = 'operations'), ?)`;
+    return this.q(trx).where({ serviceId }).whereNotIn('revision', pinned.length ? pinned : [-1])
+      .whereRaw(`revision not in (select revision from service_revisions where service_id = ? order by revision desc limit ${limit})`, [serviceId, environmentId, fallback])
+      .delete();
   }
 }
 

@@ -8,7 +8,7 @@ import { conflict } from '../../../controller/errors/app-error.js';
 import { messageOf } from '../../../controller/deploy/message-of.js';
 import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
 import { PlanStepsRepository, type PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
-import { rollBackStep, runDeployStep } from './plan-step.js';
+import { rollBackStep, runDeployStep, runRemoveStep } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../../controller/store/repositories/deployment-artifacts.js';
 import { failureSummary } from './plan-failure.js';
 import { PlanPulls } from './plan-pulls.js';
@@ -98,6 +98,7 @@ export class PlanEngine {
   async rollback(planId: string): Promise<DeploymentPlanRow> {
     const plan = (await this.repo.findById(planId))!;
     if (!isTerminalPlan(plan.status) || plan.status === 'rolled_back') throw conflict(`the plan is ${plan.status} and cannot be rolled back now`);
+    if ((await this.steps.ofPlan(plan.id)).some((x) => x.action === 'remove')) throw conflict('a removed container cannot be put back: deploy its service again instead');
     // a newer request owns these services: rolling this one back would undo it behind its back
     const newer = await this.repo.otherActiveSharingServices(plan.id);
     if (newer) throw conflict(`plan "${newer.name}" (${newer.id}) is ${newer.status} for the same services`, 'Wait for it to end or cancel it, then roll back');
@@ -163,7 +164,8 @@ export class PlanEngine {
           // rolling stops at the first failure; parallel lets started steps finish but starts no more
           if (failed || stopped) return;
           if (!(await stillWanted())) { stopped = true; return; }
-          const result = await runDeployStep(this.s, this.steps, plan, st, stillWanted, plan.pullImage ? pulls : undefined);
+          const result = st.action === 'remove' ? await runRemoveStep(this.s, this.steps, plan, st, stillWanted)
+            : await runDeployStep(this.s, this.steps, plan, st, stillWanted, plan.pullImage ? pulls : undefined);
           if (result === 'failed') failed = true;
           if (result === 'cancelled') stopped = true;
         }
@@ -222,6 +224,8 @@ export class PlanEngine {
     await this.refreshServices(steps, planId);
     const done = await this.repo.transition(planId, [from], { status: to, finishedAt: new Date(), error });
     if (!done) return;
+    this.s.metrics.plans.inc({ outcome: to, trigger: done.trigger });
+    if (done.startedAt) this.s.metrics.planDuration.observe({ outcome: to }, (Date.now() - new Date(done.startedAt).getTime()) / 1000);
     await planEvent(this.s, done);
     await outcomeEvent(this.s, done, steps);
   }

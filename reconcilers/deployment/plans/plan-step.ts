@@ -53,18 +53,51 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
       return 'succeeded';
     });
   } catch (e) {
-    const error = messageOf(e).slice(0, 4000);
-    await log(`failed: ${error}`).catch(() => undefined);
-    const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
-    if (d) {
+    return failStep(s, steps, plan, st, e, async (error) => {
+      if (!d) return;
       // status is what runs: a direct recreate that failed put the old container back
       const status = await observedStatus(s, d);
       const u = await s.deployments.update(d.id, { status });
       await recordRolloutFailure(s, u ?? d, error);
       if (u) await deploymentEvent(s, u);
-    }
-    if (done) await stepEvent(s, plan, done);
-    return 'failed';
+    });
+  }
+}
+
+/** A step that threw: its log and error say why; `record` writes what the failure means for its deployment. */
+async function failStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, e: unknown,
+  record: (error: string) => Promise<void> = async () => undefined): Promise<'failed'> {
+  const error = messageOf(e).slice(0, 4000);
+  await steps.appendLog(st.id, `failed: ${error}`).catch(() => undefined);
+  const done = await steps.transition(st.id, ['pending', 'running'], { status: 'failed', error, finishedAt: new Date() });
+  await record(error);
+  if (done) await stepEvent(s, plan, done);
+  return 'failed';
+}
+
+/**
+ * A remove step: the container of a deployment a manifest pruned goes away, under the server's
+ * lock, only if it carries that deployment's ownership label (never someone else's container).
+ * One `docker rm -f`: it happened or it did not.
+ */
+export async function runRemoveStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+  stillWanted: () => Promise<boolean>): Promise<StepResult> {
+  const log = (line: string) => steps.appendLog(st.id, line);
+  try {
+    if (!st.serverId || !st.removedDeploymentId) throw new Error('the server no longer exists');
+    return await withServerLock(s.locks, st.serverId, async () => {
+      if (!(await stillWanted())) return 'cancelled';
+      const running = st.status === 'running' ? st : await steps.transition(st.id, ['pending'], { status: 'running', startedAt: new Date() });
+      if (!running) return 'succeeded';
+      await stepEvent(s, plan, running);
+      const gone = { id: st.removedDeploymentId!, serverId: st.serverId!, containerName: st.containerName, composePath: null } as DeploymentRow;
+      await removeDeploymentContainer(s, gone, log);
+      const done = await steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
+      await stepEvent(s, plan, done!);
+      return 'succeeded';
+    });
+  } catch (e) {
+    return failStep(s, steps, plan, st, e);
   }
 }
 

@@ -13,6 +13,7 @@ import { HttpClient } from '../../support/http-client.js';
 import { Receiver } from '../../support/receiver.js';
 import { addService, cleanup, httpBody, startWorld, type World } from '../deploy/deploy-world.js';
 import { sleep, until } from '../../support/until.js';
+import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 import { sseFrames } from '../../support/sse-stream.js';
 
 /** Waits across a fault: a probe that throws (a controller restarting refuses connections) is polled again. */
@@ -132,6 +133,8 @@ export async function startChaos(name: string): Promise<Chaos> {
   const env = {
     DATABASE_URL: c.databaseUrl!, SECRETS_KEY: c.secretsKey.toString('base64'), JWT_SECRET: c.jwtSecret,
     PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'info', RATE_LIMIT_PER_MINUTE: '0',
+    // the webhook receiver listens on loopback (test/support/outgoing-allow.ts)
+    OUTGOING_ALLOW_LIST: TEST_ALLOW_LIST,
     SCHEDULER_HEALTH_CHECK_SEC: '2', SCHEDULER_DRIFT_CHECK_SEC: '3', SHUTDOWN_GRACE_SEC: '5',
     STEVEDORE_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-chaos-')),
   };

@@ -14,6 +14,7 @@ import { HttpClient } from '../../support/http-client.js';
 import { addService, cleanup, containerImage, startWorld, type World } from './deploy-world.js';
 import { until } from '../../support/until.js';
 import { sseFrames } from '../../support/sse-stream.js';
+import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 
 interface Replica { name: string; child: ChildProcess; url: string; api: HttpClient; lines: string[] }
 
@@ -75,6 +76,8 @@ describe('two controller replicas on one database (e2e)', function () {
     const env = {
       DATABASE_URL: c.databaseUrl!, SECRETS_KEY: c.secretsKey.toString('base64'), JWT_SECRET: c.jwtSecret,
       PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'debug', RATE_LIMIT_PER_MINUTE: '0',
+      // as the in-process test services: the fleet's registry is on this host's bridge address
+      OUTGOING_ALLOW_LIST: TEST_ALLOW_LIST,
       // short lease and election retry for the test; a 1 s scheduler job that costs one query
       PLAN_LEASE_MS: '2000', LEADER_RETRY_MS: '200', SCHEDULER_BACKUP_SEC: '1',
       SCHEDULER_HEALTH_CHECK_SEC: '3600', SCHEDULER_DRIFT_CHECK_SEC: '3600',

@@ -4,11 +4,15 @@ import { expect } from 'chai';
 import { RegistryClient } from '../../../controller/registry/registry-client.js';
 import { isRegistryError, type RegistryError } from '../../../controller/registry/registry-error.js';
 import { loadFleet } from '../../fleet/fleet.js';
+import { OutgoingGuard } from '../../../controller/net/outgoing-guard.js';
+import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 
 const fleet = loadFleet();
-const open = () => new RegistryClient({ url: `http://${fleet.registry.address}`, pageSize: 1 });
-const basic = (password = fleet.authRegistry.password) => new RegistryClient({ url: `http://${fleet.authRegistry.address}`, username: fleet.authRegistry.username, password });
-const bearer = (password = fleet.tokenRegistry.password) => new RegistryClient({ url: `http://${fleet.tokenRegistry.address}`, username: fleet.tokenRegistry.username, password });
+// the fleet's registries listen on this host's bridge address; the refused-port case aims at loopback
+const guard = new OutgoingGuard(async () => TEST_ALLOW_LIST.split(','));
+const open = () => new RegistryClient({ guard, url: `http://${fleet.registry.address}`, pageSize: 1 });
+const basic = (password = fleet.authRegistry.password) => new RegistryClient({ guard, url: `http://${fleet.authRegistry.address}`, username: fleet.authRegistry.username, password });
+const bearer = (password = fleet.tokenRegistry.password) => new RegistryClient({ guard, url: `http://${fleet.tokenRegistry.address}`, username: fleet.tokenRegistry.username, password });
 
 async function failure(p: Promise<unknown>): Promise<RegistryError> {
   try {
@@ -53,7 +57,7 @@ describe('e2e: registry client', function () {
     const wrong = await failure(basic('wrong-password').ping());
     expect(wrong.kind).to.equal('unauthorized');
     expect(wrong.message).to.contain('refused the credentials').and.not.contain('wrong-password');
-    const none = await failure(new RegistryClient({ url: `http://${fleet.authRegistry.address}` }).ping());
+    const none = await failure(new RegistryClient({ guard, url: `http://${fleet.authRegistry.address}` }).ping());
     expect(none.message).to.contain('has no credentials');
   });
 
@@ -67,10 +71,10 @@ describe('e2e: registry client', function () {
   });
 
   it('names unreachable hosts, timeouts and TLS failures', async () => {
-    const refused = await failure(new RegistryClient({ url: 'http://127.0.0.1:1' }).ping());
+    const refused = await failure(new RegistryClient({ guard, url: 'http://127.0.0.1:1' }).ping());
     expect(refused.kind).to.equal('unreachable');
     // the plain-HTTP registry spoken to over TLS: the handshake fails
-    const tls = await failure(new RegistryClient({ url: `https://${fleet.registry.address}`, timeoutMs: 5000 }).ping());
+    const tls = await failure(new RegistryClient({ guard, url: `https://${fleet.registry.address}`, timeoutMs: 5000 }).ping());
     expect(tls.kind).to.equal('tls');
   });
 });

@@ -19,6 +19,15 @@ describe('unit: image update plan', () => {
     expect(first).to.deep.include({ updateAvailable: false, deploy: null, changedDigests: [] });
   });
 
+  it('an alias tag of the current version (1.4 beside 1.4.0) is no update, whichever of the two runs', () => {
+    const tags = ['1.3.0', '1.4', '1.4.0'];
+    const digests = { '1.4': { now: 'sha256:a', before: 'sha256:a' }, '1.4.0': { now: 'sha256:a', before: 'sha256:a' } };
+    for (const currentTag of ['1.4.0', '1.4']) {
+      const p = planImageUpdate({ ...base, currentTag, tags, digests });
+      expect(p, currentTag).to.deep.include({ latestTag: null, newTags: [], updateAvailable: false, deploy: null });
+    }
+  });
+
   it('holds back the version that failed until a newer one or a new digest of it appears', () => {
     const failed = { tag: '1.2.0', digest: 'sha256:c' };
     const held = planImageUpdate({ ...base, failed, digests: { '1.2.0': { now: 'sha256:c' } } });

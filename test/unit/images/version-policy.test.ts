@@ -48,6 +48,20 @@ describe('unit: image version policy', () => {
     expect(isNewer('1.4.0', '1.4.0')).to.equal(false);
   });
 
+  it('alias tags of one version (1.4, v1.4, 1.4.0) are never newer than each other, under every policy', () => {
+    const aliases = ['1.4', 'v1.4', '1.4.0', 'v1.4.0'];
+    const policies = [undefined, { type: 'semver' as const }, { type: 'semver' as const, range: '^1.4' }, { type: 'minor' as const }, { type: 'patch' as const }];
+    for (const policy of policies) {
+      for (const a of aliases) {
+        for (const b of aliases) expect(isNewer(a, b, policy), `${a} over ${b} (${JSON.stringify(policy)})`).to.equal(false);
+      }
+      expect(newestTag(['1.4', '1.4.0'], '1.4.0', policy), JSON.stringify(policy)).to.equal(null);
+      expect(newestTag(['1.4', '1.4.0'], '1.4', policy), JSON.stringify(policy)).to.equal(null);
+    }
+    // an alias still loses to a real newer version
+    expect(isNewer('1.4.1', '1.4')).to.equal(true);
+  });
+
   it('sorts version tags newest first, then the others by name', () => {
     expect(sortTags(tags)).to.deep.equal(['v2.1', '2.0.0', '1.6.0-rc.1', '1.5.0', '1.4.1', '1.4.0', '1.3.9', 'latest', 'main-3f2a', 'stable']);
   });

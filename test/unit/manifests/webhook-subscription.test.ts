@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { desiredStates, secretDigest } from '../../../controller/manifests/desired.js';
+import { desiredStates, mapDigest, secretDigest } from '../../../controller/manifests/desired.js';
 import { diffStates } from '../../../controller/manifests/diff.js';
 import { loadManifests } from '../../../controller/manifests/load.js';
 import type { ObjectState } from '../../../controller/manifests/state.js';
@@ -67,6 +67,20 @@ describe('manifest WebhookSubscription', () => {
       action: 'update', kind: 'WebhookSubscription', environment: 'prod', name: 'ci', path: 'hooks.yaml',
       fields: [{ field: 'url', from: 'https://ci.example.com/hook', to: 'https://ci2.example.com/hook' }, { field: 'secret', secret: true }],
     });
+  });
+
+  it('keeps header values only as digests, and a changed header value is a secret change', () => {
+    const d = desiredOf(spec + '  headers: {Authorization: Bearer hv-1}\n', { HOOK_SECRET: 'a' });
+    expect(d.fields.headers).to.deep.equal({ Authorization: secretDigest('Bearer hv-1') });
+    expect(d.sealedMapValues).to.deep.equal({ headers: { Authorization: 'Bearer hv-1' } });
+    expect(JSON.stringify({ ...d, sealedMapValues: undefined })).not.to.include('hv-1');
+    const fields = ['eventTypes', 'headers', 'secret', 'url'];
+    const same = stored({ eventTypes: ['deployment.failed'], secret: secretDigest('a'), headers: mapDigest({ Authorization: 'Bearer hv-1' }) }, fields);
+    expect(diffStates([{ ...d, source: { ...d.source!, revision: 'r0' } }], [same], { prune: false })).to.deep.equal([]);
+    const changed = stored({ eventTypes: ['deployment.failed'], secret: secretDigest('a'), headers: mapDigest({ Authorization: 'Bearer hv-0' }) }, fields);
+    const [change] = diffStates([d], [changed], { prune: false });
+    expect(change.fields).to.deep.equal([{ field: 'headers', secret: true }]);
+    expect(diffStates([d], [], { prune: false })[0].fields).to.deep.include({ field: 'headers', secret: true });
   });
 
   it('adopts a subscription made through the API as an ownership-only update', () => {

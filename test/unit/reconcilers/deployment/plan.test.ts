@@ -45,6 +45,16 @@ describe('deployment plan (desired vs observed)', () => {
     expect(plan(d, { ...o, running: false, state: 'exited', image: 'reg:5000/acme/web:v0' }).action).to.equal('recreate');
   });
 
+  it('recreates a container whose restart policy was changed by hand, though its spec-hash label still matches', () => {
+    const o = { ...observedOf(d), restart: 'no' };
+    expect(o.specHash).to.equal(d.specHash);
+    const p = plan(d, o);
+    expect(p.action).to.equal('recreate');
+    expect(p.differences).to.deep.equal([{ field: 'restart', reason: 'SpecChanged', message: 'restart policy of web-1 is no, desired unless-stopped' }]);
+    // stopped as well: a start would keep the wrong policy
+    expect(plan(d, { ...o, running: false, state: 'exited' }).action).to.equal('recreate');
+  });
+
   it('notices a spec change no compared field shows, through the spec-hash label', () => {
     const p = plan(d, { ...observedOf(d), specHash: 'other' });
     expect(p.differences.map((x) => [x.field, x.reason])).to.deep.equal([['spec', 'SpecChanged']]);

@@ -1,0 +1,46 @@
+// GET /metrics in Prometheus's text format, and the HTTP figures it serves: each answer counted
+// and timed by method, route template and status. Unmatched paths share one label (`none`), the
+// dashboard's pages another (`dashboard`), so a scan of random paths cannot grow the series.
+import { timingSafeEqual, createHash } from 'node:crypto';
+import type Koa from 'koa';
+import type { Metrics } from '../../controller/metrics/metrics.js';
+
+export function requestMetrics(m: Metrics): Koa.Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const route = (ctx.state as { route?: string }).route
+        ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
+      const labels = { method: ctx.method, route, status: String(ctx.status) };
+      m.httpRequests.inc(labels);
+      m.httpDuration.observe(labels, (performance.now() - started) / 1000);
+    }
+  };
+}
+
+const digest = (v: string) => createHash('sha256').update(v).digest();
+
+/** `token`: METRICS_TOKEN; when set, the scrape must send it as a bearer token (compared in constant time). */
+export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middleware {
+  const expected = token ? digest(`Bearer ${token}`) : null;
+  return async (ctx, next) => {
+    if (ctx.path !== '/metrics') return next();
+    if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
+      ctx.status = 405;
+      ctx.set('Allow', 'GET, HEAD');
+      ctx.body = { code: 'METHOD_NOT_ALLOWED', message: 'GET /metrics only' };
+      return;
+    }
+    if (expected && !timingSafeEqual(digest(ctx.get('authorization')), expected)) {
+      ctx.status = 401;
+      ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
+      ctx.body = { code: 'UNAUTHORIZED', message: 'GET /metrics needs the METRICS_TOKEN as a bearer token' };
+      return;
+    }
+    ctx.set('Content-Type', m.contentType);
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = await m.text();
+  };
+}

@@ -1,0 +1,69 @@
+// What `GET /metrics` serves, in Prometheus's text format through prom-client (the client
+// Prometheus's own docs point Node users to): counters and histograms the code paths feed as
+// things happen, and gauges read when Prometheus scrapes (queue depth, pools, stored outcomes).
+// Names are `stevedore_*` in base units (seconds, bytes), counters end in `_total`.
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
+const DEPLOY_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
+
+/** A gauge whose values are read at scrape time. */
+export type Collect = (set: (labels: Record<string, string>, value: number) => void) => Promise<void> | void;
+
+export class Metrics {
+  readonly registry = new Registry();
+  private readonly r = [this.registry];
+
+  readonly httpRequests = new Counter({
+    name: 'stevedore_http_requests_total', help: 'HTTP requests answered, by method, route template and status',
+    labelNames: ['method', 'route', 'status'], registers: this.r,
+  });
+  readonly httpDuration = new Histogram({
+    name: 'stevedore_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method, route template and status',
+    labelNames: ['method', 'route', 'status'], buckets: SECONDS, registers: this.r,
+  });
+  readonly reconcileDuration = new Histogram({
+    name: 'stevedore_reconcile_duration_seconds', help: 'Time of one reconcile pass, by kind and result (ok, error, terminal)',
+    labelNames: ['kind', 'result'], buckets: SECONDS, registers: this.r,
+  });
+  readonly reconcileRetries = new Counter({
+    name: 'stevedore_work_queue_retries_total', help: 'Keys put back in the work queue after a failed reconcile, by kind',
+    labelNames: ['kind'], registers: this.r,
+  });
+  readonly plans = new Counter({
+    name: 'stevedore_plans_total', help: 'Deployment plans that ended, by outcome and trigger', labelNames: ['outcome', 'trigger'], registers: this.r,
+  });
+  readonly planDuration = new Histogram({
+    name: 'stevedore_plan_duration_seconds', help: 'Time from a plan\'s start to its end (a deploy, with its rollback if any), by outcome',
+    labelNames: ['outcome'], buckets: DEPLOY_SECONDS, registers: this.r,
+  });
+  readonly dockerEventReconnects = new Counter({
+    name: 'stevedore_docker_event_reconnects_total', help: 'Docker event streams of servers opened again after they were lost', registers: this.r,
+  });
+
+  constructor() {
+    collectDefaultMetrics({ register: this.registry, prefix: 'stevedore_' });
+    // gauges named like counters: Prometheus's rules refuse them; nodejs_active_* say the same by type
+    for (const g of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`stevedore_nodejs_active_${g}_total`);
+  }
+
+  /** A gauge read when scraped; `collect` sets each labelled value (a failed read leaves it out). */
+  gauge(name: string, help: string, labelNames: string[], collect: Collect): void {
+    new Gauge({
+      name, help, labelNames, registers: this.r,
+      async collect() {
+        this.reset();
+        await collect((labels, value) => this.set(labels, value));
+      },
+    });
+  }
+
+  /** The text Prometheus scrapes. */
+  text(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+}
