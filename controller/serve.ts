@@ -71,6 +71,8 @@ export async function startService(
   const { port } = server.address() as { port: number };
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('stevedore listening', { url: base, version: config.version });
+  // a fresh install: say where to go first (the sign-in page offers to create the first admin)
+  if ((await services.users.count().catch(() => 1)) === 0) logger.info(`no user yet: open ${base}/ to create the first admin`, { url: base });
 
   let stopping: Promise<void> | null = null;
   return {
