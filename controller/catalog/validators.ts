@@ -1,5 +1,5 @@
-import { parseDocument } from 'yaml';
 import { validationError } from '../errors/app-error.js';
+import { readYamlValue } from '../yaml/read-yaml.js';
 
 /**
  * Rules for the values that end up in compose files, env files and argument arrays on a server.
@@ -152,11 +152,6 @@ export function assertImageName(name: string, field = 'imageName'): void {
 /** A compose template must at least be a YAML mapping; compose rules are checked at deploy time. */
 export function assertComposeTemplate(text: string, field = 'composeTemplate'): void {
   if (text.includes('\u0000')) throw validationError(`${field} must not contain NUL`, field);
-  const doc = parseDocument(text);
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    throw validationError(`${field} is not valid YAML: ${e.message.split('\n')[0]}`, field);
-  }
-  const value = doc.toJS() as unknown;
+  const value = readYamlValue(text, field, field);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw validationError(`${field} must be a YAML mapping`, field);
 }
