@@ -1,5 +1,6 @@
 import { validationError } from '../errors/app-error.js';
 import { readYamlValue } from '../yaml/read-yaml.js';
+import { CONTAINER_PATH_HINT, reservedContainerPath } from '../deploy/container-paths.js';
 
 /**
  * Rules for the values that end up in compose files, env files and argument arrays on a server.
@@ -84,6 +85,8 @@ export function assertVolumeSpec(spec: string, field: string): void {
   const target = parts.length === 1 ? first : second;
   if (!target.startsWith('/')) throw validationError(`${field}: the container path must be absolute`, field);
   assertHostPath(target, field, 'container path');
+  const reserved = reservedContainerPath(target);
+  if (reserved) throw validationError(`${field}: the container path ${target} ${reserved}`, field, CONTAINER_PATH_HINT);
   if (parts.length > 1) {
     if (first.startsWith('/') || first.startsWith('./')) assertHostPath(first, field, 'host path');
     else if (!VOLUME_NAME.test(first)) {
