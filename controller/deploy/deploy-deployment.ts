@@ -23,6 +23,7 @@ import { pullImage } from './pull-image.js';
 import type { PlanPulls } from './plans/plan-pulls.js';
 import { redactSecrets } from '../crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from './names.js';
+import { CONTAINER_PATH_HINT, reservedMountOf } from './container-paths.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
 import { loadDesired, type LoadedDesired } from '../../reconcilers/deployment/load-desired.js';
 import { observeDeployment } from '../../reconcilers/deployment/observe.js';
@@ -71,6 +72,8 @@ export async function deployDeployment(s: Services, r: DeployRequest): Promise<D
   if (loaded.desired.unresolved.length) {
     throw validationError(`env placeholders without a var or secret: ${loaded.desired.unresolved.join(', ')}`, 'env');
   }
+  const reserved = reservedMountOf({ files: loaded.desired.mountFiles ? loaded.desired.files : [], volumes: loaded.desired.volumes ?? [] });
+  if (reserved) throw validationError(`service ${r.service.name}: ${reserved}; nothing was changed on the server`, 'targetPath', CONTAINER_PATH_HINT);
   try {
     const out = await deployWith(s, r, loaded);
     await s.deployments.recordObserved(r.deployment.id, { specHash: out.specHash });
@@ -229,3 +232,4 @@ export async function removeDeploymentContainer(s: Services, d: DeploymentRow, l
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
   await log(`removed ${d.containerName} (it had no previous version)`);
 }
+
