@@ -16,7 +16,7 @@ import { mkdirP } from '../hosts/commands/files.js';
 import { MANAGED_ROOT, type ComposeDecision } from './compose/compose-path-rules.js';
 import { assertDefinesContainer, parseCompose } from './compose/validate-compose.js';
 import { composeFilesOf, projectNameOf, type ComposeFiles } from './compose/generate-compose.js';
-import { recreateDirect } from './direct-recreate.js';
+import { recreateDirect, settleAside } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
 import { registryAuthFor } from './registry-auth.js';
 import { pullImage } from './pull-image.js';
@@ -94,7 +94,10 @@ async function deployWith(s: Services, r: DeployRequest, loaded: LoadedDesired):
   const docker = await s.hosts.docker(d.serverId);
   const exec = (argv: readonly string[]) => s.hosts.exec(d.serverId, argv);
   // level-triggered: a start-first switch an earlier controller left half done is settled first
-  if (decision.mode === 'direct') await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
+  if (decision.mode === 'direct') {
+    await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
+    await settleAside(docker, desired, r.log);
+  }
   const observed = await observeDeployment(s, desired, files?.compose.path ?? null);
   // before anything is written: a container that is not ours is never changed, nor inherited from
   const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName) : null;
@@ -233,3 +236,16 @@ export async function removeDeploymentContainer(s: Services, d: DeploymentRow, l
   await log(`removed ${d.containerName} (it had no previous version)`);
 }
 
+/**
+ * Plan recovery, for a step it ends without running it again (and without a rollback, which
+ * would settle it through deployDeployment): an aside container the interrupted step left on the
+ * server is settled (direct-recreate.ts settleAside), so the previous version's env and secrets do
+ * not stay behind in a stopped container until a later deploy.
+ */
+export async function settleInterruptedStep(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+  assertContainerName(d.containerName);
+  const loaded = await loadDesired(s, d, { imageTag: d.imageTag ?? undefined, imageId: null });
+  if (!loaded || loaded.decision.mode !== 'direct') return;
+  const docker = await s.hosts.docker(d.serverId);
+  await settleAside(docker, loaded.desired, log);
+}
