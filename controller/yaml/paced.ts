@@ -1,7 +1,7 @@
 // Long synchronous work in slices: `await pace.turn()` between two units of work gives the event
 // loop a turn (setImmediate: timers, I/O and other requests run) once the current slice has
 // lasted `sliceMs`. A 1 MB manifest folder takes 0.7-2.5 s of parsing on this machine; in slices of
-// 5 ms, /health and every other request keep answering meanwhile.
+// 2 ms, /health and every other request keep answering meanwhile.
 import { setImmediate as nextTurn } from 'node:timers/promises';
 
 export class Pace {

@@ -8,7 +8,7 @@
 // - documents: at most YAML_LIMITS.maxDocuments per request or watched folder (200,000 empty
 //   documents take ~2 s of parsing on their own);
 // - time: documents are parsed one at a time and, through `pace`, the event loop gets a turn
-//   every YAML_LIMITS.sliceMs (5 ms), so a 1 MB folder never holds up other requests (paced.ts).
+//   every YAML_LIMITS.sliceMs (2 ms), so a 1 MB folder never holds up other requests (paced.ts).
 import { Composer, LineCounter, Parser, type Document, type DocumentOptions, type ParseOptions, type SchemaOptions } from 'yaml';
 import { validationError } from '../errors/app-error.js';
 
@@ -18,7 +18,7 @@ export const YAML_LIMITS = {
   /** Documents per request (all its files) or per watched folder. */
   maxDocuments: 10_000,
   /** Longest stretch of parsing before other work gets a turn. */
-  sliceMs: 5,
+  sliceMs: 2,
 } as const;
 
 type Options = ParseOptions & DocumentOptions & SchemaOptions;
