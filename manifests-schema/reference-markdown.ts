@@ -22,7 +22,7 @@ documents separated by \`---\`. Unknown fields are errors. A folder with any err
 every error is reported with its file, line, column and path (\`spec/deployments/0/server\`).
 A folder (or one request's files) holds at most 10,000 documents, and an alias is expanded at most
 100 times per document: past either limit the file is refused (the diff and apply routes answer 400
-naming it) and not read further. Parsing is done in slices of 5 ms, so a large folder never holds
+naming it) and not read further. Parsing is done in slices of 2 ms, so a large folder never holds
 up the controller's other work. A service's container paths (config-file \`targetPath\`, the
 container side of \`volumes\`) may not lie under \`/proc\`, \`/sys\` or \`/dev\`, nor be a file Docker mounts
 itself (\`/etc/hostname\`, \`/etc/hosts\`, \`/etc/resolv.conf\`).
