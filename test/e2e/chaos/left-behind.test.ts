@@ -4,7 +4,9 @@
 //   server; after the restart, plan recovery removes it;
 // - a config-file attachment stored before the kernel-path rule (a row aiming at /proc) does not
 //   break deploys at Docker: the deploy refuses it up front, the old containers keep running, the
-//   plan does not end rollback_failed, and no error text shows the server's Docker data dir.
+//   plan does not end rollback_failed, and no error text shows the server's Docker data dir;
+// - a rollback that fails while the previous version kept running (the failed step put the old
+//   container back) ends rolled_back: rollback_failed only when a container could not be put back.
 // What is on the servers is read through the fleet's own access (server.sh exec: docker in the
 // server's namespaces), not through the controller's SSH or SFTP.
 import { expect } from 'chai';
@@ -47,6 +49,39 @@ describe('what an interrupted or refused deploy leaves behind (e2e)', function (
     const plan = await c.db('deployment_plans').where({ id: res.body.id }).first();
     expect(plan.status, plan.error ?? '').to.equal('succeeded');
     expect(await httpBody(server, d.containerName)).to.include('web v2');
+  });
+
+  it('a rollback that fails while the old container runs again ends rolled_back, not rollback_failed', async () => {
+    const api = c.api();
+    // the image's own healthcheck (no service healthcheck): the `unhealthy` tag never gets healthy
+    const created = await api.post(`/api/environments/${c.w.envId}/services`, { name: `judged-${c.w.tag}`, containerImageId: c.w.imageId, imageTag: 'v1' });
+    expect(created.status, created.text).to.equal(201);
+    const containerName = `judged-${c.w.tag}-s3`;
+    const dep = await api.post(`/api/services/${created.body.id}/deployments`, { serverId: c.w.servers.s3, containerName });
+    expect(dep.status, dep.text).to.equal(201);
+    await deployWaiting(api, created.body.id, 'v1');
+    const image = await c.db('container_images').where({ id: c.w.imageId }).first();
+    const res = await api.post(`/api/services/${created.body.id}/deploy`, { imageTag: 'unhealthy' });
+    expect(res.status, res.text).to.equal(202);
+    try {
+      await until('the new container to be waited on', async () => {
+        const [st] = await c.db('plan_steps').where({ planId: res.body.id });
+        return (st?.log ?? '').includes(`started ${containerName} from`);
+      }, { timeoutMs: 120_000, everyMs: 20 });
+      // the rollback pulls the previous tag again: from an image that is not there, it fails
+      await c.db('container_images').where({ id: c.w.imageId }).update({ imageName: `${image.imageName}-gone` });
+      const plan = await until('the plan to end', async () => {
+        const p = await c.db('deployment_plans').where({ id: res.body.id }).first();
+        return !['pending', 'running', 'rolling_back'].includes(p.status) && p;
+      }, { timeoutMs: 180_000, everyMs: 200 });
+      const [st] = await c.db('plan_steps').where({ planId: res.body.id });
+      expect(st.log, 'the rollback did fail').to.match(/rollback: failed: /);
+      expect(plan.status, st.log).to.equal('rolled_back');
+      expect(st.status).to.equal('rolled_back');
+      expect((await serverExec('s3', ['docker', 'inspect', '--format', '{{.State.Running}} {{.Config.Image}}', containerName])).trim()).to.match(/^true .*:v1$/);
+    } finally {
+      await c.db('container_images').where({ id: c.w.imageId }).update({ imageName: image.imageName });
+    }
   });
 
   it('a stored attachment aiming at /proc: the deploy refuses it up front, nothing breaks, rollback_failed never', async () => {
