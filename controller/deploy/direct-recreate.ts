@@ -59,9 +59,9 @@ export interface DirectDeploy {
  *   settled on its own run (healthy: done; unhealthy: the step fails and its rollback recreates
  *   the previous version from the store). The aside one is removed.
  * - no container under the canonical name (killed before the new one was created), or one that
- *   never ran (created, not started): the new one never started, so the previous version is put
- *   back under the name and started again, as recreateDirect does when a new one fails; what
- *   follows then replaces it in the ordinary way.
+ *   is not running (created and never started, or exited since): the new one never got going, so
+ *   it is removed and the previous version is put back under the name and started again, as
+ *   recreateDirect does when a new one fails; what follows then replaces it in the ordinary way.
  * Only containers the deployment owns are touched (CONFLICT otherwise).
  */
 export async function settleAside(docker: Docker, desired: DesiredContainer, log: (l: string) => Promise<void>): Promise<void> {
