@@ -8,6 +8,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-p
 import { createServices } from './create-services.js';
 import type { Services } from './services.js';
 import { WORKERS } from './workers/index.js';
+import { compileValidators } from './manifests/validate.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -60,6 +61,7 @@ export async function startService(
   }
   // after every worker registered its leader-only part: a lone replica leads before it serves
   await services.leadership.start();
+  compileValidators(); // before it listens: the one stall of a manifest apply that cannot be sliced
   const app = createApp(services);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
