@@ -9,6 +9,7 @@ import { createServices } from './create-services.js';
 import type { Services } from './services.js';
 import { workersWith } from './workers/index.js';
 import type { Reconcilers } from './model/reconcilers.js';
+import { compileValidators } from './manifests/validate.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -62,6 +63,7 @@ export async function startService(
   }
   // after every worker registered its leader-only part: a lone replica leads before it serves
   await services.leadership.start();
+  compileValidators(); // before it listens: the one stall of a manifest apply that cannot be sliced
   const app = createApp(services);
   const server = http.createServer(app.callback());
   server.keepAliveTimeout = 65_000;
@@ -73,6 +75,8 @@ export async function startService(
   const { port } = server.address() as { port: number };
   const base = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`;
   logger.info('stevedore listening', { url: base, version: config.version });
+  // a fresh install: say where to go first (the sign-in page offers to create the first admin)
+  if ((await services.users.count().catch(() => 1)) === 0) logger.info(`no user yet: open ${base}/ to create the first admin`, { url: base });
 
   let stopping: Promise<void> | null = null;
   return {

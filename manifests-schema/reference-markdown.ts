@@ -20,6 +20,12 @@ spec: {}                 # the kind's fields, below
 A folder (MANIFESTS_DIR) may hold any number of \`*.yaml\`/\`*.yml\` files, each with any number of
 documents separated by \`---\`. Unknown fields are errors. A folder with any error applies nothing;
 every error is reported with its file, line, column and path (\`spec/deployments/0/server\`).
+A folder (or one request's files) holds at most 10,000 documents, and an alias is expanded at most
+100 times per document: past either limit the file is refused (the diff and apply routes answer 400
+naming it) and not read further. Parsing is done in slices of 2 ms, so a large folder never holds
+up the controller's other work. A service's container paths (config-file \`targetPath\`, the
+container side of \`volumes\`) may not lie under \`/proc\`, \`/sys\` or \`/dev\`, nor be a file Docker mounts
+itself (\`/etc/hostname\`, \`/etc/hosts\`, \`/etc/resolv.conf\`).
 Fields a manifest sets are owned by it: changing them through the API answers 409 CONFLICT naming
 the file. Objects removed from the folder are reported as orphaned, and deleted only when pruning
 is on (MANIFESTS_PRUNE=true, or \`stevedore apply --prune\`).

@@ -6,7 +6,7 @@ import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../control
 import { toUser } from '../../controller/store/repositories/users.js';
 import { scopesFor } from '../../controller/auth/scopes.js';
 import { route } from '../http/route.js';
-import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema, bool } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';
 
 const credentials = object({ email: userSchema.email, password: { type: 'string', minLength: 1, maxLength: 1024 } }, ['email', 'password']);
@@ -31,6 +31,13 @@ export default function authRoutes(s: Services) {
         ctx.state.audit = { resourceType: 'users', resourceId: user.id, details: { role: 'admin' } };
         return toUser(user);
       },
+    }),
+
+    route({
+      method: 'GET', path: '/api/auth/setup', operationId: 'getSetup', tag: 'auth', access: 'public', envExempt: true,
+      summary: 'Whether the install has no user yet (the sign-in page then offers to create the first admin)',
+      response: object({ needsFirstAdmin: bool }, ['needsFirstAdmin']),
+      handler: async () => ({ needsFirstAdmin: (await s.users.count()) === 0 }),
     }),
 
     route<{ email: string; password: string }>({

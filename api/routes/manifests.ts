@@ -2,7 +2,7 @@ import type { Services } from '../../controller/services.js';
 import { AppError, validationError } from '../../controller/errors/app-error.js';
 import { runApply } from '../../controller/manifests/run-apply.js';
 import { degradedObjects, manifestsStatusOf } from '../../controller/manifests/status.js';
-import { formatError, type ManifestFile } from '../../controller/manifests/types.js';
+import { formatError, type ManifestError, type ManifestFile } from '../../controller/manifests/types.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, object, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
@@ -19,6 +19,15 @@ const diffBody = object({ files, prune: bool });
 function filesOrDir(s: Services, body: { files?: ManifestFile[] }) {
   if (!body.files && !s.config.manifestsDir) throw validationError('Send files, or set MANIFESTS_DIR on the controller', 'files');
   return body.files;
+}
+
+/**
+ * A file refused by a limit (alias expansions, documents per request: controller/yaml/read-yaml.ts)
+ * was not read at all: 400 on diff too, where other manifest errors answer 200 with ok: false.
+ */
+function throwIfRefused(r: { errors: ManifestError[]; revision: unknown }) {
+  const refused = r.errors.find((e) => e.refused);
+  if (refused) throw new AppError('VALIDATION_ERROR', `${formatError(refused)}; nothing was read further`, { field: 'files', details: { errors: r.errors, revision: r.revision } });
 }
 
 const actorOf = (ctx: Ctx) => {
@@ -48,9 +57,11 @@ export default function manifestRoutes(s: Services) {
 
     route<{ files?: ManifestFile[]; prune?: boolean }>({
       method: 'POST', path: '/api/manifests/diff', operationId: 'diffManifests', tag: 'manifests', access: 'operator', audit: false,
-      summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody, response: manifestsDiff,
+      summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody, response: manifestsDiff, errors: [400],
+      description: 'Manifest errors answer 200 with ok: false; a file refused by a parser limit (alias expansions, more than 10000 documents) answers 400.',
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
+        throwIfRefused(r);
         // what the store says is not what runs: the CLI prints it instead of "No changes"
         return { ok: r.ok, revision: r.revision, errors: r.errors, changes: r.changes, counts: r.counts, degraded: await degradedObjects(s) };
       },
@@ -63,6 +74,7 @@ export default function manifestRoutes(s: Services) {
         + 'dryRun: true answers what would change and writes nothing.',
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
+        throwIfRefused(r);
         if (!r.ok) {
           throw new AppError('VALIDATION_ERROR', `The manifests have ${r.errors.length} error(s); nothing was applied: ${formatError(r.errors[0])}`,
             { details: { errors: r.errors, revision: r.revision } });

@@ -18,7 +18,12 @@ const configBody = object({
   secretAccessKey: { ...nonEmpty(1024), writeOnly: true },
   forcePathStyle: bool,
 }, ['endpoint', 'region', 'bucket', 'accessKeyId']);
-const envStorage = object({ enabled: bool, bucket: nullable(str({ minLength: 3, maxLength: 63 })), prefix: nullable(str({ minLength: 1, maxLength: 200 })) });
+/** Key prefix: segments of letters, digits, `.`, `_` and `-` joined by `/`; never `.` or `..` as a segment, never absolute. */
+export const STORAGE_PREFIX_PATTERN = '^(?!(.*/)?\\.{1,2}(/|$))[A-Za-z0-9._-]+(/[A-Za-z0-9._-]+)*/?$';
+const envStorage = object({
+  enabled: bool, bucket: nullable(str({ minLength: 3, maxLength: 63 })),
+  prefix: nullable(str({ minLength: 1, maxLength: 200, pattern: STORAGE_PREFIX_PATTERN, description: 'Key prefix, e.g. "team-a/backups" (no "." or ".." segment)' })),
+});
 const testResult = object({ ok: bool, message: str() });
 
 const toConfig = (r: ObjectStorageRow | undefined) => ({

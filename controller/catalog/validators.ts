@@ -1,5 +1,6 @@
-import { parseDocument } from 'yaml';
 import { validationError } from '../errors/app-error.js';
+import { readYamlValue } from '../yaml/read-yaml.js';
+import { CONTAINER_PATH_HINT, reservedContainerPath } from '../deploy/container-paths.js';
 
 /**
  * Rules for the values that end up in compose files, env files and argument arrays on a server.
@@ -84,6 +85,8 @@ export function assertVolumeSpec(spec: string, field: string): void {
   const target = parts.length === 1 ? first : second;
   if (!target.startsWith('/')) throw validationError(`${field}: the container path must be absolute`, field);
   assertHostPath(target, field, 'container path');
+  const reserved = reservedContainerPath(target);
+  if (reserved) throw validationError(`${field}: the container path ${target} ${reserved}`, field, CONTAINER_PATH_HINT);
   if (parts.length > 1) {
     if (first.startsWith('/') || first.startsWith('./')) assertHostPath(first, field, 'host path');
     else if (!VOLUME_NAME.test(first)) {
@@ -152,11 +155,6 @@ export function assertImageName(name: string, field = 'imageName'): void {
 /** A compose template must at least be a YAML mapping; compose rules are checked at deploy time. */
 export function assertComposeTemplate(text: string, field = 'composeTemplate'): void {
   if (text.includes('\u0000')) throw validationError(`${field} must not contain NUL`, field);
-  const doc = parseDocument(text);
-  if (doc.errors.length) {
-    const e = doc.errors[0];
-    throw validationError(`${field} is not valid YAML: ${e.message.split('\n')[0]}`, field);
-  }
-  const value = doc.toJS() as unknown;
+  const value = readYamlValue(text, field, field);
   if (!value || typeof value !== 'object' || Array.isArray(value)) throw validationError(`${field} must be a YAML mapping`, field);
 }

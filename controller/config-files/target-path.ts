@@ -1,8 +1,10 @@
 import { validationError } from '../errors/app-error.js';
+import { CONTAINER_PATH_HINT, reservedContainerPath } from '../deploy/container-paths.js';
 
 /**
  * A target path is where a config file lands on a server: absolute, normalised (no `.` or `..`
- * segments, no `//`), no NUL or control characters, not a directory.
+ * segments, no `//`), no NUL or control characters, not a directory, and not a path the kernel
+ * or Docker own inside the container (controller/deploy/container-paths.ts).
  */
 export function assertTargetPath(path: string, field = 'targetPath'): void {
   const fail = (why: string) => {
@@ -16,6 +18,8 @@ export function assertTargetPath(path: string, field = 'targetPath'): void {
   if (path.endsWith('/')) fail('must name a file, not a directory');
   const segments = path.slice(1).split('/');
   if (segments.some((s) => s === '' || s === '.' || s === '..')) fail("must not contain '..', '.' or empty segments");
+  const reserved = reservedContainerPath(path);
+  if (reserved) throw validationError(`${field} ${path} ${reserved}`, field, CONTAINER_PATH_HINT);
 }
 
 /**

@@ -9,7 +9,8 @@ export const usageSchema: Schema = object({ configFiles: arrayOf(namedRef), serv
 /** Template text: 1 MiB at most (the JSON body limit). */
 export const templateContent: Schema = str({ maxLength: 1_000_000 });
 export const fragmentName: Schema = nonEmpty(100, { pattern: FRAGMENT_NAME_PATTERN });
-export const fileName: Schema = nonEmpty(200, { pattern: '^[^/\\u0000-\\u001f]+$' });
+/** A config file's name: no '/', no control characters, and not '.' or '..' (names end up in paths and downloads). */
+export const fileName: Schema = nonEmpty(200, { pattern: '^(?!\\.{1,2}$)[^/\\u0000-\\u001f]+$' });
 
 export const READ_ONLY_META = ['id', 'environmentId', 'createdAt', 'updatedAt', 'usage'];
 

@@ -1,4 +1,6 @@
-import { NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
+import { assertComposeTemplate, assertVolumeSpec, NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
+import { assertTargetPath } from '../config-files/target-path.js';
+import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
 import { name } from './manifest-fields.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
@@ -96,6 +98,27 @@ export function normaliseDeployments(service: string, list: Array<{ server: stri
   return list.map((d) => ({ server: d.server, containerName: d.containerName ?? service, composePath: d.composePath ?? null })).sort(byJson);
 }
 
+/**
+ * What the API checks beyond the schema (api/routes/catalog-checks.ts, config attachments) for
+ * the values of a manifest that reach a server: volume specs and config-file targets (never a
+ * path the kernel or Docker own) and the compose template (YAML within the parser's limits).
+ */
+function manifestProblems(spec: Record<string, any>): { path: string[]; message: string }[] {
+  const problems: { path: string[]; message: string }[] = [];
+  const check = (path: string[], assert: () => void) => {
+    try {
+      assert();
+    } catch (e) {
+      if (!isAppError(e)) throw e;
+      problems.push({ path, message: e.hint ? `${e.message} (${e.hint})` : e.message });
+    }
+  };
+  (spec.volumes ?? []).forEach((v: string, i: number) => check(['volumes', String(i)], () => assertVolumeSpec(v, 'volume')));
+  (spec.configFiles ?? []).forEach((c: { targetPath: string }, i: number) => check(['configFiles', String(i), 'targetPath'], () => assertTargetPath(c.targetPath)));
+  if (spec.composeTemplate) check(['composeTemplate'], () => assertComposeTemplate(spec.composeTemplate));
+  return problems;
+}
+
 export const service: KindDescriptor = {
   kind: 'Service',
   namespaced: true,
@@ -122,6 +145,7 @@ export const service: KindDescriptor = {
       configFiles: arrayOf(attachedConfigFile, { maxItems: 100 }),
     }, ['image', 'imageTag']),
     columns: ['imageTag', ...Object.keys(DEFAULTS)],
+    problems: manifestProblems,
     relations: ['deployments', 'dependsOn', 'configFiles'],
     desired(spec, serviceName) {
       const { image, deployments, dependsOn, configFiles, ...plain } = spec;

@@ -3,12 +3,12 @@ import { lockUntilCommit } from '../store/transaction.js';
 import { resourceTypeOfKind } from '../audit/resource-types.js';
 import { diffStates, countChanges } from './diff.js';
 import { desiredStates } from './desired.js';
-import { loadManifests, type LoadedFile } from './load.js';
+import { loadManifestsPaced, type LoadedFile } from './load.js';
 import type { FileCache } from './file-cache.js';
 import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
-import type { ManifestError, ManifestFile } from './types.js';
+import type { Manifest, ManifestError, ManifestFile } from './types.js';
 import type { ChangedService } from '../model/manifest-hand-off.js';
 import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
@@ -55,7 +55,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
   return s.transaction(async (trx) => {
     await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
-    const loaded = loadManifests(files, existingKeys(snap), opts.cache);
+    const loaded = await loadManifestsPaced(files, existingKeys(snap), opts.cache);
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
     referToStoredImages(desired.objects, snap.objects);
@@ -119,7 +119,7 @@ function referToStoredImages(desired: ObjectState[], actual: ObjectState[]) {
   }
 }
 
-function unsupported(manifests: ReturnType<typeof loadManifests>['manifests']): ManifestError[] {
+function unsupported(manifests: Manifest[]): ManifestError[] {
   return manifests.filter((m) => !SUPPORTED_KINDS.includes(m.kind)).map((m) => ({
     file: m.file, line: m.line, column: 1, path: 'kind',
     message: `${m.kind} manifests are validated but this controller cannot apply them yet (it applies ${SUPPORTED_KINDS.join(', ')})`,

@@ -10,11 +10,21 @@ export class FileCache<T> {
 
   /** The value made from this text of this path: the one kept when the text is unchanged, else make()'s (then kept). */
   get(path: string, text: string, make: () => T): T {
-    const kept = this.entries.get(path);
-    if (kept && kept.text === text) return kept.value;
+    const kept = this.lookup(path, text);
+    if (kept !== undefined) return kept;
     const value = make();
-    this.entries.set(path, { text, value });
+    this.keep(path, text, value);
     return value;
+  }
+
+  /** The value kept for this text of this path, if any. */
+  lookup(path: string, text: string): T | undefined {
+    const kept = this.entries.get(path);
+    return kept && kept.text === text ? kept.value : undefined;
+  }
+
+  keep(path: string, text: string, value: T): void {
+    this.entries.set(path, { text, value });
   }
 
   /** Forgets the files that are no longer in the folder. */

@@ -1,6 +1,8 @@
 import { expandEnvRefs } from './expand-env.js';
 import type { FileCache } from './file-cache.js';
-import { parseFile } from './parse.js';
+import { parseFileSteps } from './parse.js';
+import { DocumentBudget, YAML_LIMITS, YamlRefused } from '../yaml/read-yaml.js';
+import { Pace, runPaced, runToEnd } from '../yaml/paced.js';
 import { contentHash } from './read-dir.js';
 import { resolveReferences } from './resolve.js';
 import { validateDocument } from './validate.js';
@@ -10,6 +12,8 @@ import type { LoadResult, Manifest, ManifestError, ManifestFile } from './types.
 export interface LoadedFile {
   manifests: Manifest[];
   errors: ManifestError[];
+  /** Documents the file holds (empty ones included): what it takes of the folder's cap. */
+  documents: number;
 }
 
 /**
@@ -18,15 +22,41 @@ export interface LoadedFile {
  * `external` holds keyOf() of objects that already exist in the store (server side only).
  * With a cache, a file whose text did not change since the last load is not parsed or validated
  * again; what spans files (references, duplicates, cycles) is always checked over the whole set.
+ * The folder holds at most YAML_LIMITS.maxDocuments documents: past it, the file that crosses
+ * the cap is `refused` and the rest is not read.
  */
 export function loadManifests(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): LoadResult {
+  return runToEnd(loadSteps(files, external, cache));
+}
+
+/** loadManifests in slices: the event loop gets a turn every YAML_LIMITS.sliceMs (a 1 MB folder parses for ~0.7 s). */
+export function loadManifestsPaced(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): Promise<LoadResult> {
+  return runPaced(loadSteps(files, external, cache), new Pace(YAML_LIMITS.sliceMs));
+}
+
+function* loadSteps(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): Generator<void, LoadResult> {
   const manifests: Manifest[] = [];
   const errors: ManifestError[] = [];
+  const budget = new DocumentBudget();
   for (const f of files) {
     const text = expandEnvRefs(f, errors);
-    const one = cache ? cache.get(f.path, text, () => loadFile(f.path, text)) : loadFile(f.path, text);
+    let one = cache?.lookup(f.path, text);
+    if (one) {
+      try {
+        budget.take(one.documents);
+      } catch (e) {
+        if (!(e instanceof YamlRefused)) throw e;
+        one = undefined; // parsed again: the refusal is reported where the cap is crossed
+      }
+    }
+    if (!one) {
+      one = yield* loadFile(f.path, text, budget);
+      if (!one.errors.some((e) => e.refused)) cache?.keep(f.path, text, one);
+    }
     manifests.push(...one.manifests);
     errors.push(...one.errors);
+    if (one.errors.some((e) => e.refused)) break;
+    yield;
   }
   cache?.keepOnly(files.map((f) => f.path));
   errors.push(...resolveReferences(manifests, external));
@@ -35,11 +65,13 @@ export function loadManifests(files: ManifestFile[], external?: Set<string>, cac
 }
 
 /** Parses and validates one file's (expanded) text: what it gives depends on nothing else. */
-function loadFile(path: string, text: string): LoadedFile {
-  const { documents, errors } = parseFile(path, text);
+function* loadFile(path: string, text: string, budget: DocumentBudget): Generator<void, LoadedFile> {
+  const used = budget.used;
+  const { documents, errors } = yield* parseFileSteps(path, text, budget);
   const manifests: Manifest[] = [];
   for (const doc of documents) {
     const problems = validateDocument(doc);
+    yield;
     if (problems.length) {
       errors.push(...problems);
       continue;
@@ -47,5 +79,5 @@ function loadFile(path: string, text: string): LoadedFile {
     const v = doc.value as Omit<Manifest, 'file' | 'line' | 'positionOf'>;
     manifests.push({ ...v, file: doc.file, line: doc.positionOf([]).line, positionOf: (p) => doc.positionOf(p) });
   }
-  return { manifests, errors };
+  return { manifests, errors, documents: budget.used - used };
 }

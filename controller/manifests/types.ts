@@ -15,6 +15,8 @@ export interface ManifestError {
   /** Where in the document, like Kamal's `spec/deployments/0/server`; '' for the document itself. */
   path: string;
   message: string;
+  /** A limit was reached (controller/yaml/read-yaml.ts): the file was not read to its end. */
+  refused?: boolean;
 }
 
 /** One valid document. `spec` is the parsed YAML, validated against its kind's schema. */

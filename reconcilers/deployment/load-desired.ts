@@ -17,7 +17,7 @@ import { sharedRead } from '../shared-read.js';
 import { serviceAtRevision, type RevisionSpec } from '../service/revision-spec.js';
 import { fallbackRevisionOf } from '../service/fallback.js';
 
-export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal' }
+export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal'; revisionHistoryLimit: number }
 
 /** The environment's operations settings for a look: shared with the other looks reading them now. */
 export const operationsOf = (s: Pick<Services, 'settings'>, environmentId: string): Promise<OperationsSettings> =>

@@ -11,7 +11,6 @@ import type { DeploymentPlanRow } from '../../controller/store/repositories/depl
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
-import { SETTINGS_MODULES } from '../../controller/settings/environment-settings.js';
 import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
 import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
 
@@ -21,6 +20,11 @@ import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './r
  * can be rendered (no image).
  */
 export async function renderRevisionSpec(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<RevisionSpec | null> {
+  return (await render(s, service, deployments, tag))?.spec ?? null;
+}
+
+/** The spec, and the environment's revisionHistoryLimit read with it. */
+async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
   if (!service.containerImageId) return null;
   const [image, sources, attachments, servers, operations] = await Promise.all([
     s.containerImages.findById(service.containerImageId),
@@ -36,7 +40,7 @@ export async function renderRevisionSpec(s: DesiredReads, service: ServiceRow, d
     imageTag: tag, imageId: null, revision: null,
     rows: { service, image, server: servers.find((x) => x.id === d.serverId), attachments, operations, sources },
   })));
-  return revisionSpecOf({
+  const spec = revisionSpecOf({
     image: { containerImageId: image.id, name: image.imageName, tag },
     template: templateOf(service),
     files: attachments.filter((a) => fileNames.has(a.configFileId)).map((a) => ({
@@ -45,6 +49,7 @@ export async function renderRevisionSpec(s: DesiredReads, service: ServiceRow, d
     vars: sources.vars, secrets: sources.secrets, hashKey: s.configStore.hashKey,
     rendered: rendered.flatMap((x) => (x ? [x.desired] : [])),
   });
+  return { spec, historyLimit: operations.revisionHistoryLimit };
 }
 
 export interface AcceptedRevision { revision: number; imageTag: string; created: boolean }
@@ -57,22 +62,23 @@ export interface AcceptedRevision { revision: number; imageTag: string; created:
 export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: string,
   o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean }, trx: Trx): Promise<AcceptedRevision | null> {
   const { retryFailed, ...meta } = o;
-  const deployments = await s.deployments.listByService(service.id, trx);
-  const spec = await renderRevisionSpec(s, service, deployments, tag);
-  if (!spec) return null;
-  const specHash = revisionHash(spec);
-  const latest = await s.revisions.head(service.id, trx);
+  // the deployments from the pool, beside the newest revision under the lock: one round trip
+  const [deployments, latest] = await Promise.all([s.deployments.listByService(service.id), s.revisions.head(service.id, trx)]);
+  const rendered = await render(s, service, deployments, tag);
+  if (!rendered) return null;
+  const specHash = revisionHash(rendered.spec);
   const row = latest?.specHash === specHash ? latest
-    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
+    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
   const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
   await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
-  if (row !== latest) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, trx);
+  // numbers only grow: up to the limit there is nothing to drop
+  if (row !== latest && row.revision > rendered.historyLimit) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, rendered.historyLimit, trx);
   return { revision: row.revision, imageTag: tag, created: row !== latest };
 }
 
-async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], trx: Trx): Promise<void> {
+async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], limit: number, trx: Trx): Promise<void> {
   const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
-  await s.revisions.prune(svc.id, svc.environmentId, SETTINGS_MODULES.operations.defaults.revisionHistoryLimit as number, pinned, trx);
+  await s.revisions.prune(svc.id, limit, pinned, trx);
 }
 
 /** The spec of one revision, or undefined. */

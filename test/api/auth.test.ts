@@ -7,11 +7,22 @@ describe('auth routes', () => {
   let svc: TestService;
   let admin: HttpClient;
 
+  let setupBefore: { status: number; body: unknown };
+
   before(async () => {
     svc = await startTestService();
+    setupBefore = await svc.http.get('/api/auth/setup');
     admin = await bootstrapAdmin(svc.http);
   });
   after(() => svc.stop());
+
+  it('says publicly whether the first admin is still to be created, and no more', async () => {
+    expect(setupBefore.status).to.equal(200);
+    expect(setupBefore.body).to.deep.equal({ needsFirstAdmin: true });
+    const after = await svc.http.get('/api/auth/setup');
+    expect(after.status).to.equal(200);
+    expect(after.body).to.deep.equal({ needsFirstAdmin: false });
+  });
 
   it('the first user to register becomes admin and later registrations are refused with a hint', async () => {
     const me = await admin.get('/api/auth/me');

@@ -299,6 +299,13 @@ describe('database, backup and object storage routes', function () {
     const env = await w.admin.patch(`/api/environments/${w.envId}/storage`, { enabled: true, bucket: 'missing-bucket' });
     expect(env.body).to.include({ enabled: true, bucket: 'missing-bucket' });
     expect((await w.admin.post(`/api/environments/${w.envId}/storage/test`)).body.ok).to.equal(false);
+    // a prefix is a key path of its own: no way up, no absolute path
+    for (const prefix of ['..', '../../../etc', 'a/../b', './x', '/etc', 'a//b', 'a b']) {
+      const bad = await w.admin.patch(`/api/environments/${w.envId}/storage`, { prefix });
+      expect(bad.status, prefix).to.equal(400);
+      expect(bad.body).to.include({ code: 'VALIDATION_ERROR', field: 'prefix' });
+    }
+    expect((await w.admin.patch(`/api/environments/${w.envId}/storage`, { prefix: 'team-a/backups.v2/' })).status).to.equal(200);
     await w.admin.patch(`/api/environments/${w.envId}/storage`, { bucket: 'other', prefix: 'stevedore' });
     expect((await w.admin.post(`/api/environments/${w.envId}/storage/test`)).body).to.include({ ok: true });
     expect((await w.admin.get(`/api/environments/${w.envId}/storage/buckets`)).body.items).to.include('other');

@@ -88,9 +88,9 @@ describe('no secret value leaves through config routes, audit, events or logs', 
     ok(await admin.post(`/api/config-attachments/${att.id}/sync`, {}));
     ok(await admin.post('/api/sync/batch', { operations: [{ configFileId: file.id }] }));
     const broken = ok(await admin.post(`/api/environments/${env}/config-files`, { name: 'broken.conf', content: 'x=${CANARY}\n' }), 201);
-    ok(await admin.post(`/api/config-files/${broken.id}/attachments`, { serviceId: web, targetPath: '/proc/stevedore/broken.conf' }), 201);
+    ok(await admin.post(`/api/config-files/${broken.id}/attachments`, { serviceId: web, targetPath: '/broken/stevedore/broken.conf' }), 201);
     // files land under the deployment's directory: a regular file where a directory must go makes it unwritable
-    await serverExec('s1', ['sh', '-c', 'mkdir -p /opt/stevedore/deployments/web/files && touch /opt/stevedore/deployments/web/files/proc']);
+    await serverExec('s1', ['sh', '-c', 'mkdir -p /opt/stevedore/deployments/web/files && touch /opt/stevedore/deployments/web/files/broken']);
     const failed = ok(await admin.post('/api/sync/batch', { operations: [{ configFileId: file.id }, { configFileId: broken.id }] }));
     expect(failed.status).to.equal('failed');
 

@@ -1,17 +1,12 @@
 // Compose path rule 5: before any rollout, the document (generated, template-authored or a file
 // on disk) must define a service keyed exactly by the deployment's containerName.
-import { parse } from 'yaml';
+import { readYamlValue } from '../../yaml/read-yaml.js';
 import { validationError } from '../../errors/app-error.js';
 
 export type ComposeDocument = { services: Record<string, Record<string, unknown>> } & Record<string, unknown>;
 
 export function parseCompose(text: string, where: string): ComposeDocument {
-  let doc: unknown;
-  try {
-    doc = parse(text);
-  } catch (e) {
-    throw validationError(`${where} is not valid YAML: ${(e as Error).message.split('\n')[0]}`, 'composeTemplate');
-  }
+  const doc = readYamlValue(text, where, 'composeTemplate');
   if (!doc || typeof doc !== 'object' || Array.isArray(doc)) throw validationError(`${where} must be a YAML mapping`, 'composeTemplate');
   const services = (doc as Record<string, unknown>).services;
   if (!services || typeof services !== 'object' || Array.isArray(services)) {

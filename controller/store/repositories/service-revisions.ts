@@ -93,15 +93,12 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
   }
 
   /**
-   * Keeps the newest revisions of the service, as many as its environment's operations setting
-   * `revisionHistoryLimit` says (`fallback` when unset), and every revision in `pinned` (desired,
+   * Keeps the newest `keep` revisions of the service and every revision in `pinned` (desired,
    * current, failed, and those containers run); drops the rest, in one statement.
    */
-  async prune(serviceId: string, environmentId: string, fallback: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
-    const limit = `coalesce((select ("values"->>'revisionHistoryLimit')::int from environment_settings where environment_id = ? and module = 'operations'), ?)`;
-    return this.q(trx).where({ serviceId }).whereNotIn('revision', pinned.length ? pinned : [-1])
-      .whereRaw(`revision not in (select revision from service_revisions where service_id = ? order by revision desc limit ${limit})`, [serviceId, environmentId, fallback])
-      .delete();
+  async prune(serviceId: string, keep: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
+    const newest = this.q(trx).where({ serviceId }).orderBy('revision', 'desc').limit(keep).select('revision');
+    return this.q(trx).where({ serviceId }).whereNotIn('revision', newest).whereNotIn('revision', pinned.length ? pinned : [-1]).delete();
   }
 }
 

@@ -16,13 +16,14 @@ import { mkdirP } from '../../../controller/hosts/commands/files.js';
 import { MANAGED_ROOT, type ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
 import { assertDefinesContainer, parseCompose } from '../../../controller/deploy/compose/validate-compose.js';
 import { composeFilesOf, projectNameOf, type ComposeFiles } from '../../../controller/deploy/compose/generate-compose.js';
-import { recreateDirect } from './direct-recreate.js';
+import { recreateDirect, settleAside } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
 import { registryAuthFor } from '../../../controller/deploy/registry-auth.js';
 import { pullImage } from '../../../controller/deploy/pull-image.js';
 import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
+import { CONTAINER_PATH_HINT, reservedMountOf } from '../../../controller/deploy/container-paths.js';
 import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
@@ -77,6 +78,8 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
   if (loaded.desired.unresolved.length) {
     throw validationError(`env placeholders without a var or secret: ${loaded.desired.unresolved.join(', ')}`, 'env');
   }
+  const reserved = reservedMountOf({ files: loaded.desired.mountFiles ? loaded.desired.files : [], volumes: loaded.desired.volumes ?? [] });
+  if (reserved) throw validationError(`service ${r.service.name}: ${reserved}; nothing was changed on the server`, 'targetPath', CONTAINER_PATH_HINT);
   try {
     const out = await deployWith(s, r, loaded);
     await s.deployments.recordObserved(r.deployment.id, { specHash: out.specHash });
@@ -97,7 +100,10 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
   const docker = await s.hosts.docker(d.serverId);
   const exec = (argv: readonly string[]) => s.hosts.exec(d.serverId, argv);
   // level-triggered: a start-first switch an earlier controller left half done is settled first
-  if (decision.mode === 'direct') await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
+  if (decision.mode === 'direct') {
+    await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
+    await settleAside(docker, desired, r.log);
+  }
   const observed = await observeDeployment(s, desired, files?.compose.path ?? null);
   // before anything is written: a container that is not ours is never changed, nor inherited from
   const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName) : null;
@@ -234,4 +240,18 @@ export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: D
   if (!ours) throw conflict(`CONFLICT: container ${d.containerName} is not this deployment's; it is never removed`);
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
   await log(`removed ${d.containerName}`);
+}
+
+/**
+ * Plan recovery, for a step it ends without running it again (and without a rollback, which
+ * would settle it through deployDeployment): an aside container the interrupted step left on the
+ * server is settled (direct-recreate.ts settleAside), so the previous version's env and secrets do
+ * not stay behind in a stopped container until a later deploy.
+ */
+export async function settleInterruptedStep(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+  assertContainerName(d.containerName);
+  const loaded = await loadDesired(s, d, { imageTag: d.imageTag ?? undefined, imageId: null });
+  if (!loaded || loaded.decision.mode !== 'direct') return;
+  const docker = await s.hosts.docker(d.serverId);
+  await settleAside(docker, loaded.desired, log);
 }

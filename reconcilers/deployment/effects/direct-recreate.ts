@@ -30,11 +30,55 @@ export function assertOwned(desired: DesiredContainer, c: Docker.ContainerInspec
   if (why) throw conflict(`CONFLICT: ${why}; it is never changed`, 'Rename or remove that container, or choose another containerName', 'containerName');
 }
 
+/**
+ * A container an interrupted replacement left under `other` (the aside or the next name), with the
+ * one under the canonical name; null when there is none. Both must be the deployment's own.
+ */
+export async function leftBehind(docker: Docker, desired: DesiredContainer, other: string) {
+  const left = await inspectOrNull(docker, other);
+  if (!left) return null;
+  assertOwned(desired, left, other);
+  const current = await inspectOrNull(docker, desired.containerName);
+  if (current) assertOwned(desired, current, desired.containerName);
+  return { left, current };
+}
+
 export interface DirectDeploy {
   desired: DesiredContainer;
   /** Resolves when healthy, throws when not. */
   verify: () => Promise<void>;
   log: (l: string) => Promise<void>;
+}
+
+/**
+ * An aside container left by a recreate that was interrupted (the controller killed between the
+ * rename aside and the end of the health wait) holds the previous version's env and secrets; it
+ * is settled before anything else is decided for the deployment (level-triggered, like
+ * recoverInterruptedSwitch):
+ * - the container under the canonical name runs: the new one started, so the step's outcome is
+ *   settled on its own run (healthy: done; unhealthy: the step fails and its rollback recreates
+ *   the previous version from the store). The aside one is removed.
+ * - no container under the canonical name (killed before the new one was created), or one that
+ *   is not running (created and never started, or exited since): the new one never got going, so
+ *   it is removed and the previous version is put back under the name and started again, as
+ *   recreateDirect does when a new one fails; what follows then replaces it in the ordinary way.
+ * Only containers the deployment owns are touched (CONFLICT otherwise).
+ */
+export async function settleAside(docker: Docker, desired: DesiredContainer, log: (l: string) => Promise<void>): Promise<void> {
+  const name = desired.containerName;
+  const aside = asideName(name);
+  const found = await leftBehind(docker, desired, aside);
+  if (!found) return;
+  const { left, current } = found;
+  if (current?.State.Running) {
+    await docker.getContainer(left.Id).remove({ force: true });
+    await log(`removed ${aside}, left by an interrupted deploy: ${name} runs`);
+    return;
+  }
+  if (current) await docker.getContainer(current.Id).remove({ force: true });
+  await docker.getContainer(left.Id).rename({ name });
+  await docker.getContainer(left.Id).start().catch((e) => { if ((e as { statusCode?: number }).statusCode !== 304) throw e; });
+  await log(`put ${aside}, left by an interrupted deploy, back as ${name}: the new container never started`);
 }
 
 export async function recreateDirect(docker: Docker, r: DirectDeploy): Promise<void> {

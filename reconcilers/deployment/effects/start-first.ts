@@ -9,7 +9,7 @@ import type { Argv } from '../../../controller/hosts/shell-quote.js';
 import { networkConnect, networkCreate, networkDisconnect, networkInspect, rename, rm, stop } from '../../../controller/hosts/commands/docker.js';
 import { or } from '../../../controller/hosts/commands/combine.js';
 import { LABEL, type DesiredContainer } from '../../../controller/model/desired-container.js';
-import { assertOwned } from './direct-recreate.js';
+import { assertOwned, leftBehind } from './direct-recreate.js';
 import { createOptionsOf } from '../../../controller/deploy/container-options.js';
 import { nextContainerName } from '../../../controller/deploy/switch-names.js';
 import { UnhealthyContainer, type Healthy } from '../../../controller/deploy/wait-healthy.js';
@@ -69,11 +69,9 @@ export async function recoverInterruptedSwitch(docker: Docker, r: Omit<StartFirs
   const { desired } = r;
   const name = desired.containerName;
   const next = nextContainerName(name);
-  const left = await inspectOrNull(docker, next);
-  if (!left) return;
-  assertOwned(desired, left, next);
-  const current = await inspectOrNull(docker, name);
-  if (current) assertOwned(desired, current, name);
+  const found = await leftBehind(docker, desired, next);
+  if (!found) return;
+  const { left, current } = found;
   const network = desired.networkAlias ? reachOf(desired).network : null;
   const currentServes = !!current?.State.Running && (!network || joined(current, network));
   if (currentServes || !left.State.Running) {

@@ -10,6 +10,10 @@ import { recordPlanOutcome } from '../../service/revisions.js';
 import { planEvent } from './plan-events.js';
 import { Outage } from '../../../controller/queue/outage.js';
 import { databaseLastUnavailableAt } from '../../../controller/store/connection-errors.js';
+import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
+import { settleInterruptedStep } from '../effects/deploy-deployment.js';
+import { withServerLock } from '../../../controller/deploy/server-lock.js';
+import { messageOf } from '../../../controller/deploy/message-of.js';
 
 /**
  * What interrupted a plan, as far as this process can tell: another process held it (that
@@ -54,6 +58,7 @@ async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promis
     s.plans.resume(plan);
     return;
   }
+  const interrupted = (await s.plans.steps.ofPlan(plan.id)).filter((st) => st.status === 'running');
   await s.plans.steps.failRunning(plan.id, INTERRUPTED);
   await s.plans.steps.endPending(plan.id, plan.cancelRequested ? 'cancelled' : 'skipped');
   if (plan.autoRollback) {
@@ -65,9 +70,30 @@ async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promis
     return;
   }
   const failed = await s.plans.repo.transition(plan.id, ['running'], { status: 'failed', error: INTERRUPTED, finishedAt: new Date() });
-  if (!failed) return;
-  await recordPlanOutcome(s, failed, await s.plans.steps.ofPlan(plan.id));
-  await planEvent(s, failed);
+  if (failed) {
+    await recordPlanOutcome(s, failed, await s.plans.steps.ofPlan(plan.id));
+    await planEvent(s, failed);
+  }
+  // nothing runs the interrupted steps again: settle what they left aside on their servers
+  for (const st of interrupted) await settleStep(s, st);
+}
+
+/**
+ * An ended step that was interrupted in a direct recreate may have left the old container aside
+ * (`<name>-stevedore-old`, stopped, with the previous env and secrets): it is removed when the new
+ * one runs, or put back when the new one never started (direct-recreate.ts settleAside). A step
+ * resumed or rolled back is settled by the deploy itself, which does this first.
+ */
+async function settleStep(s: Services, st: PlanStepRow): Promise<void> {
+  const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
+  if (!d) return;
+  const log = (line: string) => s.plans.steps.appendLog(st.id, `recovery: ${line}`);
+  try {
+    await withServerLock(s.locks, d.serverId, () => settleInterruptedStep(s, d, log));
+  } catch (e) {
+    s.logger.warn('plan recovery: could not settle an interrupted step on its server', { stepId: st.id, error: messageOf(e) });
+    await log(`could not settle the container left aside: ${messageOf(e)}`).catch(() => undefined);
+  }
 }
 
 /** Worker: the plan engine's heartbeat plus the recovery sweep. */

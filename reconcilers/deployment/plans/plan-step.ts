@@ -8,6 +8,7 @@ import { messageOf } from '../../../controller/deploy/message-of.js';
 import { withServerLock } from '../../../controller/deploy/server-lock.js';
 import { deploymentEvent, stepEvent } from './plan-events.js';
 import { findContainer } from '../../../controller/deploy/find-container.js';
+import { LABEL } from '../../../controller/model/desired-container.js';
 import type { PlanPulls } from './plan-pulls.js';
 import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
 import { recordRolledBack, recordRolloutFailure, recordRolloutSuccess } from '../../service/record-rollout.js';
@@ -161,7 +162,33 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
     return true;
   } catch (e) {
     await log(`failed: ${messageOf(e)}`).catch(() => undefined);
+    // the outcome is what runs on the server, not whether this attempt went through: a recreate
+    // that failed puts the old container back, so the previous version may be serving still
+    if (await previousVersionRuns(s, st)) {
+      await log(`the previous version (${st.previousImageTag}) still runs on the server: rolled back`).catch(() => undefined);
+      const done = await steps.transition(st.id, ['succeeded', 'failed'], { status: 'rolled_back' });
+      if (done) await stepEvent(s, plan, done);
+      return true;
+    }
     await steps.update(st.id, { rollbackError: messageOf(e).slice(0, 4000) });
+    return false;
+  }
+}
+
+/** Whether the step's deployment container runs, labelled with the tag it had before the step. */
+async function previousVersionRuns(s: Services, st: PlanStepRow): Promise<boolean> {
+  try {
+    const d = st.previousImageTag && st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
+    if (!d) return false;
+    const docker = await s.hosts.docker(d.serverId);
+    const id = await findContainer(docker, d.containerName);
+    if (!id) return false;
+    const c = await docker.getContainer(id).inspect();
+    if (!c.State.Running || c.Config.Labels?.[LABEL.imageTag] !== st.previousImageTag) return false;
+    const u = await s.deployments.update(d.id, { status: 'running', imageTag: st.previousImageTag, containerId: c.Id, revision: st.previousRevision });
+    if (u) await deploymentEvent(s, u);
+    return true;
+  } catch {
     return false;
   }
 }
