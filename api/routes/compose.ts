@@ -6,7 +6,7 @@ import { toArtifact } from '../../controller/store/repositories/deployment-artif
 import { composeFilesOf } from '../../controller/deploy/compose/generate-compose.js';
 import { managedComposePath } from '../../controller/deploy/compose/compose-path-rules.js';
 import { loadDesired } from '../../reconcilers/deployment/load-desired.js';
-import { decisionFor } from '../../reconcilers/deployment/effects/deploy-deployment.js';
+import { decisionFor } from '../../controller/deploy/deploy-mode.js';
 import { assertDefinesContainer, parseCompose } from '../../controller/deploy/compose/validate-compose.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';

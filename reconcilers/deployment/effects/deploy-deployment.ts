@@ -31,8 +31,6 @@ import { ownershipConflict, plan } from '../plan.js';
 import type { DesiredContainer } from '../../../controller/model/desired-container.js';
 import type { RevisionSpec } from '../../service/revision-spec.js';
 
-export { decisionFor } from '../../../controller/deploy/deploy-mode.js';
-
 export interface DeployRequest {
   service: ServiceRow;
   deployment: DeploymentRow;
