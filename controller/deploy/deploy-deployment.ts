@@ -227,7 +227,7 @@ async function recordComposePath(s: Services, d: DeploymentRow, path: string) {
 }
 
 /** Rolling back a first deploy (nothing ran before) or a pruned deployment: the container goes away, only if it is ours. */
-export async function removeDeploymentContainer(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+export async function removeDeploymentContainer(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>, why = 'it had no previous version'): Promise<void> {
   assertContainerName(d.containerName);
   const docker = await s.hosts.docker(d.serverId);
   const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
@@ -236,7 +236,7 @@ export async function removeDeploymentContainer(s: Services, d: DeploymentRow, l
   const ours = labels['stevedore.deployment-id'] === d.id || (!labels['stevedore.managed'] && d.composePath !== null && !d.composePath.startsWith(`${MANAGED_ROOT}/`));
   if (!ours) throw conflict(`CONFLICT: container ${d.containerName} is not this deployment's; it is never removed`);
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
-  await log(`removed ${d.containerName}`);
+  await log(`removed ${d.containerName} (${why})`);
 }
 
 /**
