@@ -7,6 +7,7 @@ import { startEmbeddedPostgres, type EmbeddedDatabase } from './store/embedded-p
 import { createServices } from './create-services.js';
 import type { Services } from './services.js';
 import { WORKERS } from './workers/index.js';
+import { assertPortFree, listenError } from './port-free.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -33,6 +34,7 @@ export interface RunningService {
 export async function startService(
   createApp: HttpApp, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  await assertPortFree(config.port, config.host);
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -64,7 +66,7 @@ export async function startService(
   server.keepAliveTimeout = 65_000;
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e) => reject(listenError(e, config.port, config.host)));
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as { port: number };
