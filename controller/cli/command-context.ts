@@ -4,7 +4,8 @@ import { resolveConnection, type Connection } from './connection.js';
 import { COLOURS, PLAIN, type Palette } from './format-changes.js';
 
 /** What every networked command needs, from the global options (--url, --token, --context, -e). */
-export interface CommandContext { api: ApiClient; conn: Connection; environment?: string; palette: Palette; opts: Record<string, any> }
+/** `live`: a terminal with colour, where a followed plan redraws in place instead of printing lines. */
+export interface CommandContext { api: ApiClient; conn: Connection; environment?: string; palette: Palette; live: boolean; opts: Record<string, any> }
 
 /** Colour only on a terminal, not with --no-color or NO_COLOR (https://no-color.org). */
 export function paletteOf(opts: { color?: boolean }, stream: NodeJS.WriteStream = process.stdout): Palette {
@@ -14,7 +15,8 @@ export function paletteOf(opts: { color?: boolean }, stream: NodeJS.WriteStream 
 export function contextOf(cmd: Command): CommandContext {
   const opts = cmd.optsWithGlobals();
   const conn = resolveConnection({ url: opts.url, token: opts.token, context: opts.context });
-  return { api: new ApiClient(conn.url, conn.token), conn, environment: opts.env ?? conn.environment, palette: paletteOf(opts), opts };
+  const palette = paletteOf(opts);
+  return { api: new ApiClient(conn.url, conn.token), conn, environment: opts.env ?? conn.environment, palette, live: palette === COLOURS, opts };
 }
 
 export const out = (s: string) => { process.stdout.write(s); };

@@ -1,20 +1,13 @@
 import type { ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
 import type { Palette } from './format-changes.js';
+import { liveDisplay, plainDisplay, type PlanStep } from './plan-display.js';
 import { readSse } from './sse-client.js';
 
 const ENDED = ['succeeded', 'failed', 'cancelled', 'rolled_back', 'rollback_failed'];
 
-export interface Step { id: string; position: number; status: string; containerName: string; serverId: string | null; imageTag: string | null; error: string | null; rollbackError?: string | null; action?: string }
+export type Step = PlanStep & { rollbackError?: string | null };
 export interface Plan { id: string; status: string; error: string | null; steps: Step[] }
-
-/** One line per step change: "web on s1: deploy v2 succeeded" (and the reason of a failure). */
-export function stepLine(step: Step, serverName: string | undefined, p: Palette): string {
-  const colour = step.status === 'succeeded' ? p.green : ['failed', 'rolled_back', 'cancelled'].includes(step.status) ? p.red : p.yellow;
-  const what = `${step.action ?? 'deploy'}${step.imageTag ? ` ${step.imageTag}` : ''}`;
-  const why = step.error ? `: ${step.error}` : '';
-  return `${step.containerName} on ${serverName ?? step.serverId ?? '?'}: ${what} ${colour(step.status)}${why}`;
-}
 
 /** Why a plan did not succeed, from its failed step when it has one. */
 export function planFailure(plan: Plan, names: Map<string, string>): string {
@@ -28,20 +21,13 @@ export function planFailure(plan: Plan, names: Map<string, string>): string {
  * check; the plan's own read says what changed, so a missed frame loses nothing), then the
  * result. Throws (exit 1) when the plan did not succeed, naming the step and its reason.
  */
-export async function followPlan(api: ApiClient, planId: string, p: Palette, write: (s: string) => void): Promise<Plan> {
+export async function followPlan(api: ApiClient, planId: string, p: Palette, write: (s: string) => void, live = false): Promise<Plan> {
   const plan0 = await api.get<Plan & { environmentId: string }>(`/api/deployment-plans/${planId}`);
   const names = new Map<string, string>((await api.list<{ id: string; name: string }>(`/api/environments/${plan0.environmentId}/servers`)).map((s) => [s.id, s.name]));
-  const seen = new Map<string, string>();
-  let status = '';
+  const display = (live ? liveDisplay : plainDisplay)(names, p, write);
   const check = async (): Promise<Plan | null> => {
     const plan = await api.get<Plan>(`/api/deployment-plans/${planId}`);
-    if (plan.status !== status) write(`plan ${planId}: ${plan.status}\n`);
-    status = plan.status;
-    for (const step of [...plan.steps].sort((a, b) => a.position - b.position)) {
-      if (seen.get(step.id) === step.status || (step.status === 'pending' && !seen.has(step.id) && plan.status === 'pending')) continue;
-      seen.set(step.id, step.status);
-      write(`${stepLine(step, names.get(step.serverId ?? ''), p)}\n`);
-    }
+    display.show(planId, plan.status, [...plan.steps].sort((a, b) => a.position - b.position));
     return ENDED.includes(plan.status) ? plan : null;
   };
   let final = await check();

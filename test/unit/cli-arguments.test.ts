@@ -3,7 +3,8 @@ import { buildProgram, runProgram } from '../../controller/cli/program.js';
 import { parseDuration, parseWaitFor } from '../../controller/cli/duration.js';
 import { kindOf } from '../../controller/cli/kinds.js';
 import { rollbackTarget } from '../../controller/cli/commands/deploy.js';
-import { planFailure, stepLine, type Plan } from '../../controller/cli/follow-plan.js';
+import { planFailure, type Plan } from '../../controller/cli/follow-plan.js';
+import { liveDisplay, plainDisplay, stepLine } from '../../controller/cli/plan-display.js';
 import { PLAIN } from '../../controller/cli/format-changes.js';
 import { UsageError } from '../../controller/cli/cli-error.js';
 import { completionScript } from '../../controller/cli/commands/completion.js';
@@ -79,6 +80,27 @@ describe('cli arguments', () => {
     expect(stepLine(step, 's1', PLAIN)).to.equal('web-1 on s1: deploy v2 failed: pull failed');
     const plan: Plan = { id: 'p', status: 'rolled_back', error: null, steps: [step] };
     expect(planFailure(plan, new Map([['x', 's1']]))).to.equal('plan p rolled_back at web-1 on s1: pull failed');
+  });
+
+  it('off a terminal a followed plan is a line per change; on one, a block redrawn in place', () => {
+    const names = new Map([['x', 's1'], ['y', 's2']]);
+    const steps = (a: string, b: string) => [
+      { id: '1', position: 0, status: a, containerName: 'web-1', serverId: 'x', imageTag: 'v2', error: null },
+      { id: '2', position: 1, status: b, containerName: 'web-2', serverId: 'y', imageTag: 'v2', error: null }];
+    let plain = '';
+    const d = plainDisplay(names, PLAIN, (s) => { plain += s; });
+    d.show('p', 'running', steps('running', 'pending'));
+    d.show('p', 'running', steps('running', 'pending'));
+    d.show('p', 'succeeded', steps('succeeded', 'succeeded'));
+    expect(plain).to.equal(['plan p: running', 'web-1 on s1: deploy v2 running', 'web-2 on s2: deploy v2 pending',
+      'plan p: succeeded', 'web-1 on s1: deploy v2 succeeded', 'web-2 on s2: deploy v2 succeeded', ''].join('\n'));
+    let live = '';
+    const l = liveDisplay(names, PLAIN, (s) => { live += s; });
+    l.show('p', 'running', steps('running', 'pending'));
+    expect(live).to.equal('plan p: running\n  web-1 on s1: deploy v2 running\n  web-2 on s2: deploy v2 pending\n');
+    live = '';
+    l.show('p', 'succeeded', steps('succeeded', 'succeeded'));
+    expect(live).to.equal('\u001b[3F\u001b[Jplan p: succeeded\n  web-1 on s1: deploy v2 succeeded\n  web-2 on s2: deploy v2 succeeded\n');
   });
 
   it('completion scripts name every command and the kinds of get', () => {

@@ -15,7 +15,7 @@ async function started(c: CommandContext, plan: { id: string }, wait: boolean): 
     out(`Started plan ${plan.id} (follow it: stevedore plan follow ${plan.id}).\n`);
     return;
   }
-  const done = await followPlan(c.api, plan.id, c.palette, out);
+  const done = await followPlan(c.api, plan.id, c.palette, out, c.live);
   out(`Plan ${done.id} succeeded.\n`);
 }
 
@@ -93,7 +93,7 @@ export function registerDeployCommands(program: Command): void {
   plan.command('follow').argument('<id>').description('each step as it happens until the plan ends (exit 1 unless it succeeded)')
     .action(async (id: string, _o: unknown, cmd: Command) => {
       const c = contextOf(cmd);
-      const done = await followPlan(c.api, id, c.palette, out);
+      const done = await followPlan(c.api, id, c.palette, out, c.live);
       out(`Plan ${done.id} succeeded.\n`);
     });
   program.command('wait').argument('<service>').description('wait until a condition of a service holds (exit 1 on timeout)')

@@ -20,7 +20,15 @@ const indent = (s: string) => s.split('\n').filter(Boolean).map((l) => `  ${l}`)
 /** `describe service NAME`: what kubectl describe shows, the spec, status, conditions, revisions and recent deploy steps. */
 async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command): Promise<void> {
   const { api, environment, opts } = contextOf(cmd);
-  if (kindOf(kind)[0] !== 'services') throw new UsageError(`describe knows services (try stevedore get ${kind} ${nameArg} -o yaml)`);
+  const [kindName, view] = kindOf(kind);
+  if (kindName !== 'services') {
+    // other kinds have no status of their own to gather: their read, as YAML
+    if (view.scope === 'service') throw new UsageError(`${kindName} belong to a service: stevedore describe service SERVICE shows them`);
+    const { items } = await listKind(api, view, environment, nameArg);
+    if (!items.length) throw new CliError(`no ${kind} ${nameArg}`);
+    out(render(items.slice(0, 1), [], opts.output === 'json' ? 'json' : 'yaml', true));
+    return;
+  }
   const svc = await serviceOf(api, environment, nameArg);
   const [revisions, history] = await Promise.all([
     api.get(`/api/services/${svc.id}/revisions?limit=5`),
@@ -59,7 +67,7 @@ export function registerGetCommands(program: Command): void {
     .addOption(envOption())
     .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
     .action(get);
-  program.command('describe').argument('<kind>', 'service').argument('<name>', 'its name or id')
+  program.command('describe').argument('<kind>', 'service (any other kind: its read as YAML)').argument('<name>', 'its name or id')
     .description('a service in detail: spec, status and conditions, deployments, revisions, recent events')
     .addOption(envOption())
     .option('-o, --output <format>', 'text (default), json or yaml')
