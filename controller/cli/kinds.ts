@@ -69,15 +69,15 @@ export function kindOf(word: string): [string, KindView] {
 }
 
 /** The items of a kind: NAME filters them, except for kinds under a service, where NAME is the service. */
-export async function listKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined): Promise<{ items: any[]; single: boolean }> {
+export async function listKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined): Promise<{ items: any[]; single: boolean; environmentId?: string }> {
   if (view.scope === 'service') {
     if (!nameArg) throw new UsageError('this kind belongs to a service: stevedore get KIND SERVICE');
     const svc = await serviceOf(api, env, nameArg);
-    return { items: await api.list(view.route(svc.id)), single: false };
+    return { items: await api.list(view.route(svc.id)), single: false, environmentId: svc.environmentId };
   }
-  const scopeId = view.scope === 'environment' ? (await environmentOf(api, env)).id : '';
-  const items = await api.list(view.route(scopeId));
-  if (!nameArg) return { items, single: false };
+  const environmentId = view.scope === 'environment' ? (await environmentOf(api, env)).id : undefined;
+  const items = await api.list(view.route(environmentId ?? ''));
+  if (!nameArg) return { items, single: false, environmentId };
   const matching = items.filter((i) => i.name === nameArg || i.id === nameArg || i.key === nameArg);
-  return { items: matching, single: true };
+  return { items: matching, single: true, environmentId };
 }

@@ -13,6 +13,7 @@ import { bootstrapAdmin, createEnvironment, PASSWORD } from '../support/fixtures
 import type { HttpClient } from '../support/http-client.js';
 import { newSshKeyPair } from '../support/ssh-key.js';
 import { startTestService, type TestService } from '../support/test-service.js';
+import { until } from '../support/until.js';
 
 /** A port nothing listens on: one the kernel just gave out and that was closed again. */
 const closedPort = () => new Promise<number>((resolve) => {
@@ -29,6 +30,7 @@ describe('stevedore CLI against a running service', function () {
   let home: CliHome;
   let envName: string;
   let auth: Record<string, string>;
+  let watchedId: string;
 
   before(async () => {
     svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
@@ -41,6 +43,9 @@ describe('stevedore CLI against a running service', function () {
     const imageId = (await s.containerImages.insert({ environmentId: env.id, imageName: 'registry.test:5000/acme/web' } as never)).id;
     const service = await s.services.create(env.id, { name: 'web', containerImageId: imageId, imageTag: 'v1', env: {} });
     await s.deployments.create(service.id, env.id, { serverId, containerName: 'web-1' });
+    const watched = await s.services.create(env.id, { name: 'watched', containerImageId: imageId, imageTag: 'v1', env: {} });
+    watchedId = watched.id;
+    await s.deployments.create(watched.id, env.id, { serverId, containerName: 'watched-1' });
     auth = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: admin.token! };
   });
   beforeEach(() => { home = new CliHome(); });
@@ -106,6 +111,20 @@ describe('stevedore CLI against a running service', function () {
     expect(described.stdout).to.match(/Revisions:\n\s+REVISION\s+TAG\s+OUTCOME[^\n]*\n\s+1\s+v1\s+failed/);
     const revisions = await home.run(['revisions', 'web', '-e', envName, '-o', 'json'], { env: auth });
     expect(JSON.parse(revisions.stdout).items[0]).to.include({ revision: 1, outcome: 'failed' });
+  });
+
+  it('get -w prints a service\'s row again when a deploy changes it', async () => {
+    let seen = '';
+    const watch = home.run(['get', 'services', 'watched', '-e', envName, '-w'], { env: auth, onStdout: (s) => { seen += s; } });
+    try {
+      await until('the first listing', async () => /^NAME\s+TAG\s+READY.*\nwatched\s/s.test(seen));
+      const deploy = await admin.post(`/api/services/${watchedId}/deploy`, {});
+      expect(deploy.status, deploy.text).to.equal(202);
+      await until('a second row of the service', async () => (seen.match(/^watched\s/gm) ?? []).length >= 2, { timeoutMs: 30_000, everyMs: 100 });
+    } finally {
+      watch.kill();
+      await watch;
+    }
   });
 
   it('an unreachable URL is one line and exit 1', async () => {

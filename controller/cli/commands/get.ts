@@ -5,14 +5,16 @@ import { age, formatTable } from '../format-table.js';
 import { kindOf, listKind } from '../kinds.js';
 import { outputFormat, render } from '../output.js';
 import { serviceOf } from '../resolve.js';
+import { watchKind } from '../watch-kind.js';
 
 async function get(kind: string, nameArg: string | undefined, _o: unknown, cmd: Command): Promise<void> {
   const { api, environment, opts } = contextOf(cmd);
   const format = outputFormat(opts.output);
   const [, view] = kindOf(kind);
-  const { items, single } = await listKind(api, view, environment, nameArg);
+  const { items, single, environmentId } = await listKind(api, view, environment, nameArg);
   if (single && !items.length) throw new CliError(`no ${kind} ${nameArg}`);
   out(render(items, view.columns, format, single));
+  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId);
 }
 
 const indent = (s: string) => s.split('\n').filter(Boolean).map((l) => `  ${l}`).join('\n');
@@ -66,6 +68,7 @@ export function registerGetCommands(program: Command): void {
     .description('list the items of a kind as a table, JSON or YAML')
     .addOption(envOption())
     .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
+    .option('-w, --watch', 'then print each item again when it changes (until Ctrl-C)')
     .action(get);
   program.command('describe').argument('<kind>', 'service (any other kind: its read as YAML)').argument('<name>', 'its name or id')
     .description('a service in detail: spec, status and conditions, deployments, revisions, recent events')
