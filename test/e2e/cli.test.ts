@@ -77,5 +77,25 @@ describe('stevedore CLI on the fleet (e2e)', function () {
       follower.kill();
       await follower;
     }
+    const history = await home.run(['logs', 'cli-logs', '-e', envName, '--server', 's1', '--tail', '1000'], { env });
+    expect(history.code, history.stderr).to.equal(0);
+    expect(history.stdout).to.include(`${marker}\n`);
+  });
+
+  it('rollback runs the revision before again, and revert a chosen one', async () => {
+    const { deployments } = await addService(w, 'cli-rev', { servers: ['s1'] });
+    const container = deployments[0]!.containerName;
+    expect((await home.run(['deploy', 'cli-rev', '-e', envName, '--wait'], { env })).code).to.equal(0);
+    expect((await home.run(['deploy', 'cli-rev', '-e', envName, '--tag', 'v2', '--wait'], { env })).code).to.equal(0);
+    expect(await health(container)).to.equal(`${w.fleet.images.webV2} healthy`);
+    const back = await home.run(['rollback', 'cli-rev', '-e', envName, '--wait'], { env });
+    expect(back.code, back.stdout + back.stderr).to.equal(0);
+    expect(back.stdout).to.match(/^Reverting to revision 1\./);
+    expect(await health(container)).to.equal(`${w.fleet.images.webV1} healthy`);
+    const again = await home.run(['revert', 'cli-rev', '2', '-e', envName, '--wait'], { env });
+    expect(again.code, again.stdout + again.stderr).to.equal(0);
+    expect(await health(container)).to.equal(`${w.fleet.images.webV2} healthy`);
+    const revisions = await home.run(['revisions', 'cli-rev', '-e', envName], { env });
+    expect(revisions.stdout).to.match(/^REVISION\s+TAG\s+OUTCOME/).and.match(/\n2\s+v2\s+succeeded/);
   });
 });
