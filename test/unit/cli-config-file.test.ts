@@ -51,6 +51,10 @@ describe('cli config file', () => {
     expect(resolveConnection({ context: 'other' }, { ...env, STEVEDORE_URL: 'http://e', STEVEDORE_TOKEN: 'te' })).to.include({ url: 'http://other', token: 'to' });
     expect(resolveConnection({ url: 'http://f', token: 'tf', context: 'other' }, env)).to.include({ url: 'http://f', token: 'tf' });
     expect(() => resolveConnection({ context: 'nope' }, env)).to.throw(CliError, /no context named nope/);
+    // a context's token goes to its own URL only
+    expect(() => resolveConnection({ url: 'http://elsewhere' }, env)).to.throw(CliError, /no token for http:\/\/elsewhere/);
+    expect(() => resolveConnection({}, { ...env, STEVEDORE_URL: 'http://elsewhere' })).to.throw(CliError, /no token for/);
+    expect(resolveConnection({}, { ...env, STEVEDORE_URL: 'http://cur' })).to.include({ token: 'tc', environment: 'prod' });
     expect(() => resolveConnection({}, { XDG_CONFIG_HOME: path.join(dir, 'empty') })).to.throw(CliError, /stevedore login URL/);
   });
 });
