@@ -31,6 +31,7 @@ describe('stevedore CLI against a running service', function () {
   let envName: string;
   let auth: Record<string, string>;
   let watchedId: string;
+  let listedId: string;
 
   before(async () => {
     svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
@@ -46,6 +47,9 @@ describe('stevedore CLI against a running service', function () {
     const watched = await s.services.create(env.id, { name: 'watched', containerImageId: imageId, imageTag: 'v1', env: {} });
     watchedId = watched.id;
     await s.deployments.create(watched.id, env.id, { serverId, containerName: 'watched-1' });
+    const listed = await s.services.create(env.id, { name: 'listed', containerImageId: imageId, imageTag: 'v1', env: {} });
+    listedId = listed.id;
+    await s.deployments.create(listed.id, env.id, { serverId, containerName: 'listed-1' });
     auth = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: admin.token! };
   });
   beforeEach(() => { home = new CliHome(); });
@@ -125,6 +129,21 @@ describe('stevedore CLI against a running service', function () {
       watch.kill();
       await watch;
     }
+  });
+
+  it('get deployments SERVICE and get plans list what the service and the environment hold; describe of a server is its read', async () => {
+    const plan = await admin.post(`/api/services/${listedId}/deploy`, {});
+    expect(plan.status, plan.text).to.equal(202);
+    const deployments = await home.run(['get', 'deployments', 'listed', '-e', envName], { env: auth });
+    expect(deployments.code, deployments.stderr).to.equal(0);
+    expect(deployments.stdout).to.match(/^CONTAINER\s+STATUS\s+TAG\s+REVISION\s+DEPLOYED\n/).and.match(/\nlisted-1\s/);
+    const plans = await home.run(['get', 'plans', '-e', envName, '-o', 'wide'], { env: auth });
+    expect(plans.stdout).to.match(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+ERROR\s+AGE\n/).and.include(plan.body.id);
+    const planGet = await home.run(['plan', 'get', plan.body.id], { env: auth });
+    expect(planGet.stdout).to.match(new RegExp(`^Plan ${plan.body.id} `)).and.match(/\nPOSITION\s+CONTAINER\s+ACTION/).and.include('listed-1');
+    const server = await home.run(['describe', 'server', 'nowhere', '-e', envName], { env: auth });
+    expect(server.code, server.stderr).to.equal(0);
+    expect(YAML.parse(server.stdout)).to.include({ name: 'nowhere', hostname: '127.0.0.1' });
   });
 
   it('an unreachable URL is one line and exit 1', async () => {
