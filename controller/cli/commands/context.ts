@@ -12,6 +12,8 @@ async function promptCredentials(): Promise<{ email: string; password: string }>
   const lines = rl[Symbol.asyncIterator]();
   const ask = async (q: string, hidden = false) => {
     if (process.stdin.isTTY) process.stderr.write(q);
+    // readline echoes what is typed through _writeToOutput: muting it while the password is
+    // typed is the usual way to read one without a dependency (Node has no public switch)
     const write = (rl as unknown as { _writeToOutput: (s: string) => void });
     const original = write._writeToOutput;
     if (hidden && process.stdin.isTTY) write._writeToOutput = () => undefined;
