@@ -9,6 +9,7 @@ import { createServices } from './create-services.js';
 import type { Services } from './services.js';
 import { WORKERS } from './workers/index.js';
 import { compileValidators } from './manifests/validate.js';
+import { assertPortFree, listenError } from './port-free.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -35,6 +36,7 @@ export interface RunningService {
 export async function startService(
   createApp: HttpApp, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  await assertPortFree(config.port, config.host);
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -67,7 +69,7 @@ export async function startService(
   server.keepAliveTimeout = 65_000;
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e) => reject(listenError(e, config.port, config.host)));
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as { port: number };
