@@ -10,6 +10,7 @@ import type { Services } from './services.js';
 import { workersWith } from './workers/index.js';
 import type { Reconcilers } from './model/reconcilers.js';
 import { compileValidators } from './manifests/validate.js';
+import { assertPortFree, listenError } from './port-free.js';
 
 /**
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
@@ -37,6 +38,7 @@ export interface RunningService {
 export async function startService(
   createApp: HttpApp, reconcilers: Reconcilers, config: Config = loadConfig(), logger: Logger = createLogger(config.logLevel),
 ): Promise<RunningService> {
+  await assertPortFree(config.port, config.host);
   let embedded: EmbeddedDatabase | null = null;
   let url = config.databaseUrl;
   if (!url) {
@@ -69,7 +71,7 @@ export async function startService(
   server.keepAliveTimeout = 65_000;
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (e) => reject(listenError(e, config.port, config.host)));
     server.listen(config.port, config.host, () => resolve());
   });
   const { port } = server.address() as { port: number };

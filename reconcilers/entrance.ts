@@ -21,7 +21,7 @@ import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositori
 import type { ServiceRow, ServiceSpec } from '../controller/store/repositories/services.js';
 import { diffDeployment, needsRollout } from './service/deployment-diff.js';
 import type { LookServices } from './deployment/observe-and-record.js';
-import { acceptRevision, revisionSpec } from './service/revisions.js';
+import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
 import type { DesiredReads } from './deployment/load-desired.js';
 import type { RevisionSpec } from './service/revision-spec.js';
@@ -74,12 +74,14 @@ export async function executePendingPlan(s: EntranceServices, planId: string): P
   if (plan.status !== 'pending') throw conflict(`the plan is ${plan.status}; only a pending plan can be executed`);
   const steps = await s.plans.steps.ofPlan(planId);
   await checkPlan(s, plan, steps);
+  const proposed = [...new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]))].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
+  const prepared = await prepareRevisions(s, { items: proposed, trigger: plan.trigger });
   const superseded = await s.transaction(async (trx) => {
     const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
     const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
     await writeDesired(s, items, plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
-    const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, trx);
+    const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, trx, prepared);
     for (const [serviceId, t] of targets) {
       await s.plans.steps.setRevision(planId, serviceId, t.revision, trx);
       await s.revisions.rollingOut(serviceId, t.revision, planId, trx);
@@ -107,9 +109,10 @@ async function enter(s: EntranceServices, req: DeployRequest): Promise<Deploymen
   for (const [n, item] of req.items.entries()) if (item.imageTag != null) assertImageTag(item.imageTag, `items/${n}/imageTag`);
   // checks that need no server run first, on a draft nobody sees: a refused request writes nothing
   await checkDraft(s, req);
+  const prepared = await prepareRevisions(s, req);
   const { plan, superseded } = await s.transaction(async (trx) => {
     await writeDesired(s, req.items, req.trigger, trx, req.spec);
-    const targets = await acceptRevisions(s, req, trx);
+    const targets = await acceptRevisions(s, req, trx, prepared);
     const built = await buildPlan(s, req, trx, targets);
     if (!CONVERGING_ONLY.has(req.trigger)) for (const [serviceId, t] of targets) await s.revisions.rollingOut(serviceId, t.revision, built.id, trx);
     const older = CONVERGING_ONLY.has(req.trigger) ? [] : await s.plans.repo.supersede([...new Set(req.items.map((i) => i.serviceId))], built.id, trx);
@@ -146,7 +149,8 @@ async function writeDesired(s: Pick<Services, 'deployments' | 'services'>, items
  * number when it differs from the newest). A heal of a service whose desired revision failed
  * restores its last good revision instead, and records nothing.
  */
-async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx): Promise<RevisionTargets> {
+async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx,
+  prepared: Map<string, PreparedRevision>): Promise<RevisionTargets> {
   const targets: RevisionTargets = new Map();
   const converging = CONVERGING_ONLY.has(req.trigger);
   for (const svc of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))], trx)) {
@@ -158,10 +162,28 @@ async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items'
     const tag = await targetTag(s, svc, req.items.find((i) => i.serviceId === svc.id)!.imageTag ?? null, trx);
     const accepted = await acceptRevision(s, svc, tag, {
       source: req.trigger, createdBy: req.createdBy ?? null, revertedFrom: req.revertedFrom ?? null, retryFailed: !converging,
+      prepared: prepared.get(svc.id),
     }, trx);
     if (accepted) targets.set(svc.id, accepted);
   }
   return targets;
+}
+
+/**
+ * Each service of the request rendered as it will be once the request is written, before any
+ * lock is taken (reconcilers/service/revisions.ts, PreparedRevision). A service whose tag cannot
+ * be told yet is left to be rendered under the lock.
+ */
+async function prepareRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'spec'>): Promise<Map<string, PreparedRevision>> {
+  const out = new Map<string, PreparedRevision>();
+  for (const row of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))])) {
+    if (CONVERGING_ONLY.has(req.trigger) && inFallback(row)) continue;
+    const item = req.items.find((i) => i.serviceId === row.id)!;
+    const future: ServiceRow = { ...row, ...(req.spec?.serviceId === row.id ? req.spec.values : {}), ...(item.imageTag != null && { imageTag: item.imageTag }) } as ServiceRow;
+    const tag = await targetTag(s, future, item.imageTag ?? null).catch(() => null);
+    if (tag) out.set(row.id, await prepareRevision(s, future, tag));
+  }
+  return out;
 }
 
 /**

@@ -12,6 +12,9 @@ import { userSchema, userRead } from './users.js';
 const credentials = object({ email: userSchema.email, password: { type: 'string', minLength: 1, maxLength: 1024 } }, ['email', 'password']);
 
 export default function authRoutes(s: Services) {
+  const assertPasswordLogin = () => {
+    if (!s.config.passwordLogin) throw forbiddenRole('Password sign-in is off here (PASSWORD_LOGIN=false)', 'Sign in with single sign-on: GET /api/auth/oidc/login');
+  };
   return [
     route<{ email: string; password: string; name?: string }>({
       method: 'POST', path: '/api/auth/register', operationId: 'register', tag: 'auth', access: 'public',
@@ -19,6 +22,7 @@ export default function authRoutes(s: Services) {
       body: object({ email: userSchema.email, password: userSchema.password, name: userSchema.name }, ['email', 'password']),
       status: 201, response: userRead, errors: [403],
       async handler(ctx, { body }) {
+        assertPasswordLogin();
         const passwordHash = await hashPassword(body.password, s.config.passwordHashCost);
         const user = await s.transaction(async (trx) => {
           // Serialises concurrent first registrations: only one can see an empty table.
@@ -36,8 +40,10 @@ export default function authRoutes(s: Services) {
     route({
       method: 'GET', path: '/api/auth/setup', operationId: 'getSetup', tag: 'auth', access: 'public', envExempt: true,
       summary: 'Whether the install has no user yet (the sign-in page then offers to create the first admin)',
-      response: object({ needsFirstAdmin: bool }, ['needsFirstAdmin']),
-      handler: async () => ({ needsFirstAdmin: (await s.users.count()) === 0 }),
+      response: object({ needsFirstAdmin: bool, passwordLogin: bool, sso: bool }, ['needsFirstAdmin', 'passwordLogin', 'sso']),
+      handler: async () => ({
+        needsFirstAdmin: s.config.passwordLogin && (await s.users.count()) === 0, passwordLogin: s.config.passwordLogin, sso: !!s.config.oidc,
+      }),
     }),
 
     route<{ email: string; password: string }>({
@@ -45,8 +51,9 @@ export default function authRoutes(s: Services) {
       summary: 'Exchange email and password for a JWT',
       body: credentials,
       response: object({ token: str(), expiresAt: timestamp, user: userRead }),
-      errors: [401],
+      errors: [401, 403],
       async handler(ctx, { body }) {
+        assertPasswordLogin();
         const user = await s.users.findByEmail(body.email);
         if (user) assertLoginAllowed(user);
         const ok = await verifyPassword(body.password, user?.passwordHash ?? dummyPasswordHash(s.config.passwordHashCost));

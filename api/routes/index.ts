@@ -19,6 +19,7 @@ import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import revisionRoutes from './revisions.js';
+import oidcRoutes from './auth-oidc.js';
 import composeRoutes from './compose.js';
 import driftRoutes from './drift.js';
 import environmentOverviewRoutes from './environment-overview.js';
@@ -60,6 +61,7 @@ export function allRoutes(s: Services): RouteSpec[] {
   return [
     ...healthRoutes(s),
     ...authRoutes(s),
+    ...oidcRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
     // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.

@@ -4,7 +4,7 @@ import { AppError, conflict, validationError } from '../../controller/errors/app
 import { DEFAULT_HEALTH_TIMEOUT_MS, mapLimit, refreshHealth } from '../../controller/servers/health.js';
 import { discoverContainers, listServerContainers } from '../../controller/servers/discovery.js';
 import { parseProcesses, PS_ARGV } from '../../controller/servers/processes.js';
-import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
+import { parsePrivateKey, generatePrivateKey } from '../../controller/servers/ssh-key.js';
 import { hostsFromTerraformOutput } from '../../controller/servers/terraform-import.js';
 import {
   HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN, normalizeSocketPath,
@@ -84,6 +84,26 @@ export default function serverRoutes(s: Services) {
         });
         s.hosts.invalidateEnvironment(resource.id);
         ctx.state.audit = { resourceType: 'environments', resourceId: resource.id, environmentId: resource.id, details: { fields: ['privateKey'], fingerprint: key.fingerprint } };
+        return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt };
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/environments/{envId}/ssh-key/generate', operationId: 'generateEnvironmentSshKey', tag: 'servers',
+      access: 'admin', load: env, status: 201, response: sshKeyRead, errors: [409],
+      summary: 'Generate an ed25519 key for the environment and keep its private half (encrypted); answers the public key to add to the servers',
+      description: 'Refused (409) while the environment has a key: remove it first, or set one with PUT.',
+      async handler(ctx, { resource }) {
+        if ((await s.environments.sshKeyOf(resource.id)).sshPrivateKeySealed) {
+          throw conflict(`environment ${resource.name} already has an SSH key`, 'DELETE …/ssh-key first to replace it, or PUT a key of your own');
+        }
+        const privateKey = generatePrivateKey(`stevedore-${resource.name}`);
+        const key = parsePrivateKey(privateKey);
+        const updatedAt = await s.environments.setSshKey(resource.id, {
+          sshPrivateKeySealed: s.secretBox.seal(privateKey), sshPublicKey: key.publicKey, sshKeyFingerprint: key.fingerprint,
+        });
+        s.hosts.invalidateEnvironment(resource.id);
+        ctx.state.audit = { resourceType: 'environments', resourceId: resource.id, environmentId: resource.id, details: { generated: true, fingerprint: key.fingerprint } };
         return { configured: true, publicKey: key.publicKey, fingerprint: key.fingerprint, updatedAt };
       },
     }),

@@ -1,4 +1,5 @@
 import { build, type Plugin } from 'esbuild';
+import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CLI_VERSION } from '../version.js';
 
@@ -33,13 +34,15 @@ const versionBakedIn: Plugin = {
 
 /**
  * Builds the downloadable CLI: client-main.ts and everything it imports in one CommonJS file
- * for Node >= 20, with a shebang. CommonJS, not an ES module: dependencies such as ssh2 use
+ * for Node >= 20, with a shebang. Answers the files it was built from. CommonJS, not an ES module: dependencies such as ssh2 use
  * require and __dirname, which an ES module has not.
  */
-export async function bundleCli(outfile: string): Promise<void> {
-  await build({
+export async function bundleCli(outfile: string): Promise<string[]> {
+  const result = await build({
     entryPoints: [ENTRY], outfile, bundle: true, platform: 'node', format: 'cjs', target: 'node20',
     minify: true, legalComments: 'none', logLevel: 'silent', plugins: [nativeAddonsFallBack, versionBakedIn],
-    banner: { js: '#!/usr/bin/env node' },
+    banner: { js: '#!/usr/bin/env node' }, metafile: true,
   });
+  // the files it was built from (the virtual modules of the plugins have a namespace: prefix)
+  return Object.keys(result.metafile.inputs).filter((f) => !/^[\w-]+:/.test(f)).map((f) => path.resolve(f));
 }

@@ -36,24 +36,49 @@ export interface CliDownload {
 
 const building = new Map<string, Promise<CliBundle>>();
 
+const stamp = (file: string) => {
+  try {
+    const st = fs.statSync(file);
+    return `${st.size}:${st.mtimeMs}`;
+  } catch {
+    return 'missing';
+  }
+};
+
+/**
+ * True when the bundle, its checksum and the record of its sources exist and no source changed
+ * since: the version alone does not tell, since a checkout keeps its version while the CLI's
+ * sources change, and the download must be the program the package's bin runs.
+ */
+export function isCliBundleFresh(file: string): boolean {
+  try {
+    if (!fs.existsSync(`${file}.sha256`)) return false;
+    const stamps = JSON.parse(fs.readFileSync(`${file}.inputs.json`, 'utf8')) as Record<string, string>;
+    return fs.existsSync(file) && Object.entries(stamps).every(([source, s]) => stamp(source) === s);
+  } catch {
+    return false;
+  }
+}
+
 async function buildOnce(dir: string): Promise<CliBundle> {
   const file = path.join(dir, `stevedore-${CLI_VERSION}.cjs`);
   const sumFile = `${file}.sha256`;
-  if (!fs.existsSync(file) || !fs.existsSync(sumFile)) {
+  if (!isCliBundleFresh(file)) {
     fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
     // build beside, then rename: a reader never sees half a file
     const tmp = `${file}.${process.pid}.tmp`;
-    await bundleCli(tmp);
+    const sources = await bundleCli(tmp);
     const sum = createHash('sha256').update(fs.readFileSync(tmp)).digest('hex');
     fs.renameSync(tmp, file);
     fs.writeFileSync(sumFile, `${sum}\n`);
+    fs.writeFileSync(`${file}.inputs.json`, JSON.stringify(Object.fromEntries(sources.map((f) => [f, stamp(f)]))));
   }
   return { file, size: fs.statSync(file).size, sha256: fs.readFileSync(sumFile, 'utf8').trim(), version: CLI_VERSION };
 }
 
 /**
  * The CLI bundle of this version, built on first use into `<stateDir>/cli/<version>/` (about a
- * second) and kept there; concurrent callers share one build.
+ * second) and kept there until one of its sources changes; concurrent callers share one build.
  */
 export function cliBundle(stateDir: string): Promise<CliBundle> {
   const dir = path.join(stateDir, 'cli', CLI_VERSION);

@@ -1,32 +1,28 @@
 import { ConfigError } from '../config/parse-env.js';
 import type { HttpApp } from '../serve.js';
+import { CliError } from './cli-error.js';
+import { buildProgram, runProgram } from './program.js';
 import type { Reconcilers } from '../model/reconcilers.js';
 import { serveCommand } from './serve-command.js';
-import { applyCommand, diffCommand, validateCommand } from './manifest-commands.js';
-import { runCommand } from './run-command.js';
-
-const USAGE = `Usage: stevedore <command>
-
-Commands:
-  serve        run the API and controller (embedded PostgreSQL when DATABASE_URL is unset)
-  validate DIR check a manifests folder offline (exit 0 valid, 1 errors)
-  diff DIR     show what applying DIR would change (--url/--token or STEVEDORE_URL/STEVEDORE_TOKEN;
-               exit 0 nothing would change, 2 something would, 1 error)
-  apply DIR    apply DIR [--prune] [--dry-run] (same exit codes as diff)
-`;
-
-const commands = (createApp: HttpApp, reconcilers: Reconcilers): Record<string, (args: string[]) => Promise<number | void>> => ({
-  serve: () => serveCommand(createApp, reconcilers),
-  validate: validateCommand,
-  diff: diffCommand,
-  apply: applyCommand,
-});
 
 /**
- * `createApp` is the API (api/app.ts) and `reconcilers` the reconcilers (reconcilers/wiring.ts),
- * handed in by bin/ so that controller/ never imports api/ or reconcilers/.
+ * The package's bin: every client command plus `serve`. `createApp` is the API (api/app.ts) and
+ * `reconcilers` the reconcilers (reconcilers/wiring.ts), handed in by bin/ so that controller/
+ * never imports api/ or reconcilers/. `serve` keeps running after its action returns; every other
+ * command exits with its code.
  */
 export async function main(argv: string[], createApp: HttpApp, reconcilers: Reconcilers): Promise<void> {
-  const [name, ...args] = argv;
-  await runCommand(name, name ? commands(createApp, reconcilers)[name] : undefined, args, USAGE, (e) => e instanceof ConfigError);
+  const program = buildProgram((p) => {
+    p.command('serve').description('run the API and controller (embedded PostgreSQL when DATABASE_URL is unset)')
+      .action(async () => {
+        try {
+          await serveCommand(createApp, reconcilers);
+        } catch (e) {
+          if (e instanceof ConfigError || e instanceof CliError) throw new CliError(e.message);
+          throw e;
+        }
+      });
+  });
+  const code = await runProgram(program, argv);
+  if (code !== 0 || argv[0] !== 'serve') process.exit(code);
 }

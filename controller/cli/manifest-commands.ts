@@ -1,69 +1,71 @@
-import { parseArgs } from 'node:util';
+import type { Command } from 'commander';
 import { loadManifests } from '../manifests/load.js';
 import { readManifestDir } from '../manifests/read-dir.js';
-import { formatChanges, formatErrors, paletteFor } from './format-changes.js';
+import { CliError, EXIT } from './cli-error.js';
+import { contextOf, paletteOf } from './command-context.js';
+import { formatChanges, formatErrors } from './format-changes.js';
+import { setExitCode } from './exit-code.js';
+import { refuseWatchedFolder } from './watched-folder.js';
 
 /**
- * `stevedore validate DIR` (offline), `stevedore diff DIR` and `stevedore apply DIR [--prune]
- * [--dry-run]` against a running service (--url/--token, or STEVEDORE_URL/STEVEDORE_TOKEN).
- * Exit codes, for CI: 0 nothing would change (or changed), 2 something would change (or
- * changed, or a service does not run what is desired: Degraded), 1 an error (invalid manifests, unreachable service, refused request).
+ * `validate DIR` (offline), `diff DIR` and `apply DIR [--prune] [--dry-run]` against a running
+ * controller. Exit codes, for CI: diff 0 nothing would change, 2 something would (or a service
+ * does not run what is desired: Degraded); apply 0 once applied (2 with --detailed-exitcode
+ * when something changed); 1 an error (invalid manifests, unreachable controller, refused).
  */
-const EXIT_SAME = 0;
-const EXIT_CHANGES = 2;
-const EXIT_ERROR = 1;
-
-function options(args: string[], extra: Record<string, { type: 'boolean' }> = {}) {
-  const { values, positionals } = parseArgs({
-    args, allowPositionals: true, strict: true,
-    options: { url: { type: 'string' }, token: { type: 'string' }, ...extra },
-  });
-  if (positionals.length !== 1) throw new UsageError('expected exactly one folder');
-  return { dir: positionals[0], values: values as Record<string, string | boolean | undefined> };
+async function readDir(dir: string) {
+  try {
+    return await readManifestDir(dir);
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === 'ENOENT') throw new CliError(`no folder ${dir}`);
+    throw e;
+  }
 }
 
-export class UsageError extends Error {}
-
-export async function validateCommand(args: string[]): Promise<number> {
-  const { dir } = options(args);
-  const p = paletteFor(process.stderr);
-  const result = loadManifests(await readManifestDir(dir));
+async function validate(dir: string, _o: unknown, cmd: Command): Promise<void> {
+  const result = loadManifests(await readDir(dir));
   if (result.errors.length) {
-    process.stderr.write(formatErrors(result.errors, p));
-    return EXIT_ERROR;
+    process.stderr.write(formatErrors(result.errors, paletteOf(cmd.optsWithGlobals(), process.stderr)));
+    throw new CliError(`${dir}: invalid manifests`);
   }
   process.stdout.write(`${result.manifests.length} manifest(s) valid (${result.contentHash}).\n`);
-  return EXIT_SAME;
 }
 
-async function callService(route: 'diff' | 'apply', args: string[]): Promise<number> {
-  const { dir, values } = options(args, route === 'apply' ? { prune: { type: 'boolean' }, 'dry-run': { type: 'boolean' } } : { prune: { type: 'boolean' } });
-  const url = (values.url as string | undefined) ?? process.env.STEVEDORE_URL;
-  const token = (values.token as string | undefined) ?? process.env.STEVEDORE_TOKEN;
-  if (!url || !token) throw new UsageError('set --url and --token (or STEVEDORE_URL and STEVEDORE_TOKEN)');
-  const files = await readManifestDir(dir);
-  const body = { files, ...(values.prune !== undefined && { prune: values.prune }), ...(values['dry-run'] && { dryRun: true }) };
-  const res = await fetch(new URL(`/api/manifests/${route}`, url), {
-    method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify(body),
-  });
-  const out = await res.json().catch(() => ({})) as Record<string, any>;
-  const out2 = paletteFor(process.stdout);
-  if (Array.isArray(out.errors) && out.errors.length) {
-    process.stderr.write(formatErrors(out.errors, paletteFor(process.stderr)));
-    return EXIT_ERROR;
+async function callService(route: 'diff' | 'apply', dir: string, cmd: Command): Promise<void> {
+  const { api, opts, palette } = contextOf(cmd);
+  const files = await readDir(dir);
+  if (route === 'apply' && !opts.dryRun) await refuseWatchedFolder(api, !!opts.force);
+  const body = { files, ...(opts.prune !== undefined && { prune: opts.prune }), ...(opts.dryRun && { dryRun: true }) };
+  const res = await api.raw('POST', `/api/manifests/${route}`, body);
+  const result = await res.json().catch(() => ({})) as Record<string, any>;
+  if (Array.isArray(result.errors) && result.errors.length) {
+    process.stderr.write(formatErrors(result.errors, paletteOf(opts, process.stderr)));
+    throw new CliError(`${dir}: invalid manifests`);
   }
-  if (!res.ok) {
-    process.stderr.write(`stevedore ${route}: ${res.status} ${out.code ?? ''} ${out.message ?? ''}${out.hint ? ` (${out.hint})` : ''}\n`);
-    return EXIT_ERROR;
-  }
-  const degraded = Array.isArray(out.degraded) ? out.degraded : [];
-  process.stdout.write(formatChanges(out.changes, out2, degraded));
-  if (route === 'apply' && !out.dryRun && out.changes.length) {
-    process.stdout.write(`Applied revision ${out.revision.contentHash}${out.plans?.length ? `; started ${out.plans.length} deploy plan(s): ${out.plans.join(', ')}` : ''}.\n`);
+  if (!res.ok) throw new CliError(`${route}: ${res.status} ${result.code ?? ''} ${result.message ?? ''}${result.hint ? ` (${result.hint})` : ''}`.replace(/ +/g, ' ').trim());
+  const degraded = Array.isArray(result.degraded) ? result.degraded : [];
+  process.stdout.write(formatChanges(result.changes, palette, degraded));
+  if (route === 'apply' && !result.dryRun && result.changes.length) {
+    process.stdout.write(`Applied revision ${result.revision.contentHash}${result.plans?.length ? `; started ${result.plans.length} deploy plan(s): ${result.plans.join(', ')}` : ''}.\n`);
   }
   // a Degraded object differs from what the store desires: never "nothing would change"
-  return out.changes.some((c: { action: string }) => c.action !== 'orphan') || degraded.length ? EXIT_CHANGES : EXIT_SAME;
+  const changed = result.changes.some((c: { action: string }) => c.action !== 'orphan') || degraded.length > 0;
+  if (changed && (route === 'diff' || opts.detailedExitcode)) setExitCode(EXIT.changes);
 }
 
-export const diffCommand = (args: string[]) => callService('diff', args);
-export const applyCommand = (args: string[]) => callService('apply', args);
+export function registerManifestCommands(program: Command): void {
+  program.command('validate').argument('<dir>', 'manifests folder')
+    .description('check a manifests folder offline (exit 0 valid, 1 errors)')
+    .action(validate);
+  program.command('diff').argument('<dir>', 'manifests folder')
+    .description('show what applying DIR would change (exit 0 nothing would, 2 something would, 1 error)')
+    .option('--prune', 'also delete what the folder no longer declares')
+    .action((dir, _o, cmd) => callService('diff', dir, cmd));
+  program.command('apply').argument('<dir>', 'manifests folder')
+    .description('apply DIR and start the deploys it needs (exit 0 applied, 1 error)')
+    .option('--prune', 'also delete what the folder no longer declares')
+    .option('--dry-run', 'only show what would change')
+    .option('--detailed-exitcode', 'exit 2 when something changed (as diff)')
+    .option('--force', 'apply even though the controller watches a manifests folder (the folder wins at its next change)')
+    .action((dir, _o, cmd) => callService('apply', dir, cmd));
+}

@@ -1,3 +1,4 @@
+import { oidcConfigOf, type OidcConfig } from '../auth/oidc-config.js';
 import { ConfigError, parseBoolean, parseInteger, parseList } from './parse-env.js';
 import { parseAllowEntry } from '../net/outgoing-guard.js';
 
@@ -53,6 +54,10 @@ export interface Config {
   codehostWebhookSecret: string | null;
   mcpEnabled: boolean;
   mcpAllowedHosts: string[];
+  /** Single sign-on through an OpenID provider (docs/sso.md); null when OIDC_ISSUER is unset. */
+  oidc: OidcConfig | null;
+  /** false: only single sign-on signs users in (POST /api/auth/login and register answer 403). */
+  passwordLogin: boolean;
   /** GET /metrics wants `Authorization: Bearer <this>` when set; open otherwise. */
   metricsToken: string | null;
   /**
@@ -98,6 +103,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     mcpEnabled: parseBoolean('MCP_ENABLED', env.MCP_ENABLED, false),
     mcpAllowedHosts: parseList(env.MCP_ALLOWED_HOSTS),
     metricsToken: env.METRICS_TOKEN || null,
+    oidc: oidcConfigOf(env),
+    passwordLogin: parseBoolean('PASSWORD_LOGIN', env.PASSWORD_LOGIN, true),
     outgoingAllowList: parseAllowList(env.OUTGOING_ALLOW_LIST),
     manifestsDir: env.MANIFESTS_DIR || null,
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),

@@ -24,3 +24,11 @@ export function parsePrivateKey(privateKey: string): ParsedSshKey {
   const blob = key.getPublicSSH();
   return { publicKey: `${key.type} ${blob.toString('base64')}`, fingerprint: fingerprintOf(blob) };
 }
+
+/**
+ * A new ed25519 key pair for an environment that has none (the dashboard's first run): the private
+ * half is only ever sealed and stored, the public half is shown to add to the servers.
+ */
+export function generatePrivateKey(comment: string): string {
+  return ssh2.utils.generateKeyPairSync('ed25519', { comment }).private;
+}

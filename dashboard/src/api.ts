@@ -49,6 +49,7 @@ export async function api<T = any>(method: string, path: string, body?: unknown,
 export const get = <T = any>(path: string, signal?: AbortSignal) => api<T>('GET', path, undefined, signal);
 export const post = <T = any>(path: string, body: unknown = {}) => api<T>('POST', path, body);
 export const patch = <T = any>(path: string, body: unknown) => api<T>('PATCH', path, body);
+export const put = <T = any>(path: string, body: unknown) => api<T>('PUT', path, body);
 
 /** Every item of a paginated list (the API serves at most 200 a page): the first page, then the rest at once. */
 export async function listAll<T = any>(path: string, signal?: AbortSignal): Promise<T[]> {

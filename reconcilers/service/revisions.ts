@@ -13,6 +13,7 @@ import type { ServiceRevisionRow } from '../../controller/store/repositories/ser
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
 import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
 import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
+import { canonicalJson } from '../../controller/model/desired-container.js';
 
 /**
  * The revision a request would create: `service` as the request's transaction wrote it, each of
@@ -55,16 +56,44 @@ async function render(s: DesiredReads, service: ServiceRow, deployments: Deploym
 export interface AcceptedRevision { revision: number; imageTag: string; created: boolean }
 
 /**
+ * A revision rendered before the request takes the service's row lock: the lock is then held
+ * only to compare and write, and the render's reads never wait for a pool connection while a
+ * transaction holds one (ten requests at once for one service starved the pool that way).
+ */
+export interface PreparedRevision {
+  template: string;
+  tag: string;
+  imageId: string | null;
+  deployments: string;
+  rendered: { spec: RevisionSpec; historyLimit: number } | null;
+}
+
+const placementOf = (ds: DeploymentRow[]) => canonicalJson(ds.map((d) => [d.id, d.serverId, d.containerName, d.composePath]).sort());
+
+/** Renders `service` as the request will have written it (outside any transaction). */
+export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string): Promise<PreparedRevision> {
+  const deployments = await s.deployments.listByService(service.id);
+  return {
+    template: canonicalJson(templateOf(service)), tag, imageId: service.containerImageId, deployments: placementOf(deployments),
+    rendered: await render(s, service, deployments, tag),
+  };
+}
+
+/**
  * Under the service's row lock (the caller's transaction): the rendered spec becomes the desired
- * revision, a new one when it differs from the newest. A request that asks again for a revision
- * that failed is a new attempt: its failure is cleared until this rollout ends.
+ * revision, a new one when it differs from the newest. `prepared` is used when the row and its
+ * deployments are still what it was rendered from (else, rarely, it is rendered again here). A
+ * request that asks again for a revision that failed is a new attempt: its failure is cleared
+ * until this rollout ends.
  */
 export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: string,
-  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean }, trx: Trx): Promise<AcceptedRevision | null> {
-  const { retryFailed, ...meta } = o;
-  // the deployments from the pool, beside the newest revision under the lock: one round trip
-  const [deployments, latest] = await Promise.all([s.deployments.listByService(service.id), s.revisions.head(service.id, trx)]);
-  const rendered = await render(s, service, deployments, tag);
+  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean; prepared?: PreparedRevision }, trx: Trx)
+  : Promise<AcceptedRevision | null> {
+  const { retryFailed, prepared, ...meta } = o;
+  const [deployments, latest] = await Promise.all([s.deployments.listByService(service.id, trx), s.revisions.head(service.id, trx)]);
+  const current = prepared && prepared.tag === tag && prepared.imageId === service.containerImageId
+    && prepared.template === canonicalJson(templateOf(service)) && prepared.deployments === placementOf(deployments);
+  const rendered = current ? prepared.rendered : await render(s, service, deployments, tag);
   if (!rendered) return null;
   const specHash = revisionHash(rendered.spec);
   const row = latest?.specHash === specHash ? latest

@@ -18,10 +18,18 @@ describe('auth routes', () => {
 
   it('says publicly whether the first admin is still to be created, and no more', async () => {
     expect(setupBefore.status).to.equal(200);
-    expect(setupBefore.body).to.deep.equal({ needsFirstAdmin: true });
+    expect(setupBefore.body).to.deep.equal({ needsFirstAdmin: true, passwordLogin: true, sso: false });
     const after = await svc.http.get('/api/auth/setup');
     expect(after.status).to.equal(200);
-    expect(after.body).to.deep.equal({ needsFirstAdmin: false });
+    expect(after.body).to.deep.equal({ needsFirstAdmin: false, passwordLogin: true, sso: false });
+  });
+
+  it('answers 404 for single sign-on while OIDC_ISSUER is unset (the flow itself: test/e2e/sso.test.ts)', async () => {
+    for (const path of ['/api/auth/oidc/login', '/api/auth/oidc/callback?code=x&state=y']) {
+      const res = await svc.http.get(path);
+      expect(res.status, path).to.equal(404);
+      expect(res.body.message).to.match(/Single sign-on/);
+    }
   });
 
   it('the first user to register becomes admin and later registrations are refused with a hint', async () => {

@@ -207,4 +207,15 @@ describe('service revision routes', function () {
     expect(retry.body.message).to.equal('r1 of other failed and no earlier revision succeeded: a heal would only retry it');
     expect(await s.db('deployment_plans').where({ trigger: 'drift-heal' }).count({ n: '*' })).to.deep.equal([{ n: 0 }]);
   });
+
+  it('accepts thirty requests for one service at once: the revision is rendered before the lock, never starving the pool', async () => {
+    const svc2 = await s.services.create(envId, { name: 'busy', containerImageId: imageId, imageTag: 'v1' });
+    const [server] = await s.servers.listByEnvironment(envId);
+    await s.deployments.create(svc2.id, envId, { serverId: server!.id, containerName: 'busy-1' });
+    const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => operator.post(`/api/services/${svc2.id}/deploy`, { imageTag: `t${i}` })));
+    expect(answers.map((a) => a.status), answers.find((a) => a.status !== 202)?.text).to.deep.equal(Array(30).fill(202));
+    const revisions = answers.map((a) => a.body.steps[0].revision as number);
+    expect(new Set(revisions).size).to.equal(30);
+    for (const a of answers) await ended(a.body.id);
+  });
 });

@@ -1,4 +1,5 @@
 import { newSshKeyPair } from '../support/ssh-key.js';
+import { parsePrivateKey } from '../../controller/servers/ssh-key.js';
 import { generateKeyPairSync } from 'node:crypto';
 import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -150,6 +151,24 @@ describe('servers API', () => {
     expect(svc.logs.join('')).to.not.include(key.split('\n')[1]!);
     expect((await admin.delete(`/api/environments/${envId}/ssh-key`)).status).to.equal(204);
     expect((await admin.get(`/api/environments/${envId}/ssh-key`)).body.configured).to.equal(false);
+  });
+
+  it('generates an ed25519 key for an environment without one: only admins, never over a key, the private half only sealed', async () => {
+    const env = (await createEnvironment(admin)).id;
+    expect((await operator.post(`/api/environments/${env}/ssh-key/generate`)).status).to.equal(403);
+    const gen = await admin.post(`/api/environments/${env}/ssh-key/generate`);
+    expect(gen.status, gen.text).to.equal(201);
+    expect(gen.body).to.include({ configured: true });
+    expect(gen.body.publicKey).to.match(/^ssh-ed25519 [A-Za-z0-9+/=]+$/);
+    expect(gen.text).to.not.include('PRIVATE');
+    const row = await svc.services.db('environments').where({ id: env }).first();
+    const opened = svc.services.secretBox.open(row.sshPrivateKeySealed);
+    expect(opened).to.include('BEGIN OPENSSH PRIVATE KEY');
+    expect(parsePrivateKey(opened)).to.deep.equal({ publicKey: gen.body.publicKey, fingerprint: gen.body.fingerprint });
+    const again = await admin.post(`/api/environments/${env}/ssh-key/generate`);
+    expect(again.status).to.equal(409);
+    expect(again.body.code).to.equal('CONFLICT');
+    expect((await svc.services.db('environments').where({ id: env }).first()).sshPrivateKeySealed).to.equal(row.sshPrivateKeySealed);
   });
 
   it('rejects a private key ssh2 cannot parse, a public key, and an encrypted key', async () => {

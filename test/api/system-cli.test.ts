@@ -49,6 +49,10 @@ describe('CLI downloads', () => {
       expect(list.body.items[0].version).to.equal(health.body.cliVersion);
       fs.mkdirSync(path.join(dir, 'manifests'));
       expect(execFileSync(process.execPath, [file, 'validate', 'manifests'], { cwd: dir, encoding: 'utf8' })).to.contain('0 manifest(s) valid');
+      // the same program as the package's bin (commander's help lists its commands), without serve
+      const help = execFileSync(process.execPath, [file, '--help'], { cwd: dir, encoding: 'utf8' });
+      expect(help).to.include('login [options] <url>').and.include('deploy [options] <service>').and.include('logs [options] <service>');
+      expect(help).not.to.match(/^\s+serve\s/m);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -15,8 +15,18 @@ export function LoginPage() {
   const [error, setError] = useState<Error | null>(null);
   const [busy, setBusy] = useState(false);
   const [firstRun, setFirstRun] = useState<boolean | null>(null);
+  const [modes, setModes] = useState({ passwordLogin: true, sso: false });
   useEffect(() => {
-    get<{ needsFirstAdmin: boolean }>('/api/auth/setup').then((r) => setFirstRun(r.needsFirstAdmin), () => setFirstRun(false));
+    get<{ needsFirstAdmin: boolean; passwordLogin: boolean; sso: boolean }>('/api/auth/setup').then((r) => {
+      setModes({ passwordLogin: r.passwordLogin, sso: r.sso });
+      setFirstRun(r.needsFirstAdmin);
+    }, () => setFirstRun(false));
+    // a single sign-on that failed comes back here with its reason
+    const failed = new URLSearchParams(location.hash.slice(1)).get('oidc_error');
+    if (failed) {
+      setError(new Error(`Single sign-on failed: ${failed}`));
+      history.replaceState(null, '', location.pathname + location.search);
+    }
   }, []);
   const submit = async (e: Event) => {
     e.preventDefault();
@@ -39,13 +49,17 @@ export function LoginPage() {
     <main id="main" class="login">
       <h1>{firstRun ? 'Create the first admin' : 'Sign in to Stevedore'}</h1>
       {firstRun && <p>This Stevedore has no user yet. The first account is its administrator.</p>}
-      <form onSubmit={submit}>
+      {modes.sso && !firstRun && (
+        <p><a class="button" href={`/api/auth/oidc/login?next=${encodeURIComponent(new URLSearchParams(location.search).get('next') ?? '/')}`}>Sign in with single sign-on</a></p>
+      )}
+      {!modes.passwordLogin && <ErrorNote error={error} />}
+      {modes.passwordLogin && <form onSubmit={submit}>
         <label>Email <input name="email" type="email" autoComplete="username" required /></label>
         {firstRun && <label>Name <input name="name" autoComplete="name" maxLength={200} /></label>}
         <label>Password <input name="password" type="password" autoComplete={firstRun ? 'new-password' : 'current-password'} required minLength={firstRun ? 8 : undefined} /></label>
         <ErrorNote error={error} />
         <button type="submit" disabled={busy}>{busy ? 'Signing in…' : firstRun ? 'Create admin and sign in' : 'Sign in'}</button>
-      </form>
+      </form>}
     </main>
   );
 }

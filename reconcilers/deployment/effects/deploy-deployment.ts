@@ -228,7 +228,7 @@ async function recordComposePath(s: Pick<Services, 'audit' | 'deployments'>, d: 
 }
 
 /** Rolling back a first deploy (nothing ran before) or a pruned deployment: the container goes away, only if it is ours. */
-export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: DeploymentRow, log: (l: string) => Promise<void>, why = 'it had no previous version'): Promise<void> {
   assertContainerName(d.containerName);
   const docker = await s.hosts.docker(d.serverId);
   const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
@@ -237,7 +237,7 @@ export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: D
   const ours = labels['stevedore.deployment-id'] === d.id || (!labels['stevedore.managed'] && d.composePath !== null && !d.composePath.startsWith(`${MANAGED_ROOT}/`));
   if (!ours) throw conflict(`CONFLICT: container ${d.containerName} is not this deployment's; it is never removed`);
   await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
-  await log(`removed ${d.containerName}`);
+  await log(`removed ${d.containerName} (${why})`);
 }
 
 /**

@@ -63,7 +63,7 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
 
 /** The tag to deploy: the one asked for, else the service's recorded tag, else the image's current tag. */
 export async function targetTag(s: Pick<Services, 'containerImages'>, svc: { id: string; name: string; imageTag: string | null; containerImageId: string | null },
-  asked: string | null, trx: Trx) {
+  asked: string | null, trx?: Trx) {
   if (!svc.containerImageId) throw validationError(`service ${svc.name} has no container image`, 'items', 'Link a container image to the service');
   const tag = asked ?? svc.imageTag ?? (await s.containerImages.findById(svc.containerImageId, trx))?.currentTag ?? null;
   if (!tag) throw validationError(`no image tag to deploy for service ${svc.name}`, 'imageTag', 'Pass imageTag');

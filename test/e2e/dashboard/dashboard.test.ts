@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { expect } from 'chai';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../../support/browser.js';
+import { until } from '../../support/until.js';
 import { seriousViolations } from '../../support/axe.js';
 import { PASSWORD, userWithRole } from '../../support/fixtures.js';
 import { serverExec } from '../../fleet/fleet.js';
@@ -55,6 +56,12 @@ describe('dashboard in a real browser (e2e)', function () {
     expect(file.status, file.text).to.equal(201);
     const attached = await w.admin.post(`/api/config-files/${file.body.id}/attachments`, { serviceId: web.service.id, targetPath: target });
     expect(attached.status, attached.text).to.equal(201);
+    // the running container lacks the file now: a look says so (whenever it comes, it would; made to come now)
+    w.s.queue.add(`deployment/${web.deployments[0].id}`);
+    await until('the attached file seen as drift', async () => {
+      const d = await w.s.deployments.findById(web.deployments[0].id);
+      return ((d!.conditions ?? []) as Array<{ type: string; status: string }>).some((c) => c.type === 'Drifted' && c.status === 'True');
+    }, { timeoutMs: 30_000, everyMs: 100 });
     browser = await launchBrowser();
     // bypassCSP: axe-core is injected as an inline script, which the dashboard's policy forbids
     context = await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } });
@@ -70,8 +77,9 @@ describe('dashboard in a real browser (e2e)', function () {
     const rows = page.locator('tr[data-server]');
     expect(await rows.count()).to.equal(3);
     for (const text of await rows.allInnerTexts()) expect(text).to.match(/^s\d\s.*\shealthy\b/);
-    // each deployment: its server, the tag it runs and its conditions (from GET .../overview)
-    expect(await page.locator(`li[data-deployment="${container}"]`).innerText()).to.match(/^s1: v1\s+Ready$/);
+    // each deployment: its server, the tag it runs and its conditions (from GET .../overview): the
+    // config file attached after the deploy is not mounted yet
+    expect(await page.locator(`li[data-deployment="${container}"]`).innerText()).to.match(/^s1: v1\s+Drifted\s*SpecChanged: mounts/);
     await shot(page, 'overview');
   });
 

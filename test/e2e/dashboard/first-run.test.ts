@@ -21,7 +21,7 @@ describe('first run of the dashboard (e2e)', function () {
     await svc?.stop();
   });
 
-  it('logs the first step at start, creates the first admin in the page and signs in; then only sign-in is offered', async () => {
+  it('logs the first step at start, creates the first admin and the first environment with a generated key in the page', async () => {
     expect(svc.logs.some((l) => l.includes(`no user yet: open ${svc.url}/ to create the first admin`))).to.equal(true);
     const page = await (await browser.newContext()).newPage();
     await page.goto(`${svc.url}/`);
@@ -35,6 +35,21 @@ describe('first run of the dashboard (e2e)', function () {
     await page.getByText('No environment yet').waitFor();
     const user = await svc.services.db('users').where({ email: 'first@example.test' }).first();
     expect(user).to.include({ role: 'admin', name: 'First Admin' });
+
+    // the first environment, with a key generated on the controller: only its public half is shown
+    await page.getByRole('heading', { name: 'Create an environment' }).waitFor();
+    await page.getByLabel('Name').fill('production');
+    await page.getByLabel('Generate one').check();
+    await page.getByRole('button', { name: 'Create environment' }).click();
+    const shown = (await page.getByTestId('public-key').innerText()).trim();
+    expect(shown).to.match(/^ssh-ed25519 AAAA\S+$/);
+    const env = await svc.services.db('environments').where({ name: 'production' }).first();
+    expect(env.sshPublicKey).to.equal(shown);
+    expect(svc.services.secretBox.open(env.sshPrivateKeySealed)).to.include('OPENSSH PRIVATE KEY');
+    expect(await page.content()).to.not.include('PRIVATE KEY');
+    await page.getByRole('link', { name: 'Open production' }).click();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
+
     const other = await (await browser.newContext()).newPage();
     await other.goto(`${svc.url}/login`);
     await other.getByRole('heading', { level: 1, name: 'Sign in to Stevedore' }).waitFor();

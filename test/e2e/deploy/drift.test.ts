@@ -1,5 +1,6 @@
 import { expect } from 'chai';
 import { serverExec } from '../../fleet/fleet.js';
+import { until } from '../../support/until.js';
 import { reconcileDrift } from '../../../reconcilers/deployment/reconcile-drift.js';
 import { addService, cleanup, containerImage, httpBody, startWorld, waitPlan, type World } from './deploy-world.js';
 
@@ -33,7 +34,12 @@ describe('drift of deployments on the fleet (e2e)', function () {
     const res = await w.admin.get(`/api/servers/${w.servers.s1}/drift`);
     expect(res.body.items[0].actions.map((a: { reason: string }) => a.reason)).to.deep.equal(['ContainerStopped']);
     await reconcileDrift(w.s, w.envId);
-    const events = await w.s.db('events').where({ environmentId: w.envId }).whereIn('type', ['drift.changed', 'drift.detected']);
+    // the container's Docker event may have had its look record the conditions first: its events
+    // are then published by that look, a moment after the conditions it wrote
+    const events = await until('the drift events', async () => {
+      const rows = await w.s.db('events').where({ environmentId: w.envId }).whereIn('type', ['drift.changed', 'drift.detected']);
+      return rows.length >= 2 && rows;
+    }, { timeoutMs: 10_000, everyMs: 100 });
     expect(events.map((e) => e.type).sort()).to.deep.equal(['drift.changed', 'drift.detected']);
     const row = await w.s.deployments.findById(composed.deployments[0].id);
     expect((row!.conditions as Array<{ type: string; status: string }>).find((c) => c.type === 'Drifted')!.status).to.equal('True');

@@ -105,15 +105,18 @@ describe('the one entrance on the fleet (e2e)', function () {
     expect(service.imageTag).to.equal('v77');
     const degraded = service.conditions.find((c: { type: string }) => c.type === 'Degraded');
     expect(degraded).to.include({ status: 'True', reason: 'PullFailed' });
-    expect(degraded.message).to.match(/^pull failed on s1 \(service bad\): .* for \S+web:v77$/);
+    // the revision it asked for failed; the last good one runs instead (docs/revisions.md)
+    expect(degraded.message).to.match(/^running r1 \(last good\); r2 failed: pull failed on s1 \(service bad\): .* for \S+web:v77$/);
+    expect(service).to.include({ desiredRevision: 2, currentRevision: 1 });
     const deps = (await w.admin.get(`/api/services/${app.service.id}/deployments`)).body.items;
     expect(deps.map((d: { status: string; imageTag: string }) => [d.status, d.imageTag])).to.deep.equal([['running', 'v1'], ['running', 'v1']]);
     expect(await containerImage('s1', app.deployments[0].containerName)).to.match(/web:v1 running$/);
 
-    // drift: desired tag against the running one, and the cause
+    // drift: the container runs what it should while r2 has failed (the last good r1), and says why
     const drift = await w.admin.get(`/api/environments/${w.envId}/drift`);
     const item = drift.body.items.find((i: { deploymentId: string }) => i.deploymentId === app.deployments[0].id);
-    expect(item).to.include({ desiredImageTag: 'v77', runningImageTag: 'v1', drifted: true });
+    expect(item).to.include({ desiredImageTag: 'v1', runningImageTag: 'v1', drifted: false });
+    expect(item.revisionNote).to.match(/^running r1 \(last good\); r2 failed: .*v77/);
     expect(item.degraded.reason).to.equal('PullFailed');
     expect(drift.body.degraded).to.be.at.least(1);
 

@@ -1,0 +1,48 @@
+import type { Command } from 'commander';
+import { UsageError } from '../cli-error.js';
+import { out } from '../command-context.js';
+import { KINDS } from '../kinds.js';
+
+/** Completion of command names and of the kinds after get; generated from the program, so a new command completes too. */
+export function completionScript(shell: string, program: Command): string {
+  const commands = program.commands.map((c) => c.name()).filter((n) => n !== 'completion').concat('completion', 'help').join(' ');
+  const kinds = Object.keys(KINDS).join(' ');
+  if (shell === 'bash') {
+    return `# stevedore bash completion: source <(stevedore completion bash)
+_stevedore() {
+  local cur=\${COMP_WORDS[COMP_CWORD]} prev=\${COMP_WORDS[COMP_CWORD-1]}
+  case "$prev" in
+    get) COMPREPLY=($(compgen -W "${kinds}" -- "$cur")); return;;
+    context) COMPREPLY=($(compgen -W "list use" -- "$cur")); return;;
+    plan) COMPREPLY=($(compgen -W "get follow" -- "$cur")); return;;
+    completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")); return;;
+    describe) COMPREPLY=($(compgen -W "service" -- "$cur")); return;;
+  esac
+  if [ "$COMP_CWORD" -eq 1 ]; then COMPREPLY=($(compgen -W "${commands}" -- "$cur")); else COMPREPLY=($(compgen -f -- "$cur")); fi
+}
+complete -F _stevedore stevedore
+`;
+  }
+  if (shell === 'zsh') {
+    return `#compdef stevedore
+# stevedore zsh completion: source <(stevedore completion zsh)
+_stevedore() {
+  if (( CURRENT == 2 )); then compadd ${commands}; return; fi
+  case "$words[2]" in
+    get) (( CURRENT == 3 )) && compadd ${kinds};;
+    context) (( CURRENT == 3 )) && compadd list use;;
+    plan) (( CURRENT == 3 )) && compadd get follow;;
+    completion) compadd bash zsh;;
+    *) _files;;
+  esac
+}
+compdef _stevedore stevedore
+`;
+  }
+  throw new UsageError(`completion for ${shell}: bash or zsh`);
+}
+
+export function registerCompletion(program: Command): void {
+  program.command('completion').argument('<shell>', 'bash or zsh').description('print a shell completion script')
+    .action((shell: string) => out(completionScript(shell, program)));
+}

@@ -1,0 +1,78 @@
+import type { Command } from 'commander';
+import { CliError, UsageError } from '../cli-error.js';
+import { contextOf, envOption, out } from '../command-context.js';
+import { age, formatTable } from '../format-table.js';
+import { kindOf, listKind } from '../kinds.js';
+import { outputFormat, render } from '../output.js';
+import { serviceOf } from '../resolve.js';
+import { watchKind } from '../watch-kind.js';
+
+async function get(kind: string, nameArg: string | undefined, _o: unknown, cmd: Command): Promise<void> {
+  const { api, environment, opts } = contextOf(cmd);
+  const format = outputFormat(opts.output);
+  const [, view] = kindOf(kind);
+  const { items, single, environmentId } = await listKind(api, view, environment, nameArg);
+  if (single && !items.length) throw new CliError(`no ${kind} ${nameArg}`);
+  out(render(items, view.columns, format, single));
+  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId);
+}
+
+const indent = (s: string) => s.split('\n').filter(Boolean).map((l) => `  ${l}`).join('\n');
+
+/** `describe service NAME`: what kubectl describe shows, the spec, status, conditions, revisions and recent deploy steps. */
+async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command): Promise<void> {
+  const { api, environment, opts } = contextOf(cmd);
+  const [kindName, view] = kindOf(kind);
+  if (kindName !== 'services') {
+    // other kinds have no status of their own to gather: their read, as YAML
+    if (view.scope === 'service') throw new UsageError(`${kindName} belong to a service: stevedore describe service SERVICE shows them`);
+    const { items } = await listKind(api, view, environment, nameArg);
+    if (!items.length) throw new CliError(`no ${kind} ${nameArg}`);
+    out(render(items.slice(0, 1), [], opts.output === 'json' ? 'json' : 'yaml', true));
+    return;
+  }
+  const svc = await serviceOf(api, environment, nameArg);
+  const [revisions, history] = await Promise.all([
+    api.get(`/api/services/${svc.id}/revisions?limit=5`),
+    api.get(`/api/services/${svc.id}/deployments-history?limit=10`),
+  ]);
+  if (['json', 'yaml'].includes(opts.output ?? '')) {
+    out(render([{ ...svc, revisions: revisions.items, events: history.items }], [], outputFormat(opts.output), true));
+    return;
+  }
+  const lines = [
+    `Name:              ${svc.name}`,
+    `Id:                ${svc.id}`,
+    `Image tag:         ${svc.imageTag ?? '<none>'}`,
+    `Ports:             ${(svc.ports ?? []).join(', ') || '<none>'}`,
+    `Env:               ${Object.keys(svc.env ?? {}).join(', ') || '<none>'}`,
+    `Source:            ${svc.source?.kind ?? 'api'}${svc.source?.path ? ` (${svc.source.path})` : ''}`,
+    `Desired revision:  ${svc.desiredRevision ?? '<none>'}`,
+    `Current revision:  ${svc.currentRevision ?? '<none>'}`,
+    `Failed revision:   ${svc.failedRevision ? `${svc.failedRevision.revision} (${svc.failedRevision.reason})` : '<none>'}`,
+    'Conditions:',
+    indent(formatTable(['type', 'status', 'reason', 'message'], (svc.conditions ?? []).map((c: any) => [c.type, c.status, c.reason, c.message]))),
+    'Deployments:',
+    indent(formatTable(['container', 'status', 'tag', 'revision'], (svc.deployments ?? []).map((d: any) => [d.containerName, d.status, d.imageTag, d.revision]))),
+    'Revisions:',
+    indent(formatTable(['revision', 'tag', 'outcome', 'source', 'age'], revisions.items.map((r: any) => [r.revision, r.imageTag, r.outcome, r.source, age(r.createdAt)]))),
+    'Events:',
+    indent(formatTable(['age', 'container', 'step', 'tag', 'plan', 'error'], history.items.map((h: any) => [age(h.finishedAt ?? h.startedAt), h.containerName, h.status, h.imageTag, h.planStatus, h.error]))),
+  ];
+  out(`${lines.join('\n')}\n`);
+}
+
+export function registerGetCommands(program: Command): void {
+  program.command('get').argument('<kind>', 'environments, servers, services, deployments, plans, revisions, images, registries, vars, secrets, config-files, databases')
+    .argument('[name]', 'one item by name (for deployments and revisions: the service)')
+    .description('list the items of a kind as a table, JSON or YAML')
+    .addOption(envOption())
+    .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
+    .option('-w, --watch', 'then print each item again when it changes (until Ctrl-C)')
+    .action(get);
+  program.command('describe').argument('<kind>', 'service (any other kind: its read as YAML)').argument('<name>', 'its name or id')
+    .description('a service in detail: spec, status and conditions, deployments, revisions, recent events')
+    .addOption(envOption())
+    .option('-o, --output <format>', 'text (default), json or yaml')
+    .action(describe);
+}

@@ -1,0 +1,83 @@
+import type { ApiClient } from './api-client.js';
+import { UsageError } from './cli-error.js';
+import { age } from './format-table.js';
+import type { Column } from './output.js';
+import { environmentOf, serviceOf } from './resolve.js';
+
+const condition = (item: { conditions?: Array<{ type: string; status: string }> }, type: string) =>
+  item.conditions?.find((c) => c.type === type)?.status ?? '';
+
+/**
+ * The kinds `get` knows: how to list them (`list`, given the environment when they live in
+ * one) and the columns of their table. Aliases are kubectl-like (singular, short).
+ */
+export interface KindView {
+  aliases: string[];
+  /** `environment`: an environment's collection; `global`: a top-level list; `service`: needs SERVICE as NAME. */
+  scope: 'global' | 'environment' | 'service';
+  route: (scopeId: string) => string;
+  columns: Column[];
+}
+
+const name: Column = { header: 'name', cell: (i) => i.name };
+const created: Column = { header: 'age', cell: (i) => age(i.createdAt) };
+const id: Column = { header: 'id', cell: (i) => i.id, wide: true };
+
+export const KINDS: Record<string, KindView> = {
+  environments: { aliases: ['environment', 'env', 'envs'], scope: 'global', route: () => '/api/environments', columns: [name, id, created] },
+  servers: {
+    aliases: ['server'], scope: 'environment', route: (e) => `/api/environments/${e}/servers`,
+    columns: [name, { header: 'hostname', cell: (i) => i.hostname }, { header: 'health', cell: (i) => i.health?.status }, { header: 'user', cell: (i) => i.sshUser, wide: true }, id, created],
+  },
+  services: {
+    aliases: ['service', 'svc'], scope: 'environment', route: (e) => `/api/environments/${e}/services`,
+    columns: [name, { header: 'tag', cell: (i) => i.imageTag }, { header: 'ready', cell: (i) => condition(i, 'Ready') },
+      { header: 'revision', cell: (i) => (i.desiredRevision ? `${i.currentRevision ?? '-'}/${i.desiredRevision}` : '') },
+      { header: 'deployments', cell: (i) => i.deployments?.length ?? 0 }, { header: 'progressing', cell: (i) => condition(i, 'Progressing'), wide: true },
+      { header: 'degraded', cell: (i) => condition(i, 'Degraded'), wide: true }, id, created],
+  },
+  deployments: {
+    aliases: ['deployment', 'deploy'], scope: 'service', route: (s) => `/api/services/${s}/deployments`,
+    columns: [{ header: 'container', cell: (i) => i.containerName }, { header: 'status', cell: (i) => i.status }, { header: 'tag', cell: (i) => i.imageTag },
+      { header: 'revision', cell: (i) => i.revision }, { header: 'server', cell: (i) => i.serverId, wide: true }, id, { header: 'deployed', cell: (i) => age(i.lastDeployedAt) }],
+  },
+  plans: {
+    aliases: ['plan', 'deployment-plans', 'deployment-plan'], scope: 'environment', route: (e) => `/api/environments/${e}/deployment-plans`,
+    columns: [{ header: 'id', cell: (i) => i.id }, name, { header: 'status', cell: (i) => i.status }, { header: 'trigger', cell: (i) => i.trigger, wide: true },
+      { header: 'error', cell: (i) => i.error, wide: true }, created],
+  },
+  revisions: {
+    aliases: ['revision', 'rev'], scope: 'service', route: (s) => `/api/services/${s}/revisions`,
+    columns: [{ header: 'revision', cell: (i) => i.revision }, { header: 'tag', cell: (i) => i.imageTag }, { header: 'outcome', cell: (i) => i.outcome },
+      { header: 'source', cell: (i) => i.source }, { header: 'reason', cell: (i) => i.reason, wide: true }, { header: 'by', cell: (i) => i.createdBy, wide: true }, created],
+  },
+  images: {
+    aliases: ['image', 'container-images'], scope: 'environment', route: (e) => `/api/environments/${e}/container-images`,
+    columns: [{ header: 'image', cell: (i) => i.imageName }, { header: 'tag', cell: (i) => i.currentTag }, id, created],
+  },
+  registries: { aliases: ['registry'], scope: 'environment', route: (e) => `/api/environments/${e}/registries`, columns: [name, { header: 'url', cell: (i) => i.registryUrl }, id, created] },
+  vars: { aliases: ['var'], scope: 'environment', route: (e) => `/api/environments/${e}/vars`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'value', cell: (i) => i.value }, id, created] },
+  secrets: { aliases: ['secret'], scope: 'environment', route: (e) => `/api/environments/${e}/secrets`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'description', cell: (i) => i.description }, id, created] },
+  'config-files': { aliases: ['config-file', 'configs'], scope: 'environment', route: (e) => `/api/environments/${e}/config-files`, columns: [name, { header: 'description', cell: (i) => i.description }, id, created] },
+  databases: { aliases: ['database', 'db'], scope: 'environment', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
+};
+
+export function kindOf(word: string): [string, KindView] {
+  const found = Object.entries(KINDS).find(([k, v]) => k === word || v.aliases.includes(word));
+  if (!found) throw new UsageError(`unknown kind ${word} (kinds: ${Object.keys(KINDS).join(', ')})`);
+  return found;
+}
+
+/** The items of a kind: NAME filters them, except for kinds under a service, where NAME is the service. */
+export async function listKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined): Promise<{ items: any[]; single: boolean; environmentId?: string }> {
+  if (view.scope === 'service') {
+    if (!nameArg) throw new UsageError('this kind belongs to a service: stevedore get KIND SERVICE');
+    const svc = await serviceOf(api, env, nameArg);
+    return { items: await api.list(view.route(svc.id)), single: false, environmentId: svc.environmentId };
+  }
+  const environmentId = view.scope === 'environment' ? (await environmentOf(api, env)).id : undefined;
+  const items = await api.list(view.route(environmentId ?? ''));
+  if (!nameArg) return { items, single: false, environmentId };
+  const matching = items.filter((i) => i.name === nameArg || i.id === nameArg || i.key === nameArg);
+  return { items: matching, single: true, environmentId };
+}

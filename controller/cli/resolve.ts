@@ -1,0 +1,30 @@
+import type { ApiClient } from './api-client.js';
+import { CliError, UsageError } from './cli-error.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** An environment by name or id. */
+export async function environmentOf(api: ApiClient, nameOrId: string | undefined): Promise<{ id: string; name: string }> {
+  if (!nameOrId) throw new UsageError('which environment? pass -e ENV (or log in with --environment to set a default)');
+  const all = await api.list<{ id: string; name: string }>('/api/environments');
+  const env = all.find((e) => e.name === nameOrId || e.id === nameOrId);
+  if (!env) throw new CliError(`no environment ${nameOrId} (known: ${all.map((e) => e.name).join(', ') || 'none'})`);
+  return env;
+}
+
+/** An item of an environment's collection (services, servers, …) by name or id. */
+export async function itemOf(api: ApiClient, envId: string, kind: string, nameOrId: string, label = kind.replace(/s$/, '')): Promise<any> {
+  if (UUID.test(nameOrId)) return api.get(`/api/${kind}/${nameOrId}`);
+  const all = await api.list<{ id: string; name: string }>(`/api/environments/${envId}/${kind}`);
+  const found = all.find((x) => x.name === nameOrId);
+  if (!found) throw new CliError(`no ${label} ${nameOrId} in this environment`);
+  return found;
+}
+
+/** A service by name (in `-e ENV` or the context's default environment) or by id. */
+export async function serviceOf(api: ApiClient, env: string | undefined, nameOrId: string): Promise<any> {
+  if (UUID.test(nameOrId)) return api.get(`/api/services/${nameOrId}`);
+  const e = await environmentOf(api, env);
+  const found = await itemOf(api, e.id, 'services', nameOrId, 'service');
+  return api.get(`/api/services/${found.id}`);
+}

@@ -1,0 +1,241 @@
+// The stevedore CLI as a user runs it (node bin/stevedore.js, a child process off a terminal)
+// against the real service on a real PostgreSQL. Its one server cannot be reached (127.0.0.1
+// port 1), so deploys fail: enough for revisions, conditions and a failing `deploy --wait`
+// (deploys that succeed are tested on the fleet: test/e2e/cli.test.ts).
+import { expect } from 'chai';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import YAML from 'yaml';
+import { CliHome } from '../support/cli-run.js';
+import { bootstrapAdmin, createEnvironment, PASSWORD } from '../support/fixtures.js';
+import type { HttpClient } from '../support/http-client.js';
+import { newSshKeyPair } from '../support/ssh-key.js';
+import { startTestService, type TestService } from '../support/test-service.js';
+import { until } from '../support/until.js';
+
+/** A port nothing listens on: one the kernel just gave out and that was closed again. */
+const closedPort = () => new Promise<number>((resolve) => {
+  const server = net.createServer().listen(0, '127.0.0.1', () => {
+    const { port } = server.address() as net.AddressInfo;
+    server.close(() => resolve(port));
+  });
+});
+
+describe('stevedore CLI against a running service', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let admin: HttpClient;
+  let home: CliHome;
+  let envName: string;
+  let auth: Record<string, string>;
+  let watchedId: string;
+  let listedId: string;
+
+  before(async () => {
+    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
+    const s = svc.services;
+    admin = await bootstrapAdmin(svc.http);
+    const env = await createEnvironment(admin);
+    envName = env.name;
+    await s.db('environments').where({ id: env.id }).update({ sshPrivateKeySealed: s.secretBox.seal(newSshKeyPair().private) });
+    const serverId = (await s.servers.insert({ environmentId: env.id, name: 'nowhere', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never)).id;
+    const imageId = (await s.containerImages.insert({ environmentId: env.id, imageName: 'registry.test:5000/acme/web' } as never)).id;
+    const service = await s.services.create(env.id, { name: 'web', containerImageId: imageId, imageTag: 'v1', env: {} });
+    await s.deployments.create(service.id, env.id, { serverId, containerName: 'web-1' });
+    const watched = await s.services.create(env.id, { name: 'watched', containerImageId: imageId, imageTag: 'v1', env: {} });
+    watchedId = watched.id;
+    await s.deployments.create(watched.id, env.id, { serverId, containerName: 'watched-1' });
+    const listed = await s.services.create(env.id, { name: 'listed', containerImageId: imageId, imageTag: 'v1', env: {} });
+    listedId = listed.id;
+    await s.deployments.create(listed.id, env.id, { serverId, containerName: 'listed-1' });
+    auth = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: admin.token! };
+  });
+  beforeEach(() => { home = new CliHome(); });
+  afterEach(() => home.remove());
+  after(() => svc.stop());
+
+  it('login with email and password on stdin stores a context in a 0600 file, and get uses it', async () => {
+    const login = await home.run(['login', svc.url, '-e', envName], { input: `admin@example.test\n${PASSWORD}\n` });
+    expect(login.code, login.stderr).to.equal(0);
+    expect(login.stdout).to.include('Logged in').and.include('admin@example.test');
+    expect(login.stdout + login.stderr).not.to.include(PASSWORD);
+    expect(fs.statSync(home.configFile).mode & 0o777).to.equal(0o600);
+    const config = YAML.parse(fs.readFileSync(home.configFile, 'utf8'));
+    expect(config.currentContext).to.equal(new URL(svc.url).host);
+    expect(config.contexts[0]).to.include({ url: svc.url, environment: envName });
+    expect(config.contexts[0].token).to.be.a('string').and.not.be.empty;
+    // no URL or token given: the context answers, and its default environment too
+    const services = await home.run(['get', 'services']);
+    expect(services.code, services.stderr).to.equal(0);
+    expect(services.stdout).to.match(/^NAME\s+TAG\s+READY/);
+    expect(services.stdout).to.match(/\nweb\s+v1/);
+  });
+
+  it('login --token stores the token; context list marks the current one and context use switches', async () => {
+    expect((await home.run(['login', svc.url, '--token', admin.token!, '--name', 'one'])).code).to.equal(0);
+    expect((await home.run(['login', svc.url, '--token', admin.token!, '--name', 'two'])).code).to.equal(0);
+    const list = await home.run(['context', 'list']);
+    expect(list.stdout).to.match(/\*\s+two\s/);
+    expect(list.stdout).not.to.include(admin.token!);
+    expect((await home.run(['context', 'use', 'one'])).code).to.equal(0);
+    expect((await home.run(['context', 'list'])).stdout).to.match(/\*\s+one\s/);
+    const missing = await home.run(['context', 'use', 'three']);
+    expect(missing.code).to.equal(1);
+    expect(missing.stderr.trim().split('\n')).to.have.length(1);
+  });
+
+  it('get environments prints an aligned table with a header; -o json and -o yaml parse', async () => {
+    const table = await home.run(['get', 'environments'], { env: auth });
+    expect(table.code, table.stderr).to.equal(0);
+    const [header, ...rows] = table.stdout.trimEnd().split('\n');
+    expect(header).to.match(/^NAME\s+AGE$/);
+    const row = rows.find((r) => r.startsWith(`${envName} `))!;
+    expect(row, table.stdout).to.be.a('string');
+    expect(row.indexOf(row.trim().split(/\s+/)[1])).to.equal(header.indexOf('AGE'));
+    const json = JSON.parse((await home.run(['get', 'environments', '-o', 'json'], { env: auth })).stdout);
+    expect(json.items.map((e: { name: string }) => e.name)).to.include(envName);
+    const yaml = YAML.parse((await home.run(['get', 'environments', '-o', 'yaml'], { env: auth })).stdout);
+    expect(yaml.items.map((e: { name: string }) => e.name)).to.include(envName);
+  });
+
+  it('deploy --wait exits 1 with the failed step\'s reason; describe service shows conditions and revisions', async function () {
+    this.timeout(90_000);
+    const deploy = await home.run(['deploy', 'web', '-e', envName, '--wait'], { env: auth });
+    expect(deploy.code, deploy.stdout + deploy.stderr).to.equal(1);
+    expect(deploy.stdout, deploy.stdout).to.match(/web-1 on nowhere: deploy v1 failed: .*unreachable/);
+    const last = deploy.stderr.trim().split('\n');
+    expect(last).to.have.length(1);
+    expect(last[0]).to.match(/^stevedore: plan \S+ (failed|rolled_back|rollback_failed) at web-1 on nowhere: .+/);
+    const described = await home.run(['describe', 'service', 'web', '-e', envName], { env: auth });
+    expect(described.code, described.stderr).to.equal(0);
+    expect(described.stdout).to.match(/Conditions:\n\s+TYPE\s+STATUS\s+REASON/);
+    expect(described.stdout).to.match(/\n\s+Ready\s+False/);
+    expect(described.stdout).to.match(/Revisions:\n\s+REVISION\s+TAG\s+OUTCOME[^\n]*\n\s+1\s+v1\s+failed/);
+    const revisions = await home.run(['revisions', 'web', '-e', envName, '-o', 'json'], { env: auth });
+    expect(JSON.parse(revisions.stdout).items[0]).to.include({ revision: 1, outcome: 'failed' });
+  });
+
+  it('get -w prints a service\'s row again when a deploy changes it', async () => {
+    let seen = '';
+    const watch = home.run(['get', 'services', 'watched', '-e', envName, '-w'], { env: auth, onStdout: (s) => { seen += s; } });
+    try {
+      await until('the first listing', async () => /^NAME\s+TAG\s+READY.*\nwatched\s/s.test(seen));
+      const deploy = await admin.post(`/api/services/${watchedId}/deploy`, {});
+      expect(deploy.status, deploy.text).to.equal(202);
+      await until('a second row of the service', async () => (seen.match(/^watched\s/gm) ?? []).length >= 2, { timeoutMs: 30_000, everyMs: 100 });
+    } finally {
+      watch.kill();
+      await watch;
+    }
+  });
+
+  it('get deployments SERVICE and get plans list what the service and the environment hold; describe of a server is its read', async () => {
+    const plan = await admin.post(`/api/services/${listedId}/deploy`, {});
+    expect(plan.status, plan.text).to.equal(202);
+    const deployments = await home.run(['get', 'deployments', 'listed', '-e', envName], { env: auth });
+    expect(deployments.code, deployments.stderr).to.equal(0);
+    expect(deployments.stdout).to.match(/^CONTAINER\s+STATUS\s+TAG\s+REVISION\s+DEPLOYED\n/).and.match(/\nlisted-1\s/);
+    const plans = await home.run(['get', 'plans', '-e', envName, '-o', 'wide'], { env: auth });
+    expect(plans.stdout).to.match(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+ERROR\s+AGE\n/).and.include(plan.body.id);
+    const planGet = await home.run(['plan', 'get', plan.body.id], { env: auth });
+    expect(planGet.stdout).to.match(new RegExp(`^Plan ${plan.body.id} `)).and.match(/\nPOSITION\s+CONTAINER\s+ACTION/).and.include('listed-1');
+    const server = await home.run(['describe', 'server', 'nowhere', '-e', envName], { env: auth });
+    expect(server.code, server.stderr).to.equal(0);
+    expect(YAML.parse(server.stdout)).to.include({ name: 'nowhere', hostname: '127.0.0.1' });
+  });
+
+  it('an unreachable URL is one line and exit 1', async () => {
+    const port = await closedPort();
+    const res = await home.run(['get', 'environments', '--url', `http://127.0.0.1:${port}`, '--token', 'x']);
+    expect(res.code).to.equal(1);
+    expect(res.stderr).to.equal(`stevedore: cannot reach http://127.0.0.1:${port}: connection refused\n`);
+  });
+
+  it('an unknown command exits 64 with the usage; --help and help CMD exit 0', async () => {
+    const unknown = await home.run(['frobnicate']);
+    expect(unknown.code).to.equal(64);
+    expect(unknown.stderr).to.match(/^stevedore: unknown command 'frobnicate'/).and.include('Usage: stevedore');
+    const help = await home.run(['--help']);
+    expect(help.code).to.equal(0);
+    expect(help.stdout).to.include('deploy [options] <service>');
+    const helpDiff = await home.run(['help', 'diff']);
+    expect(helpDiff.code).to.equal(0);
+    expect(helpDiff.stdout).to.include('Usage: stevedore diff');
+    expect((await home.run(['get', 'environments', '-o', 'xml'], { env: auth })).code).to.equal(64);
+  });
+});
+
+describe('stevedore diff and apply against a running service', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let home: CliHome;
+  let auth: Record<string, string>;
+  before(async () => {
+    svc = await startTestService();
+    auth = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: (await bootstrapAdmin(svc.http)).token! };
+    home = new CliHome();
+  });
+  after(async () => {
+    home.remove();
+    await svc.stop();
+  });
+
+  let dir: string;
+  const write = (value: string) => fs.writeFileSync(path.join(dir, 'app.yaml'), [
+    'apiVersion: stevedore/v1', 'kind: Environment', 'metadata: {name: cli-manifests}', 'spec: {}', '---',
+    'apiVersion: stevedore/v1', 'kind: Var', 'metadata: {name: GREETING, environment: cli-manifests}', `spec: {value: ${value}}`, '',
+  ].join('\n'));
+  beforeEach(() => { dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-manifests-')); });
+  afterEach(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+  it('apply exits 0; diff exits 0 with nothing to change and 2 after an edit', async () => {
+    write('hello');
+    const apply = await home.run(['apply', dir], { env: auth });
+    expect(apply.code, apply.stderr).to.equal(0);
+    const same = await home.run(['diff', dir], { env: auth });
+    expect(same.code, same.stdout + same.stderr).to.equal(0);
+    expect(same.stdout).to.include('No changes');
+    write('goodbye');
+    const changed = await home.run(['diff', dir], { env: auth });
+    expect(changed.code, changed.stderr).to.equal(2);
+    expect(changed.stdout).to.include('~ Var cli-manifests/GREETING');
+    const detailed = await home.run(['apply', dir, '--detailed-exitcode'], { env: auth });
+    expect(detailed.code, detailed.stderr).to.equal(2);
+    expect((await home.run(['diff', dir], { env: auth })).code, 'applied: nothing left to change').to.equal(0);
+  });
+});
+
+describe('stevedore apply to a controller that watches a manifests folder', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let home: CliHome;
+  let auth: Record<string, string>;
+  let watched: string;
+  let dir: string;
+  before(async () => {
+    watched = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-watched-'));
+    svc = await startTestService({ MANIFESTS_DIR: watched });
+    auth = { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: (await bootstrapAdmin(svc.http)).token! };
+    home = new CliHome();
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-elsewhere-'));
+    fs.writeFileSync(path.join(dir, 'env.yaml'), 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: elsewhere}\nspec: {}\n');
+  });
+  after(async () => {
+    home.remove();
+    await svc.stop();
+    for (const d of [watched, dir]) fs.rmSync(d, { recursive: true, force: true });
+  });
+
+  it('is refused with the folder named, and with --force applied with a warning that the folder wins', async () => {
+    const refused = await home.run(['apply', dir], { env: auth });
+    expect(refused.code).to.equal(1);
+    expect(refused.stderr.trim().split('\n')).to.have.length(1);
+    expect(refused.stderr).to.include(`watched folder ${watched}`).and.include('--force');
+    expect((await svc.http.withToken(auth.STEVEDORE_TOKEN).get('/api/environments')).body.items.map((e: { name: string }) => e.name)).not.to.include('elsewhere');
+    const forced = await home.run(['apply', dir, '--force'], { env: auth });
+    expect(forced.code, forced.stderr).to.equal(0);
+    expect(forced.stderr).to.include('warning').and.include('next change will win');
+  });
+});
