@@ -23,6 +23,7 @@ import { diffDeployment, needsRollout } from './service/deployment-diff.js';
 import type { LookServices } from './deployment/observe-and-record.js';
 import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
+import { ownedFields, type ManifestSource } from '../controller/manifests/owned-fields.js';
 import type { DesiredReads } from './deployment/load-desired.js';
 import type { RevisionSpec } from './service/revision-spec.js';
 
@@ -281,9 +282,9 @@ export async function requestHeal(s: EntranceServices, service: ServiceRow, depl
 
 /** A revert that would change a field a manifest sets is refused, naming the file. */
 function assertNotManifestOwned(svc: ServiceRow, values: ServiceSpec): void {
-  const source = svc.source as { kind?: string; path?: string; fields?: string[] };
-  if (source?.kind !== 'manifest' || !source.path) return;
-  const owned = (source.fields ?? []).filter((f) => f in values && JSON.stringify(values[f as keyof ServiceSpec]) !== JSON.stringify(svc[f as keyof ServiceRow]));
+  const source = svc.source as ManifestSource;
+  const changed = (Object.keys(values) as Array<keyof ServiceSpec>).filter((f) => JSON.stringify(values[f]) !== JSON.stringify(svc[f as keyof ServiceRow]));
+  const owned = ownedFields(source, changed);
   if (!owned.length) return;
   throw conflict(`${owned.join(', ')} of ${svc.name} ${owned.length > 1 ? 'are' : 'is'} managed by the manifest ${source.path}`,
     `Edit ${source.path} in the manifests folder instead`, owned[0]);
@@ -291,8 +292,8 @@ function assertNotManifestOwned(svc: ServiceRow, values: ServiceSpec): void {
 
 /** A deploy that would change a tag a manifest sets is refused as PATCH refuses it. */
 function assertTagNotManifestOwned(svc: ServiceRow, tag: string): void {
-  const source = svc.source as { kind?: string; path?: string; fields?: string[] };
-  if (source?.kind !== 'manifest' || !source.path || !(source.fields ?? []).includes('imageTag')) return;
+  const source = svc.source as ManifestSource;
+  if (!ownedFields(source, ['imageTag']).length) return;
   throw conflict(
     `imageTag of ${svc.name} is managed by the manifest ${source.path} (it sets ${svc.imageTag ?? 'no tag'}, the deploy asked for ${tag})`,
     `Edit ${source.path} in the manifests folder instead, or remove the field from it to manage it through the API`, 'imageTag',

@@ -1,8 +1,6 @@
 import { conflict } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from './route.js';
-
-/** API body fields that are named differently in manifests. */
-const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry', privateKey: 'sshPrivateKey', serverIds: 'servers' };
+import { ownedFields } from '../../controller/manifests/owned-fields.js';
 /** Sub-collection actions (POST /api/{kind}/{id}/{sub}) that change a manifest-owned list. */
 const OWNED_LISTS: Record<string, string> = { deployments: 'deployments', dependencies: 'dependsOn' };
 
@@ -31,8 +29,7 @@ export function assertNotManifestOwned(spec: RouteSpec, params: Record<string, s
   const owned = new Set(source.fields ?? []);
   if (spec.method === 'PATCH' || spec.method === 'PUT') {
     const prefix = params.module && spec.path.includes('{module}') ? `settings.${params.module}.` : '';
-    const keys = Object.keys((body && typeof body === 'object' ? body : {}) as object);
-    const hit = keys.filter((k) => owned.has(prefix + (MANIFEST_FIELD[k] ?? k)));
+    const hit = ownedFields(source, Object.keys((body && typeof body === 'object' ? body : {}) as object), prefix);
     if (hit.length) throw refuse(source.path, hit);
   } else if (spec.method === 'DELETE' && /\}$/.test(spec.path)) {
     throw refuse(source.path, []);

@@ -1,0 +1,14 @@
+// Which fields of an object a manifest owns, in the API's names: the one mapping the API's write
+// check (api/http/manifest-ownership.ts) and the entrance's (reconcilers/entrance.ts) share.
+
+/** API body fields that are named differently in manifests. */
+export const MANIFEST_FIELD: Record<string, string> = { containerImageId: 'image', registryConnectionId: 'registry', privateKey: 'sshPrivateKey', serverIds: 'servers' };
+
+export interface ManifestSource { kind?: string; path?: string; fields?: string[] }
+
+/** The API keys among `keys` that the manifest in `source` sets (`prefix`: settings.<module>.); none when no manifest owns the object. */
+export function ownedFields(source: ManifestSource | undefined | null, keys: string[], prefix = ''): string[] {
+  if (!source || source.kind !== 'manifest' || !source.path) return [];
+  const owned = new Set(source.fields ?? []);
+  return keys.filter((k) => owned.has(prefix + (MANIFEST_FIELD[k] ?? k)));
+}
