@@ -75,11 +75,10 @@ export async function executePendingPlan(s: EntranceServices, planId: string): P
   if (plan.status !== 'pending') throw conflict(`the plan is ${plan.status}; only a pending plan can be executed`);
   const steps = await s.plans.steps.ofPlan(planId);
   await checkPlan(s, plan, steps);
-  const proposed = [...new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]))].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
-  const prepared = await prepareRevisions(s, { items: proposed, trigger: plan.trigger });
+  const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
+  const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
+  const prepared = await prepareRevisions(s, { items, trigger: plan.trigger });
   const superseded = await s.transaction(async (trx) => {
-    const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
-    const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
     await writeDesired(s, items, plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
     const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, trx, prepared);

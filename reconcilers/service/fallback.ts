@@ -20,9 +20,13 @@ export async function fallbackRevisionOf(s: Pick<Services, 'revisions'>, svc: Re
   return row ? (row.spec as unknown as RevisionSpec) : null;
 }
 
-/** What a drift report says of a service falling back: "running r7 (last good); r8 failed: …". null otherwise. */
+/**
+ * What the drift report and the Degraded condition say while the desired revision has failed:
+ * "running r7 (last good); r8 failed: <why>" (without the first part when nothing succeeded
+ * before). null otherwise.
+ */
 export function fallbackNote(svc: Revisions & Pick<ServiceRow, 'failedReason'>): string | null {
   if (svc.failedRevision == null || svc.failedRevision !== svc.desiredRevision) return null;
-  const failed = `r${svc.failedRevision} failed: ${svc.failedReason ?? 'the rollout failed'}`;
+  const failed = `r${svc.failedRevision} failed: ${svc.failedReason || 'the rollout failed'}`;
   return inFallback(svc) ? `running r${svc.currentRevision} (last good); ${failed}` : failed;
 }

@@ -16,15 +16,10 @@ import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './r
 import { canonicalJson } from '../../controller/model/desired-container.js';
 
 /**
- * The revision a request would create: `service` as the request's transaction wrote it, each of
- * its deployments rendered at `tag` with today's vars, secrets and config files. null: nothing
- * can be rendered (no image).
+ * The revision a request would create: `service` as the request will have written it, each of its
+ * deployments rendered at `tag` with today's vars, secrets and config files; with it the
+ * environment's revisionHistoryLimit. null: nothing can be rendered (no image).
  */
-export async function renderRevisionSpec(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<RevisionSpec | null> {
-  return (await render(s, service, deployments, tag))?.spec ?? null;
-}
-
-/** The spec, and the environment's revisionHistoryLimit read with it. */
 async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
   if (!service.containerImageId) return null;
   const [image, sources, attachments, servers, operations] = await Promise.all([

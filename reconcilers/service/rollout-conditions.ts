@@ -3,6 +3,7 @@
 // observation matching the desired state) clears it; a service is Degraded while any of its
 // deployments is.
 import { REASONS, setCondition, type Condition, type Reason } from '../../controller/model/conditions.js';
+import { fallbackNote } from './fallback.js';
 
 export interface Where { service: string; server: string }
 
@@ -72,12 +73,9 @@ function degradedOf(o: ServiceObservation): Omit<Condition, 'lastTransitionTime'
   const reasons = [...new Set(bad.map((c) => c.reason))];
   const reason = reasons.length === 1 ? reasons[0] : REASONS.DeployFailed;
   const detail = bad.map((c) => c.message).join('; ');
-  if (o.failedRevision !== null && o.failedRevision === o.desiredRevision) {
-    // the step's own words (server and service by name) when a deployment has them
-    const failed = `r${o.failedRevision} failed: ${detail || o.failedReason || 'the rollout failed'}`;
-    const message = o.currentRevision !== null ? `running r${o.currentRevision} (last good); ${failed}` : failed;
-    return { type: 'Degraded', status: 'True', reason: bad.length ? reason : REASONS.RevisionFailed, message: message.slice(0, 4000) };
-  }
+  // the step's own words (server and service by name) when a deployment has them
+  const note = fallbackNote({ ...o, failedReason: detail || o.failedReason });
+  if (note) return { type: 'Degraded', status: 'True', reason: bad.length ? reason : REASONS.RevisionFailed, message: note.slice(0, 4000) };
   if (!bad.length) return { type: 'Degraded', status: 'False', reason: REASONS.AsDesired, message: `every deployment of ${o.name} runs the desired state` };
   return { type: 'Degraded', status: 'True', reason, message: detail.slice(0, 4000) };
 }
