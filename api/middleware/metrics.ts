@@ -4,6 +4,7 @@
 import { timingSafeEqual, createHash } from 'node:crypto';
 import type Koa from 'koa';
 import type { Metrics } from '../../controller/metrics/metrics.js';
+import { AppError, unauthorized } from '../../controller/errors/app-error.js';
 
 export function requestMetrics(m: Metrics): Koa.Middleware {
   return async (ctx, next) => {
@@ -27,17 +28,14 @@ export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middlewar
   const expected = token ? digest(`Bearer ${token}`) : null;
   return async (ctx, next) => {
     if (ctx.path !== '/metrics') return next();
+    // refusals in the API's error envelope (the error middleware outside this one writes it)
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
-      ctx.status = 405;
       ctx.set('Allow', 'GET, HEAD');
-      ctx.body = { code: 'METHOD_NOT_ALLOWED', message: 'GET /metrics only' };
-      return;
+      throw new AppError('NOT_FOUND', 'GET /metrics only', { status: 405 });
     }
     if (expected && !timingSafeEqual(digest(ctx.get('authorization')), expected)) {
-      ctx.status = 401;
       ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
-      ctx.body = { code: 'UNAUTHORIZED', message: 'GET /metrics needs the METRICS_TOKEN as a bearer token' };
-      return;
+      throw unauthorized('GET /metrics needs the METRICS_TOKEN as a bearer token');
     }
     ctx.set('Content-Type', m.contentType);
     ctx.set('Cache-Control', 'no-store');

@@ -99,7 +99,10 @@ describe('GET /metrics (Prometheus)', function () {
     const locked = await startTestService({ METRICS_TOKEN: 'scrape-me-0123456789' });
     try {
       const get = (h: Record<string, string> = {}) => fetch(`${locked.url}/metrics`, { headers: h });
-      expect((await get()).status).to.equal(401);
+      const refused = await get();
+      expect(refused.status).to.equal(401);
+      expect(await refused.json()).to.include({ code: 'UNAUTHORIZED' }).and.to.have.property('requestId');
+      expect((await fetch(`${locked.url}/metrics`, { method: 'POST' })).status).to.equal(405);
       expect((await get({ authorization: 'Bearer wrong' })).status).to.equal(401);
       const ok = await get({ authorization: 'Bearer scrape-me-0123456789' });
       expect(ok.status).to.equal(200);
