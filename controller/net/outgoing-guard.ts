@@ -139,10 +139,18 @@ const MAX_REDIRECTS = 5;
 type LookupCallback = (err: NodeJS.ErrnoException | null, address: string | dns.LookupAddress[], family?: number) => void;
 
 export class OutgoingGuard {
+  /** The allow-list last read: it stands while a read fails (the controller's database is away). */
+  private lastList: string[] | null = null;
+
   constructor(private readonly allowList: () => Promise<string[]>, private readonly own: () => string[] = ownAddresses) {}
 
   private async rules(): Promise<AllowRule[]> {
-    return (await this.allowList()).map(parseAllowEntry).filter((r): r is AllowRule => r !== null);
+    // a delivery during a database outage is not refused for want of the list it was allowed by
+    const list = await this.allowList().then((l) => (this.lastList = l), (e: unknown) => {
+      if (this.lastList === null) throw e;
+      return this.lastList;
+    });
+    return list.map(parseAllowEntry).filter((r): r is AllowRule => r !== null);
   }
 
   /**

@@ -62,6 +62,17 @@ describe('outgoing guard: connections resolve through it', () => {
   const guard = new OutgoingGuard(async () => []);
   const refusal = (p: Promise<unknown>) => p.then(() => null, (e: Error) => e);
 
+  it('keeps the allow-list it last read while reading it fails (the database is away), and refuses before any was read', async () => {
+    let down = false;
+    const flaky = new OutgoingGuard(async () => { if (down) throw new Error('the database is not reachable'); return ['127.0.0.1']; });
+    down = true;
+    expect((await refusal(flaky.check('http://127.0.0.1:9/x')))?.message).to.equal('the database is not reachable');
+    down = false;
+    expect(await refusal(flaky.check('http://127.0.0.1:9/x'))).to.equal(null);
+    down = true;
+    expect(await refusal(flaky.check('http://127.0.0.1:9/x'))).to.equal(null);
+  });
+
   it('fetch refuses a name resolving to loopback and an IP literal before connecting', async () => {
     for (const url of ['http://localhost:9/x', 'http://127.0.0.1:9/x', 'http://[::1]:9/']) {
       const err = await refusal(guard.fetch(url));
