@@ -76,7 +76,8 @@ cat "$logs/typecheck"
 [ "$tc" = 0 ] || exit 1
 
 # mocha's summary lines, from one process's log
-count() { grep -Eo "^ +[0-9]+ $1" "$2" | grep -Eo '[0-9]+' | tail -1; }
+# (colour codes stripped first: FORCE_COLOR in the environment colours them)
+count() { sed 's/\x1b\[[0-9;]*m//g' "$2" | grep -Eo "^ +[0-9]+ $1" | grep -Eo '[0-9]+' | tail -1; }
 passed=0; failed=0; skipped=0; rc=0
 tally() {
   local p f s
