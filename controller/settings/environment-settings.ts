@@ -6,27 +6,40 @@ export interface SettingsModule {
   defaults: Record<string, unknown>;
 }
 
-const monitoringToggles = ['collectCpu', 'collectMemory', 'collectSwap', 'collectDisk', 'collectLoad', 'collectFds',
-  'collectTcp', 'collectProcesses', 'collectTcpChecks', 'collectCertChecks'];
+/** A field's schema with the description the API document, the manifests schema and the dashboard's settings form show. */
+const about = (schema: Schema, description: string): Schema => ({ ...schema, description });
+
+const monitoringToggles: Record<string, string> = {
+  collectCpu: 'Sample CPU use of servers and containers (docs/monitoring.md)',
+  collectMemory: 'Sample memory use of servers and containers',
+  collectSwap: 'Sample swap use',
+  collectDisk: "Sample use of the disk holding Docker's data root",
+  collectLoad: 'Sample the load averages (1, 5 and 15 minutes)',
+  collectFds: 'Sample the number of open file handles',
+  collectTcp: 'Sample the number of established TCP connections',
+  collectProcesses: 'Sample the number of processes',
+  collectTcpChecks: 'Health-check every TCP port a container publishes, connecting from its server',
+  collectCertChecks: 'Check the TLS certificate each published port presents and alert before it expires',
+};
 
 /** The five modules of the spec, plus the notifications setting (kept apart from the registry). */
 export const SETTINGS_MODULES: Record<string, SettingsModule> = {
   general: {
-    fields: { sshUser: str({ minLength: 1, maxLength: 32, pattern: '^[a-z_][a-z0-9_-]*[$]?$' }) },
+    fields: { sshUser: str({ minLength: 1, maxLength: 32, pattern: '^[a-z_][a-z0-9_-]*[$]?$', description: 'The SSH user of a server that names none' }) },
     defaults: { sshUser: 'root' },
   },
   monitoring: {
-    fields: Object.fromEntries(monitoringToggles.map((k) => [k, bool])),
-    defaults: Object.fromEntries(monitoringToggles.map((k) => [k, true])),
+    fields: Object.fromEntries(Object.entries(monitoringToggles).map(([k, d]) => [k, about(bool, d)])),
+    defaults: Object.fromEntries(Object.keys(monitoringToggles).map((k) => [k, true])),
   },
   operations: {
     fields: {
-      defaultDockerMode: enumOf('ssh', 'socket'),
-      defaultMetricsMode: enumOf('disabled', 'ssh', 'agent'),
-      autoPruneImages: bool,
-      pruneImagesMode: enumOf('dangling', 'all'),
-      autoManageCompose: bool,
-      driftPolicy: enumOf('off', 'warn', 'heal'),
+      defaultDockerMode: about(enumOf('ssh', 'socket'), "How a server that names none reaches Docker: through the SSH connection, or a local socket"),
+      defaultMetricsMode: about(enumOf('disabled', 'ssh', 'agent'), 'How metrics of a server that names none are collected: not at all, over SSH, or by the agent'),
+      autoPruneImages: about(bool, 'Prune unused images automatically (stored for now: nothing prunes on its own yet; POST /api/servers/{id}/prune-images prunes by hand)'),
+      pruneImagesMode: about(enumOf('dangling', 'all'), 'What a prune removes: untagged images only, or every image no container uses'),
+      autoManageCompose: about(bool, 'Deploy services through a compose file Stevedore writes, not a container it creates directly (docs/deploys.md)'),
+      driftPolicy: about(enumOf('off', 'warn', 'heal'), 'A container that differs from its desired state: ignored, reported as Drifted, or redeployed'),
       revisionHistoryLimit: int(1, 1000, { description: 'Revisions kept per service (the newest; revisions that are desired, current, failed or running are always kept)' }),
     },
     defaults: {
@@ -35,11 +48,19 @@ export const SETTINGS_MODULES: Record<string, SettingsModule> = {
     },
   },
   data: {
-    fields: { allowBackupDownload: bool, defaultMonitoringEnabled: bool, defaultCollectionIntervalSec: int(60, 3600) },
+    fields: {
+      allowBackupDownload: about(bool, 'Let operators download backups of the databases'),
+      defaultMonitoringEnabled: about(bool, 'Monitor a new database (reachability and size) unless it says otherwise'),
+      defaultCollectionIntervalSec: int(60, 3600, { description: "Seconds between two looks at a monitored database that sets no interval of its own" }),
+    },
     defaults: { allowBackupDownload: false, defaultMonitoringEnabled: false, defaultCollectionIntervalSec: 300 },
   },
   configuration: {
-    fields: { allowSecretReveal: bool, scanMinLength: int(1, 100), scanEntropyThreshold: int(0, 80) },
+    fields: {
+      allowSecretReveal: about(bool, 'Let admins read a secret back (POST /api/secrets/{id}/reveal); off: secrets are write-only for everyone'),
+      scanMinLength: int(1, 100, { description: 'The secret scanner of config files looks at values of at least this many characters' }),
+      scanEntropyThreshold: int(0, 80, { description: 'The scanner reports a value whose Shannon entropy × 10 is at least this' }),
+    },
     defaults: { allowSecretReveal: true, scanMinLength: 6, scanEntropyThreshold: 25 },
   },
 };

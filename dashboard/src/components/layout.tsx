@@ -19,6 +19,7 @@ export function Layout({ envId, title, path, children }: { envId?: string; title
       <a class="skip" href="#main">Skip to content</a>
       <header class="top">
         <Link href="/" class="brand">Stevedore</Link>
+        <Link href="/environments" class="all-envs">All environments</Link>
         <label class="env-switch">
           Environment
           <select value={envId ?? ''} onChange={(e) => navigate(`/env/${(e.target as HTMLSelectElement).value}`)}>

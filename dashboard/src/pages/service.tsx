@@ -8,6 +8,10 @@ import { can, useSession } from '../session';
 import { PlanProgress } from '../components/plan-progress';
 import { ConditionBadge, ErrorNote, PlanStatus, when } from '../components/status';
 import { Link } from '../router';
+import { SchemaForm, type Option } from '../components/schema-form';
+import { kindOps, ownedBy, referenceOptions } from './resources';
+import { api } from '../api';
+import { fillPath, operations } from '../schema';
 
 async function loadService(id: string, signal: AbortSignal) {
   const service = await get(`/api/services/${id}`, signal);
@@ -42,22 +46,24 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         {service.failedRevision && <span class="error"> — r{service.failedRevision.revision} failed: {service.failedRevision.reason}</span>}
       </p>
 
-      <ServiceSpec service={service} />
+      <ServiceSpec service={service} editable={can(me, 'operator')} onSaved={loaded.reload} />
 
       <section aria-labelledby="deps-h">
         <h2 id="deps-h">Deployments</h2>
         <table>
-          <thead><tr><th scope="col">Container</th><th scope="col">Server</th><th scope="col">Running tag</th><th scope="col">Status</th><th scope="col">Logs</th></tr></thead>
+          <thead><tr><th scope="col">Container</th><th scope="col">Server</th><th scope="col">Running tag</th><th scope="col">Status</th><th scope="col">Logs</th>{can(me, 'operator') && <th scope="col">Remove</th>}</tr></thead>
           <tbody>
             {deployments.map((d: any) => (
               <tr data-deployment={d.containerName}>
                 <th scope="row">{d.containerName}</th><td>{serverName.get(d.serverId) ?? d.serverId}</td><td><code>{d.imageTag ?? 'none'}</code></td>
                 <td><ConditionBadge conditions={d.conditions} /></td>
                 <td><ContainerLogs serviceId={serviceId} deployment={d} /></td>
+                {can(me, 'operator') && <td><RemoveDeployment service={service} deployment={d} onDone={loaded.reload} /></td>}
               </tr>
             ))}
           </tbody>
         </table>
+        {can(me, 'operator') && <AddDeployment service={service} onDone={loaded.reload} />}
       </section>
 
       {can(me, 'operator') && <DeployForm service={service} tags={tags} onPlan={setPlanId} />}
@@ -144,20 +150,83 @@ function ContainerLogs({ serviceId, deployment }: { serviceId: string; deploymen
   );
 }
 
-function ServiceSpec({ service }: { service: any }) {
+/** The spec as the API reads it, and (operators) its edit form drawn from the update schema. */
+function ServiceSpec({ service, editable, onSaved }: { service: any; editable: boolean; onSaved(): void }) {
+  const { me } = useSession();
+  const [editing, setEditing] = useState(false);
+  const form = useLoad(async (signal) => {
+    if (!editing) return null;
+    const ops = await kindOps({ list: 'listServices', update: 'updateService' }, signal);
+    return { ops, options: await referenceOptions([ops.update?.body], service.environmentId, me, signal) };
+  }, [editing, service.id]);
   const env = Object.entries(service.env ?? {}) as Array<[string, string]>;
+  const hc = service.healthCheck;
+  const owner = service.source?.kind === 'manifest' ? service.source.path : null;
   return (
     <section aria-labelledby="spec-h">
       <h2 id="spec-h">Spec</h2>
-      <dl class="spec">
+      {owner && <p class="reason">Declared by the manifest <code>{owner}</code>: the fields it sets are edited there.</p>}
+      <dl class="spec" data-testid="service-spec">
+        <dt>Image tag</dt><dd><code>{service.imageTag ?? '—'}</code></dd>
         <dt>Command</dt><dd>{service.command ? <code>{service.command.join(' ')}</code> : 'the image default'}</dd>
         <dt>Ports</dt><dd>{service.ports?.length ? service.ports.map((p: string) => <code>{p} </code>) : 'none'}</dd>
         <dt>Volumes</dt><dd>{service.volumes?.length ? service.volumes.map((v: string) => <code>{v} </code>) : 'none'}</dd>
-        <dt>Update order</dt><dd>{service.updateOrder}</dd>
+        <dt>Health check</dt>
+        <dd>{hc ? <><code>{hc.test.join(' ')}</code> every {hc.intervalSec ?? 30} s, timeout {hc.timeoutSec ?? 30} s, {hc.retries ?? 3} retries</> : 'the image default'}</dd>
+        <dt>Update order</dt><dd>{service.updateOrder}{service.updateOrder === 'start-first' && `, drain ${service.drainSec} s`}</dd>
         <dt>Env</dt>
-        <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
+        <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li data-env={k}><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
       </dl>
+      {editable && !editing && <div class="actions"><button type="button" onClick={() => setEditing(true)}>Edit spec</button></div>}
+      {editing && <ErrorNote error={form.error} />}
+      {editing && form.data?.ops.update && (
+        <div class="panel">
+          <h3>Edit {service.name}</h3>
+          <p class="help">Saving a change of the spec rolls it out as a new revision, as a deploy does.</p>
+          <SchemaForm name="edit-service" schema={form.data.ops.update.body!} initial={service} owned={ownedBy(service)} options={form.data.options}
+            omit={['composeTemplate']} submitLabel="Save spec" onCancel={() => setEditing(false)}
+            onSubmit={async (body) => { await api('PATCH', `/api/services/${service.id}`, body); setEditing(false); onSaved(); }} />
+        </div>
+      )}
     </section>
+  );
+}
+
+/** A new deployment of the service: on which server, under which container name (the API's create schema). */
+function AddDeployment({ service, onDone }: { service: any; onDone(): void }) {
+  const { me } = useSession();
+  const [open, setOpen] = useState(false);
+  const form = useLoad(async (signal) => {
+    if (!open) return null;
+    const op = (await operations(signal)).get('createDeployment')!;
+    return { op, options: await referenceOptions([op.body], service.environmentId, me, signal) as Record<string, Option[]> };
+  }, [open]);
+  if (!open) return <div class="actions"><button type="button" onClick={() => setOpen(true)}>Add a deployment</button></div>;
+  if (!form.data) return <ErrorNote error={form.error} />;
+  const { op, options } = form.data;
+  return (
+    <div class="panel">
+      <h3>New deployment of {service.name}</h3>
+      <SchemaForm name="create-deployment" schema={op.body!} options={options} submitLabel="Add deployment" onCancel={() => setOpen(false)}
+        onSubmit={async (body) => { await api(op.method, fillPath(op.path, { id: service.id }), body); setOpen(false); onDone(); }} />
+    </div>
+  );
+}
+
+function RemoveDeployment({ service, deployment, onDone }: { service: any; deployment: any; onDone(): void }) {
+  const [confirming, setConfirming] = useState(false);
+  const action = useAction();
+  if (deployment.source?.kind === 'manifest') return <span class="reason">manifest <code>{deployment.source.path}</code></span>;
+  return (
+    <>
+      {confirming ? (
+        <button type="button" class="danger" disabled={action.busy} onClick={() => action.run(async () => {
+          await api('DELETE', `/api/services/${service.id}/deployments/${deployment.id}`);
+          onDone();
+        })}>Remove {deployment.containerName} for good</button>
+      ) : <button type="button" class="link" onClick={() => setConfirming(true)}>Remove<span class="sr-only"> {deployment.containerName}</span></button>}
+      <ErrorNote error={action.error} />
+    </>
   );
 }
 

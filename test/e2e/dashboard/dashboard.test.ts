@@ -205,7 +205,7 @@ describe('dashboard in a real browser (e2e)', function () {
     ['Databases', async () => '/databases', 'main p', ''],
     ['Topology', async () => '/topology', 'svg.topology', ''],
     ['Audit log', async () => '/audit', 'tbody tr', 'audit-log'],
-    ['Settings', async () => '/settings', 'form.settings', 'settings'],
+    ['Settings', async () => '/settings', 'section.settings form', 'settings'],
     ['Deployment plan', async () => `/plans/${(await w.s.db('deployment_plans').where({ environmentId: w.envId }).orderBy('createdAt', 'desc').first()).id}`, '[data-plan]', ''],
   ];
   for (const [heading, path, ready, screenshot] of axePages) {

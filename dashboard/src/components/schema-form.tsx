@@ -1,0 +1,304 @@
+// One form renderer for every kind: a field per property of the API's JSON schema (its description
+// as help), enums as selects, booleans as checkboxes, maps as key/value rows, lists as rows,
+// nested objects as a group. The value is checked with the same schema before it is sent, and the
+// API's own error is shown next to the field it names. Fields a manifest owns are read-only and
+// say which file owns them; write-only fields (secrets, passwords, tokens) are never filled in.
+import type { ComponentChildren } from 'preact';
+import { useState } from 'preact/hooks';
+import { ApiError } from '../api';
+import { humanize, validate, type FieldError, type Schema } from '../schema';
+
+export interface Option { value: string; label: string }
+
+export interface FormProps {
+  schema: Schema;
+  /** The object as the API reads it (edit), or nothing (create). */
+  initial?: Record<string, any>;
+  /** Fields the form leaves out (set by the page or by another route). */
+  omit?: string[];
+  /** Fields never shown filled in: the API takes them but never answers them. */
+  writeOnly?: string[];
+  /** Fields a manifest owns, with the file that owns them. */
+  owned?: Record<string, string>;
+  /** Choices for fields that name another object by id. */
+  options?: Record<string, Option[]>;
+  /** Shown with the fields (prefix of the inputs' ids). */
+  name: string;
+  submitLabel: string;
+  /** Gets the body: every field on create, only the changed ones on edit. */
+  onSubmit(body: Record<string, unknown>): Promise<unknown>;
+  onCancel?(): void;
+  children?: ComponentChildren;
+}
+
+const isEmpty = (v: unknown) => v === undefined || v === '';
+const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
+
+export function SchemaForm(props: FormProps) {
+  const { schema, initial, omit = [], writeOnly = [], owned = {}, options = {}, name } = props;
+  const editing = !!initial;
+  const fields = Object.entries(schema.properties ?? {}).filter(([k, s]) => !omit.includes(k) && !s.readOnly);
+  const [value, setValue] = useState<Record<string, unknown>>(() => {
+    const v: Record<string, unknown> = {};
+    for (const [k, s] of fields) v[k] = writeOnly.includes(k) ? undefined : initial ? initial[k] : s.default;
+    return v;
+  });
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [busy, setBusy] = useState(false);
+  const [saved, setSaved] = useState(false);
+
+  const body = () => {
+    const out: Record<string, unknown> = {};
+    for (const [k] of fields) {
+      const v = value[k];
+      if (owned[k]) continue;
+      if (writeOnly.includes(k)) { if (!isEmpty(v) && v !== null) out[k] = v; continue; }
+      if (editing) { if (!same(v, initial![k])) out[k] = v === undefined ? null : v; } else if (v !== undefined && !(v === null && !schema.required?.includes(k))) out[k] = v;
+    }
+    return out;
+  };
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    setSaved(false);
+    const b = body();
+    if (editing && !Object.keys(b).length) { setErrors([{ path: '', message: 'Nothing changed.' }]); return; }
+    // an edit sends only what changed: the fields a create requires are already stored
+    const found = validate({ ...schema, minProperties: undefined, ...(editing && { required: [] }) }, b);
+    setErrors(found);
+    if (found.length) return;
+    setBusy(true);
+    try {
+      await props.onSubmit(b);
+      setSaved(true);
+    } catch (err) {
+      const field = err instanceof ApiError && err.field ? err.field : '';
+      setErrors([{ path: field, message: (err as Error).message }]);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  const shown = new Set(fields.map(([k]) => k));
+  const general = errors.filter((e) => !shown.has(e.path.split('.')[0]));
+  return (
+    <form class="schema-form" onSubmit={submit} noValidate aria-label={name} data-form={name}>
+      {fields.map(([k, s]) => (
+        <Field key={k} path={k} label={humanize(k)} schema={s} value={value[k]} required={schema.required?.includes(k) ?? false}
+          onChange={(v) => setValue((old) => ({ ...old, [k]: v }))} errors={errors} idPrefix={name} options={options}
+          owner={owned[k]} writeOnly={writeOnly.includes(k) ? (editing ? 'keep' : 'new') : undefined} />
+      ))}
+      {props.children}
+      {general.map((e) => <p role="alert" class="error">{e.message}</p>)}
+      {saved && <p role="status">Saved.</p>}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={busy}>{props.submitLabel}</button>
+        {props.onCancel && <button type="button" onClick={props.onCancel}>Cancel</button>}
+      </div>
+    </form>
+  );
+}
+
+interface FieldProps {
+  path: string;
+  label: string;
+  schema: Schema;
+  value: unknown;
+  required: boolean;
+  onChange(v: unknown): void;
+  errors: FieldError[];
+  idPrefix: string;
+  options: Record<string, Option[]>;
+  owner?: string;
+  writeOnly?: 'keep' | 'new';
+}
+
+const idOf = (prefix: string, path: string) => `${prefix}-${path}`.replace(/[^A-Za-z0-9_-]/g, '-');
+
+/** The text typed into an input, as the schema's value: '' is null when the field may be null, else absent. */
+function fromText(schema: Schema, text: string): unknown {
+  if (text === '') return schema.nullable ? null : undefined;
+  if (schema.type === 'integer' || schema.type === 'number') return Number(text);
+  return text;
+}
+
+function Field(p: FieldProps) {
+  const { schema, path, label, value, owner } = p;
+  const id = idOf(p.idPrefix, path);
+  const mine = p.errors.filter((e) => e.path === path || (e.path.startsWith(`${path}.`) && !isComposite(schema)));
+  const help = [
+    schema.description,
+    owner && `Set by the manifest ${owner}: edit that file to change it.`,
+    p.writeOnly === 'keep' && 'Write-only: never shown. Leave empty to keep the stored value; type a new one to replace it.',
+    p.writeOnly === 'new' && 'Write-only: stored sealed and never shown again.',
+  ].filter(Boolean) as string[];
+  const describedBy = [help.length && `${id}-help`, mine.length && `${id}-err`].filter(Boolean).join(' ') || undefined;
+  const note = (
+    <>
+      {help.length > 0 && <p class="help" id={`${id}-help`}>{help.join(' ')}</p>}
+      {mine.length > 0 && <p class="error" role="alert" id={`${id}-err`} data-field-error={path}>{mine.map((e) => e.message).join('; ')}</p>}
+    </>
+  );
+  const common = { id, disabled: !!owner, 'aria-describedby': describedBy, 'aria-invalid': mine.length ? true : undefined, 'data-owner': owner };
+  const text = <>{label}{p.required && schema.type !== 'boolean' && <span aria-hidden="true"> *</span>}{owner && <span class="owned"> (manifest)</span>}</>;
+  const choices = p.options[path];
+
+  if (schema.type === 'boolean') {
+    return (
+      <div class="field check">
+        <input type="checkbox" {...common} checked={value === true} onChange={(e) => p.onChange((e.target as HTMLInputElement).checked)} />
+        <label for={id}>{text}</label>
+        {note}
+      </div>
+    );
+  }
+  if (choices || (schema.enum && schema.type !== 'array')) {
+    const list: Option[] = choices ?? schema.enum!.filter((v) => v !== null).map((v) => ({ value: String(v), label: String(v) }));
+    return (
+      <div class="field">
+        <label for={id}>{text}</label>
+        <select {...common} value={value == null ? '' : String(value)} onChange={(e) => p.onChange(fromText(schema, (e.target as HTMLSelectElement).value))}>
+          {(!p.required || value == null) && <option value="">{p.required ? 'Choose…' : '(none)'}</option>}
+          {list.map((o) => <option value={o.value}>{o.label}</option>)}
+        </select>
+        {note}
+      </div>
+    );
+  }
+  if (schema.type === 'array') {
+    const items = schema.items ?? {};
+    if (items.enum) {
+      // a set of known values (event types): one checkbox each
+      const chosen = new Set((value as unknown[] | undefined) ?? []);
+      return (
+        <fieldset class="field" aria-describedby={describedBy} disabled={!!owner}>
+          <legend>{text}</legend>
+          <div class="checks">
+            {items.enum.map((o) => (
+              <label class="check"><input type="checkbox" checked={chosen.has(o)} onChange={(e) => {
+                const next = new Set(chosen);
+                if ((e.target as HTMLInputElement).checked) next.add(o); else next.delete(o);
+                p.onChange(items.enum!.filter((x) => next.has(x)));
+              }} /> {String(o)}</label>
+            ))}
+          </div>
+          {note}
+        </fieldset>
+      );
+    }
+    return <ListField {...p} id={id} text={text} note={note} describedBy={describedBy} />;
+  }
+  if (schema.type === 'object' && typeof schema.additionalProperties === 'object' && !schema.properties) {
+    return <MapField {...p} id={id} text={text} note={note} describedBy={describedBy} />;
+  }
+  if (schema.type === 'object' && schema.properties) {
+    const obj = value as Record<string, unknown> | null | undefined;
+    const on = obj != null;
+    return (
+      <fieldset class="field group" aria-describedby={describedBy} disabled={!!owner}>
+        <legend>{text}</legend>
+        {schema.nullable && (
+          <label class="check"><input type="checkbox" checked={on} onChange={(e) => p.onChange((e.target as HTMLInputElement).checked ? {} : null)} /> Set {label.toLowerCase()}</label>
+        )}
+        {(on || !schema.nullable) && Object.entries(schema.properties).map(([k, s]) => (
+          <Field key={k} {...p} path={`${path}.${k}`} label={humanize(k)} schema={s} value={obj?.[k]} owner={undefined} writeOnly={undefined}
+            required={schema.required?.includes(k) ?? false}
+            onChange={(v) => p.onChange(cleanObject({ ...(obj ?? {}), [k]: v }))} />
+        ))}
+        {note}
+      </fieldset>
+    );
+  }
+  if (schema.type === 'object') {
+    return (
+      <div class="field">
+        <label for={id}>{text}</label>
+        <textarea {...common} rows={3} value={value == null ? '' : JSON.stringify(value)} onInput={(e) => {
+          const t = (e.target as HTMLTextAreaElement).value;
+          try { p.onChange(t ? JSON.parse(t) : null); } catch { /* checked on submit */ }
+        }} />
+        {note}
+      </div>
+    );
+  }
+  const number = schema.type === 'integer' || schema.type === 'number';
+  const long = (schema.maxLength ?? 0) > 4096;
+  const shownValue = value == null ? '' : String(value);
+  return (
+    <div class="field">
+      <label for={id}>{text}</label>
+      {long ? (
+        <textarea {...common} rows={8} spellcheck={false} value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLTextAreaElement).value))} />
+      ) : (
+        <input {...common} type={(p.writeOnly ? 'password' : number ? 'number' : 'text') as 'text'} autoComplete={p.writeOnly ? 'new-password' : 'off'}
+          step={schema.type === 'integer' ? 1 : number ? 'any' : undefined} min={schema.minimum} max={schema.maximum}
+          placeholder={schema.default !== undefined && !Array.isArray(schema.default) && typeof schema.default !== 'object' ? `default ${schema.default}` : undefined}
+          value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLInputElement).value))} />
+      )}
+      {note}
+    </div>
+  );
+}
+
+const isComposite = (s: Schema) => s.type === 'object' && !!s.properties;
+
+/** A nested object with its empty fields taken out. */
+function cleanObject(o: Record<string, unknown>) {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined));
+}
+
+interface RowsProps extends FieldProps { id: string; text: ComponentChildren; note: ComponentChildren; describedBy?: string }
+
+/** A list as rows: one input per item, add and remove. */
+function ListField(p: RowsProps) {
+  const items = (p.value as unknown[] | null | undefined) ?? [];
+  const itemSchema = p.schema.items ?? { type: 'string' };
+  const set = (next: unknown[]) => p.onChange(next.length || !p.schema.nullable ? next : null);
+  const simple = !isComposite(itemSchema);
+  return (
+    <fieldset class="field rows" aria-describedby={p.describedBy} disabled={!!p.owner} data-owner={p.owner}>
+      <legend>{p.text}</legend>
+      {items.map((item, i) => (
+        <div class="row">
+          {simple ? (
+            <input aria-label={`${p.label} ${i + 1}`} value={item == null ? '' : String(item)}
+              onInput={(e) => { const next = [...items]; next[i] = fromText(itemSchema, (e.target as HTMLInputElement).value) ?? ''; set(next); }} />
+          ) : (
+            <Field {...p} path={`${p.path}.${i}`} label={`${p.label} ${i + 1}`} schema={itemSchema} value={item} required
+              onChange={(v) => { const next = [...items]; next[i] = v; set(next); }} />
+          )}
+          <button type="button" class="link" onClick={() => set(items.filter((_, j) => j !== i))}>Remove<span class="sr-only"> {p.label} {i + 1}</span></button>
+        </div>
+      ))}
+      <button type="button" onClick={() => set([...items, simple ? '' : {}])}>Add<span class="sr-only"> to {p.label}</span></button>
+      {p.note}
+    </fieldset>
+  );
+}
+
+/** A map of names to values (env, headers) as key/value rows. */
+function MapField(p: RowsProps) {
+  const obj = (p.value as Record<string, string> | null | undefined) ?? {};
+  // rows keep their order and may have an empty or repeated key while being typed
+  const [rows, setRows] = useState<Array<[string, string]>>(() => Object.entries(obj));
+  const update = (next: Array<[string, string]>) => {
+    setRows(next);
+    p.onChange(Object.fromEntries(next.filter(([k]) => k !== '')));
+  };
+  return (
+    <fieldset class="field rows" aria-describedby={p.describedBy} disabled={!!p.owner} data-owner={p.owner}>
+      <legend>{p.text}</legend>
+      {rows.map(([k, v], i) => (
+        <div class="row kv" data-row={k}>
+          <input aria-label={`${p.label} name ${i + 1}`} value={k} spellcheck={false}
+            onInput={(e) => update(rows.map((r, j) => (j === i ? [(e.target as HTMLInputElement).value, r[1]] : r)))} />
+          <input aria-label={`${p.label} value ${i + 1}`} value={v} spellcheck={false}
+            onInput={(e) => update(rows.map((r, j) => (j === i ? [r[0], (e.target as HTMLInputElement).value] : r)))} />
+          <button type="button" class="link" onClick={() => update(rows.filter((_, j) => j !== i))}>Remove<span class="sr-only"> {p.label} {k || i + 1}</span></button>
+        </div>
+      ))}
+      <button type="button" onClick={() => update([...rows, ['', '']])}>Add<span class="sr-only"> to {p.label}</span></button>
+      {p.note}
+    </fieldset>
+  );
+}

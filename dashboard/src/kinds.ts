@@ -1,0 +1,151 @@
+// The kinds the dashboard lists, creates, edits and deletes: which API operations serve them (by
+// operationId: their paths and body schemas come from the OpenAPI document), how a row of the list
+// reads, and which fields name other objects. The forms themselves are drawn from the schemas
+// (components/schema-form.tsx); nothing here restates a field's type or its limits.
+import type { ComponentChildren } from 'preact';
+import { listAll } from './api';
+import type { Role } from './router';
+import type { Option } from './components/schema-form';
+import type { Me } from './session';
+
+export interface Column { label: string; cell(item: any): ComponentChildren }
+
+/** A button on each row that runs an operation of the item (test a connection) and shows its answer. */
+export interface ItemAction { label: string; op: string; body?: Record<string, unknown>; says(answer: any): string }
+
+export interface KindView {
+  /** The page's address under /env/:envId/ and its title. */
+  key: string;
+  title: string;
+  /** One object, in a sentence: 'server'. */
+  noun: string;
+  list: string;
+  create?: string;
+  update?: string;
+  remove?: string;
+  /** Lowest role that may see the page (default viewer) and change its objects (default operator). */
+  viewRole?: Role;
+  editRole?: Role;
+  name(item: any): string;
+  columns: Column[];
+  /** Fields of the bodies the forms leave out. */
+  omit?: string[];
+  actions?: ItemAction[];
+  /** The object's own page, when it has one. */
+  href?(envId: string, item: any): string;
+  /** A field of the create answer that is shown once and never again (an API token). */
+  shownOnce?: string;
+  /** A create form of the kind's own, in place of the one drawn from its schema (it calls done when finished). */
+  createForm?: (done: () => void) => ComponentChildren;
+}
+
+/** Fields that name another object by id, and where their choices come from. */
+export const REFERENCES: Record<string, (envId: string, me: Me, signal: AbortSignal) => Promise<Option[]>> = {
+  containerImageId: (envId, _me, signal) => options(`/api/environments/${envId}/container-images`, (i) => i.imageName, signal),
+  registryConnectionId: (envId, _me, signal) => options(`/api/environments/${envId}/registries`, (r) => r.name, signal),
+  serverId: (envId, _me, signal) => options(`/api/environments/${envId}/servers`, (s) => `${s.name} (${s.hostname})`, signal),
+  ownerUserId: (_envId, _me, signal) => options('/api/users', (u) => u.email, signal),
+  environmentIds: async (_envId, me) => me.environments.map((e) => ({ value: e.id, label: e.name })),
+};
+
+async function options(path: string, label: (item: any) => string, signal: AbortSignal): Promise<Option[]> {
+  return (await listAll(path, signal)).map((item) => ({ value: item.id, label: label(item) }));
+}
+
+const code = (v: unknown) => (v == null || v === '' ? '—' : String(v));
+const list = (v: unknown[] | null | undefined) => (v?.length ? v.join(', ') : '—');
+
+export const KIND_VIEWS: KindView[] = [
+  {
+    key: 'servers', title: 'Servers', noun: 'server', list: 'listServers', create: 'createServer', update: 'updateServer', remove: 'deleteServer',
+    name: (s) => s.name,
+    columns: [
+      { label: 'Address', cell: (s) => `${s.sshUser ? `${s.sshUser}@` : ''}${s.hostname}:${s.sshPort}` },
+      { label: 'Labels', cell: (s) => list(s.tags) },
+      { label: 'Docker / metrics', cell: (s) => `${s.dockerMode} / ${s.metricsMode}` },
+      { label: 'Host key', cell: (s) => code(s.hostKeyFingerprint) },
+    ],
+    actions: [{
+      label: 'Test connection', op: 'testServerSsh', body: {},
+      says: (r) => `${r.ok ? 'Connected' : 'Failed'}${r.latencyMs != null ? ` in ${r.latencyMs} ms` : ''}: ${r.message}${r.hostKeyFingerprint ? ` (host key ${r.hostKeyFingerprint})` : ''}`,
+    }],
+  },
+  {
+    key: 'services', title: 'Services', noun: 'service', list: 'listServices', create: 'createService', remove: 'deleteService',
+    name: (s) => s.name,
+    href: (envId, s) => `/env/${envId}/services/${s.id}`,
+    columns: [
+      { label: 'Tag', cell: (s) => code(s.imageTag) },
+      { label: 'Ports', cell: (s) => list(s.ports) },
+      { label: 'Update order', cell: (s) => s.updateOrder },
+    ],
+  },
+  {
+    key: 'images', title: 'Images', noun: 'image', list: 'listContainerImages', create: 'createContainerImage', update: 'updateContainerImage', remove: 'deleteContainerImage',
+    name: (i) => i.imageName,
+    columns: [
+      { label: 'Auto-update', cell: (i) => (i.autoUpdate ? 'on' : 'off') },
+      { label: 'Version policy', cell: (i) => (i.policy ? `${i.policy.type}${i.policy.range ? ` ${i.policy.range}` : ''}` : '—') },
+    ],
+  },
+  {
+    key: 'registries', title: 'Registries', noun: 'registry', list: 'listRegistries', create: 'createRegistry', update: 'updateRegistry', remove: 'deleteRegistry',
+    name: (r) => r.name,
+    columns: [
+      { label: 'URL', cell: (r) => r.registryUrl },
+      { label: 'Type', cell: (r) => r.type },
+      { label: 'Credentials', cell: (r) => [r.hasToken && 'token set', r.hasPassword && 'password set'].filter(Boolean).join(', ') || 'none' },
+    ],
+    actions: [{ label: 'Test', op: 'testRegistry', says: (r) => `${r.ok ? 'OK' : 'Failed'}: ${r.message}` }],
+  },
+  {
+    key: 'secrets', title: 'Secrets', noun: 'secret', list: 'listSecrets', create: 'createSecret', update: 'updateSecret', remove: 'deleteSecret',
+    name: (s) => s.key,
+    columns: [
+      { label: 'Value', cell: (s) => (s.hasValue ? 'set (never shown)' : 'not set') },
+      { label: 'Description', cell: (s) => code(s.description) },
+      { label: 'Used by', cell: (s) => list([...(s.usage?.services ?? []), ...(s.usage?.configFiles ?? [])].map((u: any) => u.name)) },
+    ],
+  },
+  {
+    key: 'vars', title: 'Vars', noun: 'var', list: 'listVars', create: 'createVar', update: 'updateVar', remove: 'deleteVar',
+    name: (v) => v.key,
+    columns: [
+      { label: 'Value', cell: (v) => v.value },
+      { label: 'Description', cell: (v) => code(v.description) },
+    ],
+  },
+  {
+    key: 'webhooks', title: 'Webhooks', noun: 'webhook', list: 'listWebhookSubscriptions', create: 'createWebhookSubscription',
+    update: 'updateWebhookSubscription', remove: 'deleteWebhookSubscription',
+    name: (w) => w.name,
+    columns: [
+      { label: 'URL', cell: (w) => w.url },
+      { label: 'Events', cell: (w) => list(w.eventTypes) },
+      { label: 'State', cell: (w) => `${w.enabled ? 'enabled' : 'disabled'}${w.failed ? ', failing' : ''}` },
+    ],
+    actions: [{ label: 'Send a test', op: 'testWebhookSubscription', says: (r) => (r.delivered ? `Delivered (HTTP ${r.status})` : `Not delivered${r.status ? ` (HTTP ${r.status})` : ''}`) }],
+  },
+  {
+    key: 'users', title: 'Users', noun: 'user', list: 'listUsers', create: 'createUser', update: 'updateUser', remove: 'deleteUser',
+    viewRole: 'admin', editRole: 'admin',
+    name: (u) => u.email,
+    columns: [
+      { label: 'Name', cell: (u) => code(u.name) },
+      { label: 'Role', cell: (u) => u.role },
+      { label: 'Last sign-in', cell: (u) => u.lastLoginAt ?? 'never' },
+    ],
+  },
+  {
+    key: 'tokens', title: 'API tokens', noun: 'API token', list: 'listApiTokens', create: 'createApiToken', remove: 'deleteApiToken',
+    viewRole: 'admin', editRole: 'admin', shownOnce: 'token',
+    name: (t) => t.name,
+    omit: ['ownerServiceAccountId'],
+    columns: [
+      { label: 'Prefix', cell: (t) => t.tokenPrefix },
+      { label: 'Role cap', cell: (t) => code(t.role) },
+      { label: 'Expires', cell: (t) => code(t.expiresAt) },
+      { label: 'Last used', cell: (t) => code(t.lastUsedAt) },
+    ],
+  },
+];

@@ -1,0 +1,277 @@
+// The dashboard's forms in Debian's Chromium against the real service and PostgreSQL: objects
+// created and edited through forms drawn from the API's schemas are stored (read back through the
+// API and the database), a secret typed into the page never comes back in any page, a viewer gets
+// no create or edit control, a field a manifest owns is read-only and names its file, and at phone
+// width no page scrolls sideways. (No server of the fleet is used: SKIP_FLEET=1 runs it.)
+import { expect } from 'chai';
+import type { Browser, Page } from 'playwright-core';
+import { launchBrowser } from '../../support/browser.js';
+import { seriousViolations } from '../../support/axe.js';
+import { until } from '../../support/until.js';
+import { bootstrapAdmin, createEnvironment, PASSWORD, userWithRole } from '../../support/fixtures.js';
+import type { HttpClient } from '../../support/http-client.js';
+import { startTestService, type TestService } from '../../support/test-service.js';
+
+/** The environment's pages (the route table's navigation) and the ones outside it. */
+const ENV_PAGES = ['', '/servers', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
+  '/databases', '/topology', '/audit', '/settings', '/users', '/tokens'];
+
+describe('dashboard forms in a real browser (e2e)', function () {
+  this.timeout(180_000);
+  let svc: TestService;
+  let admin: HttpClient;
+  let browser: Browser;
+  let envId: string;
+  let ownedEnvId: string;
+  let imageId: string;
+  let viewerEmail: string;
+
+  const signIn = async (email = 'admin@example.test', width = 1280): Promise<Page> => {
+    const page = await (await browser.newContext({ bypassCSP: true, viewport: { width, height: 900 } })).newPage();
+    await page.goto(`${svc.url}/login`);
+    await page.getByLabel('Email').fill(email);
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    return page;
+  };
+  const open = async (page: Page, path: string, heading: string) => {
+    await page.goto(`${svc.url}${path}`);
+    await page.getByRole('heading', { level: 1, name: heading, exact: true }).waitFor();
+  };
+  // runs in the page: globalThis is its window
+const widths = (page: Page) => page.evaluate(() => {
+  const w = globalThis as any;
+  return [w.document.documentElement.scrollWidth as number, w.innerWidth as number];
+});
+const form = (page: Page, name: string) => page.locator(`form[data-form="${name}"]`);
+
+  before(async () => {
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    envId = (await createEnvironment(admin, 'staging')).id;
+    const image = await admin.post(`/api/environments/${envId}/container-images`, { imageName: 'registry.example.test/shop/web' });
+    expect(image.status, image.text).to.equal(201);
+    imageId = image.body.id;
+    viewerEmail = (await userWithRole(admin, 'viewer')).user.email;
+    // a folder of manifests declares an environment and a server in it: the manifest owns their fields
+    const applied = await admin.post('/api/manifests/apply', { files: [
+      { path: 'environment.yaml', content: 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: declared}\nspec: {}\n' },
+      { path: 'servers.yaml', content: 'apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: edge-1, environment: declared}\nspec: {hostname: edge-1.example.test}\n' },
+    ] });
+    expect(applied.body.ok, applied.text).to.equal(true);
+    ownedEnvId = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'declared').id;
+    browser = await launchBrowser();
+  });
+  after(async () => {
+    await browser?.close();
+    await svc?.stop();
+  });
+
+  it('creates an environment through the form and stores it', async () => {
+    const page = await signIn();
+    await open(page, '/environments', 'Environments');
+    await page.getByRole('button', { name: 'New environment' }).click();
+    const f = form(page, 'create-environment');
+    await f.getByLabel(/^Name\b/).fill('from-the-page');
+    await f.getByLabel('Description').fill('made in a form');
+    await f.getByLabel('Generate one').check();
+    await f.getByRole('button', { name: 'Create environment' }).click();
+    await page.getByTestId('public-key').waitFor();
+    const stored = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'from-the-page');
+    expect(stored).to.include({ description: 'made in a form' });
+    const row = await svc.services.db('environments').where({ id: stored.id }).first();
+    expect(row.sshPublicKey).to.equal((await page.getByTestId('public-key').innerText()).trim());
+  });
+
+  it('creates a server with its labels through the form and stores it; a bad field is named next to it', async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/servers`, 'Servers');
+    await page.getByRole('button', { name: 'New server' }).click();
+    const f = form(page, 'create-servers');
+    await f.getByLabel(/^Name\b/).fill('web-1');
+    // checked with the API's schema before it is sent: the error stands next to the field
+    await f.getByLabel('Hostname').fill('not a host!');
+    await f.getByRole('button', { name: 'Create server' }).click();
+    await expect(await f.locator('[data-field-error="hostname"]').innerText()).to.match(/Hostname must match/);
+    await f.getByLabel('Hostname').fill('web-1.example.test');
+    await f.getByLabel('SSH port').fill('2222');
+    await f.getByLabel('SSH user').fill('deploy');
+    await f.getByRole('button', { name: 'Add to Tags' }).click();
+    await f.getByLabel('Tags 1').fill('role=web');
+    await f.getByRole('button', { name: 'Add to Tags' }).click();
+    await f.getByLabel('Tags 2').fill('zone=a');
+    await f.getByLabel('Metrics mode').selectOption('ssh');
+    await f.getByRole('button', { name: 'Create server' }).click();
+    await page.locator('tr[data-item="web-1"]').waitFor();
+    const stored = (await admin.get(`/api/environments/${envId}/servers`)).body.items.find((s: any) => s.name === 'web-1');
+    expect(stored).to.deep.include({ hostname: 'web-1.example.test', sshPort: 2222, sshUser: 'deploy', tags: ['role=web', 'zone=a'], metricsMode: 'ssh' });
+
+    // a refusal of the API (a second web-1: 409) is shown with its message
+    await page.getByRole('button', { name: 'New server' }).click();
+    await f.getByLabel(/^Name\b/).fill('web-1');
+    await f.getByLabel('Hostname').fill('web-2.example.test');
+    await f.getByRole('button', { name: 'Create server' }).click();
+    await f.getByRole('alert').filter({ hasText: /already exists|web-1/ }).waitFor();
+  });
+
+  it('creates a service through the form (image, tag, env, ports, health check) and stores it', async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/services`, 'Services');
+    await page.getByRole('button', { name: 'New service' }).click();
+    const f = form(page, 'create-services');
+    await f.getByLabel(/^Name\b/).fill('shop');
+    await f.getByLabel('Container image').selectOption(imageId);
+    await f.getByLabel('Image tag').fill('1.4.2');
+    await f.getByRole('button', { name: 'Add to Env' }).click();
+    await f.getByLabel('Env name 1').fill('LOG_LEVEL');
+    await f.getByLabel('Env value 1').fill('info');
+    await f.getByRole('button', { name: 'Add to Ports' }).click();
+    await f.getByLabel('Ports 1').fill('80');
+    await f.getByRole('button', { name: 'Add to Command' }).click();
+    await f.getByLabel('Command 1').fill('serve');
+    await f.getByLabel('Set health check').check();
+    await f.getByRole('button', { name: 'Add to Test' }).click();
+    await f.getByLabel('Test 1').fill('CMD');
+    await f.getByRole('button', { name: 'Add to Test' }).click();
+    await f.getByLabel('Test 2').fill('true');
+    await f.getByLabel('Interval (s)').fill('5');
+    await f.getByLabel('Update order').selectOption('start-first');
+    await f.getByRole('button', { name: 'Create service' }).click();
+    await page.locator('tr[data-item="shop"]').waitFor();
+    const stored = (await admin.get(`/api/environments/${envId}/services`)).body.items.find((s: any) => s.name === 'shop');
+    expect(stored).to.deep.include({
+      containerImageId: imageId, imageTag: '1.4.2', env: { LOG_LEVEL: 'info' }, ports: ['80'], command: ['serve'],
+      healthCheck: { test: ['CMD', 'true'], intervalSec: 5 }, updateOrder: 'start-first',
+    });
+  });
+
+  it("edits a service's env in the page and stores it", async () => {
+    const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
+    expect(created.status, created.text).to.equal(201);
+    const page = await signIn();
+    await open(page, `/env/${envId}/services/${created.body.id}`, 'Service');
+    await page.getByRole('button', { name: 'Edit spec' }).click();
+    const f = form(page, 'edit-service');
+    // a row per variable, filled in with the stored ones
+    expect(await f.locator('[data-row="KEEP"] input').first().inputValue()).to.equal('KEEP');
+    await f.locator('[data-row="MODE"] input').nth(1).fill('two');
+    await f.getByRole('button', { name: 'Add to Env' }).click();
+    await f.getByLabel('Env name 3').fill('ADDED');
+    await f.getByLabel('Env value 3').fill('yes');
+    await f.getByRole('button', { name: 'Save spec' }).click();
+    await page.locator('[data-testid="service-spec"] [data-env="ADDED"]').waitFor();
+    const stored = (await admin.get(`/api/services/${created.body.id}`)).body;
+    expect(stored.env).to.deep.equal({ MODE: 'two', KEEP: 'k', ADDED: 'yes' });
+  });
+
+  it("a secret set and rotated in the page is stored and never in any page's HTML", async () => {
+    const first = `pg-pass-${Date.now().toString(36)}-Zq1`;
+    const second = `pg-pass-${Date.now().toString(36)}-Wk2`;
+    const page = await signIn();
+    await open(page, `/env/${envId}/secrets`, 'Secrets');
+    await page.getByRole('button', { name: 'New secret' }).click();
+    const f = form(page, 'create-secrets');
+    await f.getByLabel('Key').fill('DB_PASSWORD');
+    await f.getByLabel('Value').fill(first);
+    await f.getByRole('button', { name: 'Create secret' }).click();
+    await page.locator('tr[data-item="DB_PASSWORD"]').waitFor();
+    // rotate: the edit form shows the value empty (write-only) and takes a new one
+    await page.getByRole('button', { name: 'Edit DB_PASSWORD' }).click();
+    const edit = form(page, 'edit-secrets-DB_PASSWORD');
+    expect(await edit.getByLabel('Value').inputValue()).to.equal('');
+    await edit.getByLabel('Value').fill(second);
+    await edit.getByRole('button', { name: 'Save DB_PASSWORD' }).click();
+    await edit.waitFor({ state: 'detached' });
+    const row = await until('the rotated secret stored', async () => {
+      const r = await svc.services.db('secrets').where({ environmentId: envId, key: 'DB_PASSWORD' }).first();
+      return r && svc.services.secretBox.open(r.valueSealed) === second && r;
+    });
+    expect(row.valueSealed).to.not.include(second);
+    for (const path of [...ENV_PAGES.map((p) => `/env/${envId}${p}`), '/environments']) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      const html = await page.content();
+      expect(html, path).to.not.include(first);
+      expect(html, path).to.not.include(second);
+    }
+  });
+
+  it('a viewer sees no create or edit control on any page', async () => {
+    const shop = (await admin.post(`/api/environments/${envId}/services`, { name: 'viewed', containerImageId: imageId })).body;
+    const page = await signIn(viewerEmail);
+    const visible = ENV_PAGES.filter((p) => !['/settings', '/users', '/tokens'].includes(p));
+    for (const path of [...visible.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${shop.id}`, '/environments']) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert)/ });
+      expect(await controls.count(), `${path}: ${await controls.allInnerTexts()}`).to.equal(0);
+      expect(await page.locator('form.schema-form').count(), path).to.equal(0);
+    }
+    // the admin pages are not offered to a viewer
+    expect(await page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: 'Users' }).count()).to.equal(0);
+  });
+
+  it('a field a manifest owns cannot be edited in the page and names its file', async () => {
+    const page = await signIn();
+    await open(page, `/env/${ownedEnvId}/servers`, 'Servers');
+    const row = page.locator('tr[data-item="edge-1"]');
+    expect(await row.innerText()).to.include('servers.yaml');
+    expect(await row.getByRole('button', { name: /^Delete/ }).count()).to.equal(0); // the manifest declares the whole object
+    await row.getByRole('button', { name: 'Edit edge-1' }).click();
+    const f = form(page, 'edit-servers-edge-1');
+    const hostname = f.getByLabel(/^Hostname/);
+    expect(await hostname.isDisabled()).to.equal(true);
+    expect(await hostname.inputValue()).to.equal('edge-1.example.test');
+    const help = await f.locator(`#${await hostname.getAttribute('id')}-help`).innerText();
+    expect(help).to.include('Set by the manifest servers.yaml');
+    // what the manifest leaves out stays editable, and is stored
+    expect(await f.getByLabel('SSH port').isDisabled()).to.equal(false);
+    await f.getByLabel('SSH port').fill('2200');
+    await f.getByRole('button', { name: 'Save edge-1' }).click();
+    await f.waitFor({ state: 'detached' });
+    const stored = (await admin.get(`/api/environments/${ownedEnvId}/servers`)).body.items[0];
+    expect(stored).to.include({ hostname: 'edge-1.example.test', sshPort: 2200 });
+  });
+
+  it("shows each setting with its schema's description and stores a change", async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/settings`, 'Settings');
+    const f = form(page, 'settings-operations');
+    const drift = f.getByLabel('Drift policy');
+    const help = await f.locator(`#${await drift.getAttribute('id')}-help`).innerText();
+    expect(help).to.equal('A container that differs from its desired state: ignored, reported as Drifted, or redeployed');
+    await drift.selectOption('heal');
+    await f.getByRole('button', { name: 'Save operations' }).click();
+    await page.getByText('Saved operations.').waitFor();
+    expect((await admin.get(`/api/environments/${envId}/settings/operations`)).body.driftPolicy).to.equal('heal');
+  });
+
+  it('at 375 px no page scrolls sideways, and axe finds no serious violation', async () => {
+    const service = (await admin.post(`/api/environments/${envId}/services`, {
+      name: 'a-service-with-a-rather-long-name-for-a-phone', containerImageId: imageId,
+      env: { A_LONG_VARIABLE_NAME_THAT_GOES_ON: 'and-a-value-that-goes-on-and-on-without-any-space-to-break-it-at-all' },
+    })).body;
+    const page = await signIn('admin@example.test', 375);
+    const paths = [...ENV_PAGES.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${service.id}`, '/environments'];
+    for (const path of paths) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      const [scroll, inner] = await widths(page);
+      expect(scroll, `${path} is ${scroll} px wide at ${inner} px`).to.be.at.most(inner);
+    }
+    // the forms too, open
+    for (const [path, button] of [[`/env/${envId}/services`, 'New service'], [`/env/${envId}/servers`, 'New server'], [`/env/${envId}/webhooks`, 'New webhook']]) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('button', { name: button }).click();
+      await page.locator('form.schema-form').waitFor();
+      const [scroll, inner] = await widths(page);
+      expect(scroll, `${path} with its form is ${scroll} px wide`).to.be.at.most(inner);
+      expect(await seriousViolations(page), path).to.deep.equal([]);
+    }
+  });
+});
