@@ -127,6 +127,21 @@ export const KIND_VIEWS: KindView[] = [
     actions: [{ label: 'Send a test', op: 'testWebhookSubscription', says: (r) => (r.delivered ? `Delivered (HTTP ${r.status})` : `Not delivered${r.status ? ` (HTTP ${r.status})` : ''}`) }],
   },
   {
+    key: 'config-files', title: 'Config files', noun: 'config file', list: 'listConfigFiles', create: 'createConfigFile', update: 'updateConfigFile',
+    remove: 'deleteConfigFile',
+    name: (f) => f.name,
+    columns: [
+      { label: 'Description', cell: (f) => code(f.description) },
+      { label: 'Attached', cell: (f) => `${(f.attachments ?? []).length} time(s)` },
+    ],
+  },
+  {
+    key: 'config-fragments', title: 'Config fragments', noun: 'config fragment', list: 'listConfigFragments', create: 'createConfigFragment',
+    update: 'updateConfigFragment', remove: 'deleteConfigFragment',
+    name: (f) => f.name,
+    columns: [{ label: 'Description', cell: (f) => code(f.description) }],
+  },
+  {
     key: 'users', title: 'Users', noun: 'user', list: 'listUsers', create: 'createUser', update: 'updateUser', remove: 'deleteUser',
     viewRole: 'admin', editRole: 'admin',
     name: (u) => u.email,

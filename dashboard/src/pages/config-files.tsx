@@ -4,8 +4,23 @@ import { get, listAll, post } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can, useSession } from '../session';
 import { ErrorNote } from '../components/status';
+import { Resources } from './resources';
+import { KIND_VIEWS, type KindView } from '../kinds';
 
+const view = (key: string) => KIND_VIEWS.find((v) => v.key === key) as KindView;
+
+/** The files and fragments (create, edit, delete), then a file's rendered preview and its sync. */
 export function ConfigFilesPage({ params }: { params: Record<string, string> }) {
+  return (
+    <>
+      <section aria-labelledby="files-h"><h2 id="files-h">Files</h2><Resources view={view('config-files')} envId={params.envId} /></section>
+      <section aria-labelledby="fragments-h"><h2 id="fragments-h">Fragments</h2><Resources view={view('config-fragments')} envId={params.envId} /></section>
+      <section aria-labelledby="previews-h"><h2 id="previews-h">Preview and sync</h2><Previews params={params} /></section>
+    </>
+  );
+}
+
+function Previews({ params }: { params: Record<string, string> }) {
   const files = useLoad((signal) => listAll(`/api/environments/${params.envId}/config-files`, signal), [params.envId]);
   const [selected, setSelected] = useState<string | null>(null);
   if (files.error) return <ErrorNote error={files.error} />;

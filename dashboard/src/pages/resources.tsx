@@ -51,7 +51,7 @@ export function resourcePage(view: KindView) {
   };
 }
 
-function Resources({ view, envId }: { view: KindView; envId: string }) {
+export function Resources({ view, envId }: { view: KindView; envId: string }) {
   const { me } = useSession();
   const editor = can(me, view.editRole ?? 'operator');
   const data = useLoad(async (signal) => {
@@ -72,8 +72,8 @@ function Resources({ view, envId }: { view: KindView; envId: string }) {
   return (
     <div class="resources" data-kind={view.key}>
       {editor && ops.create && (creating ? (
-        <section aria-labelledby="create-h" class="panel">
-          <h2 id="create-h">New {view.noun}</h2>
+        <section aria-labelledby={`${view.key}-create-h`} class="panel">
+          <h2 id={`${view.key}-create-h`}>New {view.noun}</h2>
           {view.createForm ? view.createForm(() => { setCreating(false); data.reload(); }) : <SchemaForm name={`create-${view.key}`} schema={ops.create.body!} omit={view.omit} writeOnly={ops.writeOnly} options={options}
             submitLabel={`Create ${view.noun}`} onCancel={() => setCreating(false)}
             onSubmit={async (body) => {
@@ -85,8 +85,8 @@ function Resources({ view, envId }: { view: KindView; envId: string }) {
         </section>
       ) : <div class="actions"><button type="button" class="primary" onClick={() => { setOnce(null); setCreating(true); }}>New {view.noun}</button></div>)}
       {once && (
-        <section aria-labelledby="once-h" class="panel">
-          <h2 id="once-h">Copy it now: it is shown only once</h2>
+        <section aria-labelledby={`${view.key}-once-h`} class="panel">
+          <h2 id={`${view.key}-once-h`}>Copy it now: it is shown only once</h2>
           <pre data-testid="shown-once">{once}</pre>
           <button type="button" onClick={() => setOnce(null)}>I have copied it</button>
         </section>

@@ -149,7 +149,7 @@ describe('dashboard in a real browser (e2e)', function () {
     const before = await onDisk();
     expect(before).to.not.include(mode);
     await open(page, '/config-files', 'Config files');
-    await page.getByRole('button', { name: 'web.conf' }).click();
+    await page.getByRole('button', { name: 'web.conf', exact: true }).click();
     expect((await page.getByLabel('Rendered preview').innerText()).trimEnd()).to.equal(`token=[REDACTED]\nmode=${mode}`);
     await page.getByRole('button', { name: 'Show diff' }).click();
     const diff = page.getByLabel('Diff for s1');
@@ -190,7 +190,7 @@ describe('dashboard in a real browser (e2e)', function () {
     expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
     expect(await p.getByRole('link', { name: 'Settings' }).count()).to.equal(0);
     await open(p, '/config-files', 'Config files');
-    await p.getByRole('button', { name: 'web.conf' }).click();
+    await p.getByRole('button', { name: 'web.conf', exact: true }).click();
     await p.getByLabel('Rendered preview').waitFor();
     expect(await p.getByRole('button', { name: forbidden }).count()).to.equal(0);
     await viewer.close();
