@@ -7,6 +7,7 @@ import { listAll } from './api';
 import type { Role } from './router';
 import type { Option } from './components/schema-form';
 import type { Me } from './session';
+import { when } from './components/status';
 
 export interface Column { label: string; cell(item: any): ComponentChildren }
 
@@ -148,7 +149,7 @@ export const KIND_VIEWS: KindView[] = [
     columns: [
       { label: 'Name', cell: (u) => code(u.name) },
       { label: 'Role', cell: (u) => u.role },
-      { label: 'Last sign-in', cell: (u) => u.lastLoginAt ?? 'never' },
+      { label: 'Last sign-in', cell: (u) => (u.lastLoginAt ? when(u.lastLoginAt) : 'never') },
     ],
   },
   {
@@ -159,8 +160,9 @@ export const KIND_VIEWS: KindView[] = [
     columns: [
       { label: 'Prefix', cell: (t) => t.tokenPrefix },
       { label: 'Role cap', cell: (t) => code(t.role) },
-      { label: 'Expires', cell: (t) => code(t.expiresAt) },
-      { label: 'Last used', cell: (t) => code(t.lastUsedAt) },
+      { label: 'Expires', cell: (t) => (t.expiresAt ? when(t.expiresAt) : 'never') },
+      { label: 'Last used', cell: (t) => (t.lastUsedAt ? when(t.lastUsedAt) : 'never') },
+      { label: 'State', cell: (t) => (t.revokedAt ? `revoked ${when(t.revokedAt)}` : 'active') },
     ],
   },
 ];

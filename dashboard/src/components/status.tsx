@@ -46,4 +46,7 @@ export function ErrorNote({ error }: { error: unknown }) {
   return <p role="alert" class="error">{error instanceof Error ? error.message : String(error)}</p>;
 }
 
-export const when = (t: string | null | undefined) => (t ? new Date(t).toLocaleString() : '—');
+import { formatDate } from './values';
+
+/** A timestamp in ISO 8601 order and 24-hour time (the browser's local time), or a dash. */
+export const when = (t: string | null | undefined) => (t ? formatDate(t) : '—');

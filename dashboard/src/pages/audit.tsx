@@ -3,6 +3,7 @@ import { useState } from 'preact/hooks';
 import { get } from '../api';
 import { useLoad } from '../hooks';
 import { ErrorNote, when } from '../components/status';
+import { KeyValues } from '../components/values';
 
 const PAGE = 50;
 
@@ -37,7 +38,7 @@ export function AuditPage({ params }: { params: Record<string, string> }) {
               {page.data.items.map((a: any) => (
                 <tr>
                   <td>{when(a.createdAt)}</td><td>{a.actorName ?? a.actorType}</td><td><code>{a.action}</code></td>
-                  <td>{a.resourceType} <code class="id">{a.resourceId}</code></td><td><code class="details">{JSON.stringify(a.details)}</code></td>
+                  <td>{a.resourceType} <code class="id">{a.resourceId}</code></td><td><KeyValues value={a.details} /></td>
                 </tr>
               ))}
             </tbody>

@@ -137,13 +137,19 @@ function ServiceRow({ envId, s }: { envId: string; s: Service }) {
 function Manifests({ status }: { status: any }) {
   if (!status.dir) return <p>No manifests folder is watched (MANIFESTS_DIR is unset).</p>;
   const attempt = status.lastAttempted;
-  const revision = (r: any) => (r ? r.commit ?? r.hash ?? JSON.stringify(r) : '—');
+  // a revision is {gitCommit, contentHash}: the commit when the folder is a git checkout, and the
+  // hash of what was read; each shortened (the whole value in the title), so it never widens the page
+  const revision = (r: any) => {
+    if (!r) return '—';
+    const short = (label: string, v: string | null | undefined) => v && <>{label} <code title={v} class="hash">{v.replace(/^sha256:/, '').slice(0, 12)}</code> </>;
+    return <>{short('commit', r.gitCommit)}{short('content', r.contentHash)}</>;
+  };
   return (
     <div>
-      <p>Folder <code>{status.dir}</code>{status.watching ? ', watched' : ''}. Applied revision <code>{revision(status.lastApplied?.revision)}</code>.</p>
+      <p>Folder <code>{status.dir}</code>{status.watching ? ', watched' : ''}. Applied revision {revision(status.lastApplied?.revision)}.</p>
       {attempt && !attempt.ok && (
         <>
-          <p><span class="badge bad">Last apply failed</span> revision <code>{revision(attempt.revision)}</code> at {when(attempt.at)}</p>
+          <p><span class="badge bad">Last apply failed</span> revision {revision(attempt.revision)} at {when(attempt.at)}</p>
           <ul class="errors">
             {attempt.errors.map((e: any) => <li><code>{e.file}:{e.line}:{e.column}</code> {e.path && <code>{e.path}</code>} {e.message}</li>)}
           </ul>

@@ -8,6 +8,7 @@ import { can, useSession } from '../session';
 import { PlanProgress } from '../components/plan-progress';
 import { ConditionBadge, ErrorNote, PlanStatus, when } from '../components/status';
 import { Link } from '../router';
+import { Value } from '../components/values';
 import { SchemaForm, type Option } from '../components/schema-form';
 import { kindOps, ownedBy, referenceOptions } from './resources';
 import { api } from '../api';
@@ -269,7 +270,10 @@ function Revisions({ service, revisions, canRevert, onPlan }: { service: any; re
         <div class="diff" aria-live="polite">
           <h3>r{diff.from} → r{diff.to}</h3>
           {diff.changes.length ? (
-            <ul class="plain">{diff.changes.map((c) => <li><code>{c.path}</code>: <code>{JSON.stringify(c.from)}</code> → <code>{JSON.stringify(c.to)}</code></li>)}</ul>
+            <table class="changes">
+              <thead><tr><th scope="col">Field</th><th scope="col">r{diff.from}</th><th scope="col">r{diff.to}</th></tr></thead>
+              <tbody>{diff.changes.map((c) => <tr><th scope="row"><code>{c.path}</code></th><td class="del"><Value value={c.from} /></td><td class="ins"><Value value={c.to} /></td></tr>)}</tbody>
+            </table>
           ) : <p>No difference.</p>}
           <details><summary>Unified diff</summary><pre class="unified">{diff.unified}</pre></details>
         </div>

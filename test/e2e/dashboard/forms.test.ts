@@ -3,6 +3,9 @@
 // API and the database), a secret typed into the page never comes back in any page, a viewer gets
 // no create or edit control, a field a manifest owns is read-only and names its file, and at phone
 // width no page scrolls sideways. (No server of the fleet is used: SKIP_FLEET=1 runs it.)
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../support/browser.js';
@@ -45,28 +48,32 @@ const widths = (page: Page) => page.evaluate(() => {
   const w = globalThis as any;
   return [w.document.documentElement.scrollWidth as number, w.innerWidth as number];
 });
+/** Waits until no part of the page still says it is loading. */
+const settled = (page: Page) => page.waitForFunction(() => ![...(globalThis as any).document.querySelectorAll('[role="status"]')]
+  .some((e: any) => /^(Loading|Asking)/.test(e.textContent)));
 const form = (page: Page, name: string) => page.locator(`form[data-form="${name}"]`);
 
+  let manifests: string;
+
   before(async () => {
-    svc = await startTestService();
+    // a watched folder of manifests declares an environment and a server in it: the manifest owns their fields
+    manifests = mkdtempSync(join(tmpdir(), 'dash-manifests-'));
+    writeFileSync(join(manifests, 'environment.yaml'), 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: declared}\nspec: {}\n');
+    writeFileSync(join(manifests, 'servers.yaml'), 'apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: edge-1, environment: declared}\nspec: {hostname: edge-1.example.test}\n');
+    svc = await startTestService({ MANIFESTS_DIR: manifests });
     admin = await bootstrapAdmin(svc.http);
     envId = (await createEnvironment(admin, 'staging')).id;
     const image = await admin.post(`/api/environments/${envId}/container-images`, { imageName: 'registry.example.test/shop/web' });
     expect(image.status, image.text).to.equal(201);
     imageId = image.body.id;
     viewerEmail = (await userWithRole(admin, 'viewer')).user.email;
-    // a folder of manifests declares an environment and a server in it: the manifest owns their fields
-    const applied = await admin.post('/api/manifests/apply', { files: [
-      { path: 'environment.yaml', content: 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: declared}\nspec: {}\n' },
-      { path: 'servers.yaml', content: 'apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: edge-1, environment: declared}\nspec: {hostname: edge-1.example.test}\n' },
-    ] });
-    expect(applied.body.ok, applied.text).to.equal(true);
-    ownedEnvId = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'declared').id;
+    ownedEnvId = await until('the manifests folder applied', async () => (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'declared')?.id);
     browser = await launchBrowser();
   });
   after(async () => {
     await browser?.close();
     await svc?.stop();
+    rmSync(manifests, { recursive: true, force: true });
   });
 
   it('creates an environment through the form and stores it', async () => {
@@ -224,7 +231,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     for (const path of [...ENV_PAGES.map((p) => `/env/${envId}${p}`), '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      await settled(page);
       const html = await page.content();
       expect(html, path).to.not.include(first);
       expect(html, path).to.not.include(second);
@@ -238,7 +245,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     for (const path of [...visible.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${shop.id}`, '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      await settled(page);
       const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert)/ });
       expect(await controls.count(), `${path}: ${await controls.allInnerTexts()}`).to.equal(0);
       expect(await page.locator('form.schema-form').count(), path).to.equal(0);
@@ -282,17 +289,40 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect((await admin.get(`/api/environments/${envId}/settings/operations`)).body.driftPolicy).to.equal('heal');
   });
 
+  it('shows the manifests revision and audit details as text, within a 1,366 px page', async () => {
+    const page = await signIn('admin@example.test', 1366);
+    await open(page, `/env/${ownedEnvId}`, 'Overview');
+    const status = (await admin.get('/api/manifests/status')).body;
+    const hash: string = status.lastApplied.revision.contentHash;
+    const shown = page.locator('section[aria-labelledby="manifests-h"]');
+    await shown.getByText('Applied revision').waitFor();
+    expect(await shown.innerText()).to.include(`content ${hash.replace(/^sha256:/, '').slice(0, 12)}`).and.not.include('{');
+    expect((await widths(page))[0]).to.be.at.most(1366);
+    await open(page, `/env/${envId}/audit`, 'Audit log');
+    await page.locator('tbody tr').first().waitFor();
+    const details = await page.locator('tbody td:last-child').allInnerTexts();
+    expect(details.length).to.be.greaterThan(0);
+    for (const d of details) expect(d).to.not.match(/[{}"]/);
+    // a timestamp in ISO 8601 order, 24-hour
+    expect(await page.locator('tbody tr td').first().innerText()).to.match(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d$/);
+    expect((await widths(page))[0]).to.be.at.most(1366);
+  });
+
   it('at 375 px no page scrolls sideways, and axe finds no serious violation', async () => {
     const service = (await admin.post(`/api/environments/${envId}/services`, {
       name: 'a-service-with-a-rather-long-name-for-a-phone', containerImageId: imageId,
       env: { A_LONG_VARIABLE_NAME_THAT_GOES_ON: 'and-a-value-that-goes-on-and-on-without-any-space-to-break-it-at-all' },
     })).body;
+    const server = await admin.post(`/api/environments/${envId}/servers`, { name: 'phone-wide-server-name', hostname: 'a-rather-long-host-name-for-a-phone.example.test', tags: ['role=web'] });
+    expect(server.status, server.text).to.equal(201);
+    const placed = await admin.post(`/api/services/${service.id}/deployments`, { serverId: server.body.id, containerName: 'a-container-name-that-is-long-too' });
+    expect(placed.status, placed.text).to.equal(201);
     const page = await signIn('admin@example.test', 375);
-    const paths = [...ENV_PAGES.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${service.id}`, '/environments'];
+    const paths = [...ENV_PAGES.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${service.id}`, '/environments', `/env/${ownedEnvId}`];
     for (const path of paths) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
-      await page.locator('[role="status"]:has-text("Loading")').waitFor({ state: 'detached' });
+      await settled(page);
       const [scroll, inner] = await widths(page);
       expect(scroll, `${path} is ${scroll} px wide at ${inner} px`).to.be.at.most(inner);
     }
