@@ -4,7 +4,7 @@
 import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { serverMetricNames } from '../../controller/monitoring/server-sample.js';
-import { columnarJson, stepFor } from '../../controller/monitoring/history.js';
+import { columnarJson, isoOfWholeSeconds, stepFor } from '../../controller/monitoring/history.js';
 import { latestOf, staleAfterMs, summarize, toSampleRead } from '../../controller/monitoring/summary.js';
 import { METRICS_EVENT } from '../../controller/monitoring/metrics-worker.js';
 import { result, route } from '../http/route.js';
@@ -36,7 +36,23 @@ const deploymentStats = object({
   cpuPercent: nullable(num), memoryUsedBytes: nullable(num), memoryLimitBytes: nullable(num),
 });
 
+const series = arrayOf(nullable(num));
+const containerHistoryRead = object({
+  from: timestamp, to: timestamp, stepSec: int(1), timestamps: arrayOf(timestamp),
+  containers: arrayOf(object({
+    deploymentId: uuid, serverId: uuid, serverName: str(), containerName: str(), cpuPercent: series, memoryUsedBytes: series,
+  })),
+});
+
 const HOUR_MS = 3_600_000;
+
+/** The range of a history query: `to` defaults to now, `from` to an hour before it. */
+function rangeOf(query: { from?: string; to?: string }) {
+  const to = query.to ? new Date(query.to) : new Date();
+  const from = query.from ? new Date(query.from) : new Date(to.getTime() - HOUR_MS);
+  if (!(from < to)) throw validationError('from must be before to', 'from');
+  return { from, to };
+}
 
 export default function metricsRoutes(s: Services) {
   const loadServer = rowOf(s.servers, 'Server');
@@ -79,6 +95,42 @@ export default function metricsRoutes(s: Services) {
       },
     }),
 
+    route<unknown, { from?: string; to?: string; stepSec?: number }>({
+      method: 'GET', path: '/api/services/{id}/metrics/history', operationId: 'getServiceMetricsHistory', tag: 'monitoring',
+      access: 'viewer', load: loadService,
+      summary: "CPU and memory of each deployment's container over time, from its server's samples: one timestamps array and, per "
+        + 'container, series aligned with it (null where no sample had the container); from defaults to one hour before to (default '
+        + 'now), buckets of stepSec as the environment history',
+      query: { from: timestamp, to: timestamp, stepSec: int(1, 86_400) },
+      response: containerHistoryRead,
+      async handler(_ctx, { resource, query }) {
+        const { from, to } = rangeOf(query);
+        const stepSec = stepFor(from, to, query.stepSec);
+        const deployments = await s.deployments.listByService(resource.id);
+        const serverIds = [...new Set(deployments.map((d) => d.serverId))];
+        const [rows, servers] = await Promise.all([
+          s.serverSamples.containerHistory({ serverIds, from, to, stepSec, names: [...new Set(deployments.map((d) => d.containerName))] }),
+          Promise.all(serverIds.map((id) => s.servers.findById(id))),
+        ]);
+        const nameOf = new Map(servers.filter((x) => !!x).map((x) => [x!.id, x!.name]));
+        const buckets = [...new Set(rows.map((r) => r.bucket))].sort((a, b) => a - b);
+        const at = new Map(buckets.map((b, i) => [b, i]));
+        return {
+          from: from.toISOString(), to: to.toISOString(), stepSec, timestamps: isoOfWholeSeconds(buckets),
+          containers: deployments.map((d) => {
+            const cpu: Array<number | null> = buckets.map(() => null);
+            const mem: Array<number | null> = buckets.map(() => null);
+            for (const r of rows) {
+              if (r.serverId !== d.serverId || r.name !== d.containerName) continue;
+              cpu[at.get(r.bucket)!] = r.cpuPercent;
+              mem[at.get(r.bucket)!] = r.memoryUsedBytes;
+            }
+            return { deploymentId: d.id, serverId: d.serverId, serverName: nameOf.get(d.serverId) ?? '', containerName: d.containerName, cpuPercent: cpu, memoryUsedBytes: mem };
+          }),
+        };
+      },
+    }),
+
     route<unknown, { from?: string; to?: string; serverId?: string; stepSec?: number }>({
       method: 'GET', path: '/api/environments/{envId}/metrics/history', operationId: 'getMetricsHistory', tag: 'monitoring',
       access: 'viewer', load: env,
@@ -88,9 +140,7 @@ export default function metricsRoutes(s: Services) {
       query: { from: timestamp, to: timestamp, serverId: uuid, stepSec: int(1, 86_400) },
       response: historyRead,
       async handler(_ctx, { resource, query }) {
-        const to = query.to ? new Date(query.to) : new Date();
-        const from = query.from ? new Date(query.from) : new Date(to.getTime() - HOUR_MS);
-        if (!(from < to)) throw validationError('from must be before to', 'from');
+        const { from, to } = rangeOf(query);
         const servers = await s.servers.listByEnvironment(resource.id);
         let serverIds = servers.map((r) => r.id);
         if (query.serverId) {

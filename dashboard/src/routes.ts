@@ -12,6 +12,7 @@ import { AuditPage } from './pages/audit';
 import { DatabasesPage } from './pages/databases';
 import { TopologyPage } from './pages/topology';
 import { SettingsPage } from './pages/settings';
+import { MetricsPage } from './pages/metrics';
 import { resourcePage } from './pages/resources';
 import { KIND_VIEWS, type KindView } from './kinds';
 
@@ -26,6 +27,7 @@ export const routes: Route[] = [
   { path: '/environments', page: EnvironmentsPage, title: 'Environments' },
   { path: '/env/:envId', page: OverviewPage, title: 'Overview', nav: 'Overview', preload: preloadOverview },
   kind('servers'),
+  { path: '/env/:envId/metrics', page: MetricsPage, title: 'Metrics', nav: 'Metrics' },
   kind('services'),
   kind('images'),
   kind('registries'),

@@ -67,6 +67,36 @@ describe('metrics routes', () => {
     expect(byName['web-2']).to.include({ serverName: 'beta', cpuPercent: null, at: null });
   });
 
+  it("GET /api/services/{id}/metrics/history answers each container's CPU and memory per bucket, aligned", async () => {
+    const web = await createService(operator, envId, { name: `hist-${Date.now()}` });
+    for (const [serverId, containerName] of [[alpha.id, 'hist-1'], [beta.id, 'hist-2']]) {
+      const d = await operator.post(`/api/services/${web.id}/deployments`, { serverId, containerName });
+      expect(d.status, d.text).to.equal(201);
+    }
+    // hist-1 on alpha in three minutes, hist-2 on beta in one; a container of the same name on
+    // another server and another container on alpha stay out
+    const at = (m: number) => new Date(minute - 3 * 3_600_000 + m * 60_000); // older than the newest samples of the other tests
+    const c = (name: string, cpu: number, mem: number) => ({ name, cpuPercent: cpu, memoryUsedBytes: mem, memoryLimitBytes: 1000 });
+    await svc.services.serverSamples.insertServerSamples([
+      { serverId: alpha.id, at: at(0), source: 'ssh', containers: [c('hist-1', 1, 100), c('other', 9, 9)] },
+      { serverId: alpha.id, at: at(1), source: 'ssh', containers: [c('hist-1', 2, 200)] },
+      { serverId: alpha.id, at: at(2), source: 'ssh', containers: [c('hist-1', 3.333, 300)] },
+      { serverId: beta.id, at: at(1), source: 'ssh', containers: [c('hist-2', 7, 700), c('hist-1', 50, 5000)] },
+    ]);
+    const q = `from=${at(0).toISOString()}&to=${at(3).toISOString()}&stepSec=60`;
+    const res = await viewer.get(`/api/services/${web.id}/metrics/history?${q}`);
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body).to.include({ stepSec: 60, from: at(0).toISOString() });
+    expect(res.body.timestamps).to.deep.equal([0, 1, 2].map((m) => at(m).toISOString()));
+    const byName = Object.fromEntries(res.body.containers.map((x: any) => [x.containerName, x]));
+    expect(byName['hist-1']).to.deep.include({ serverId: alpha.id, serverName: 'alpha', cpuPercent: [1, 2, 3.33], memoryUsedBytes: [100, 200, 300] });
+    expect(byName['hist-2']).to.deep.include({ serverId: beta.id, serverName: 'beta', cpuPercent: [null, 7, null], memoryUsedBytes: [null, 700, null] });
+    // two minutes a bucket: the mean of the samples in it
+    const wide = (await viewer.get(`/api/services/${web.id}/metrics/history?from=${at(0).toISOString()}&to=${at(4).toISOString()}&stepSec=120`)).body;
+    expect(wide.containers.find((x: any) => x.containerName === 'hist-1').cpuPercent).to.deep.equal([1.5, 3.33]);
+    expectError(await viewer.get(`/api/services/${web.id}/metrics/history?from=${at(3).toISOString()}&to=${at(0).toISOString()}`), 400, 'VALIDATION_ERROR');
+  });
+
   it('GET …/metrics/history answers columnar buckets for one server or the environment', async () => {
     const from = new Date(minute - 10 * 60_000).toISOString();
     const to = new Date(minute).toISOString();

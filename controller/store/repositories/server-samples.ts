@@ -20,6 +20,9 @@ export interface HistoryColumns {
   seriesJson: string;
 }
 
+/** One container's CPU and memory per bucket (epoch seconds, ascending), from its server's samples. */
+export interface ContainerHistoryRow { serverId: string; name: string; bucket: number; cpuPercent: number | null; memoryUsedBytes: number | null }
+
 export interface HistoryQuery {
   serverIds: string[];
   from: Date;
@@ -107,6 +110,20 @@ export class ServerSamplesRepository {
       FROM (${buckets} ORDER BY bucket) b`;
     const r = await this.db.raw<{ rows: Array<{ buckets: string; series: string }> }>(sql, [q.stepSec, ...range] as never);
     return { buckets: JSON.parse(r.rows[0]!.buckets) as number[], seriesJson: r.rows[0]!.series };
+  }
+
+  /** The containers' stats of the samples of `serverIds` in [from, to), per bucket of `stepSec`, of the containers named. */
+  async containerHistory(q: HistoryQuery & { names: string[] }): Promise<ContainerHistoryRow[]> {
+    if (q.serverIds.length === 0 || q.names.length === 0) return [];
+    const r = await this.db.raw<{ rows: Array<{ server_id: string; name: string; bucket: string; cpu: number | null; mem: number | null }> }>(
+      `SELECT s.server_id, c->>'name' AS name,
+          extract(epoch FROM date_bin(make_interval(secs => ?), s.at, timestamptz '1970-01-01 00:00:00+00'))::bigint AS bucket,
+          round(avg((c->>'cpuPercent')::float8) * 100) / 100 AS cpu, round(avg((c->>'memoryUsedBytes')::float8)) AS mem
+         FROM ${TABLE} s CROSS JOIN LATERAL jsonb_array_elements(s.containers) c
+        WHERE s.server_id = ANY(?::uuid[]) AND s.at >= ? AND s.at < ? AND s.containers IS NOT NULL AND c->>'name' = ANY(?::text[])
+        GROUP BY 1, 2, 3 ORDER BY 3`,
+      [q.stepSec, q.serverIds, q.from.toISOString(), q.to.toISOString(), q.names] as never);
+    return r.rows.map((row) => ({ serverId: row.server_id, name: row.name, bucket: Number(row.bucket), cpuPercent: row.cpu, memoryUsedBytes: row.mem === null ? null : Number(row.mem) }));
   }
 }
 

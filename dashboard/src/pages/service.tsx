@@ -9,6 +9,7 @@ import { PlanProgress } from '../components/plan-progress';
 import { ConditionBadge, ErrorNote, PlanStatus, when } from '../components/status';
 import { Link } from '../router';
 import { Value } from '../components/values';
+import { ContainerCharts } from '../components/metrics';
 import { SchemaForm, type Option } from '../components/schema-form';
 import { kindOps, ownedBy, referenceOptions } from './resources';
 import { api } from '../api';
@@ -66,6 +67,8 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         </table>
         {can(me, 'operator') && <AddDeployment service={service} onDone={loaded.reload} />}
       </section>
+
+      <ContainerCharts service={service} />
 
       {can(me, 'operator') && <DeployForm service={service} tags={tags} onPlan={setPlanId} />}
       {planId && <PlanProgress key={planId} planId={planId} />}

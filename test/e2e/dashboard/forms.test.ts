@@ -16,7 +16,7 @@ import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
-const ENV_PAGES = ['', '/servers', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
+const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
   '/databases', '/topology', '/audit', '/settings', '/users', '/tokens'];
 
 describe('dashboard forms in a real browser (e2e)', function () {
