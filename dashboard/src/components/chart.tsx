@@ -1,6 +1,6 @@
 // A time-series chart drawn by uPlot (about 22 KB gzipped, canvas, no framework): the samples the
 // API answered, one line per series, time on x in 24-hour ISO order, the width of its box (a phone
-// too). The figure's caption says in words what the chart shows (latest and highest value of each
+// too); a line goes on across a timestamp where only another series has a sample. The figure's caption says in words what the chart shows (latest and highest value of each
 // series, how many samples), for screen readers and for anyone who cannot read a chart.
 import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
@@ -39,7 +39,7 @@ export function Chart({ title, timestamps, series, format, id }: {
       scales: { x: { time: true }, y: { range: (_u, min, max) => [Math.min(0, min ?? 0), Math.max(max ?? 1, 1) * 1.1] } },
       series: [
         { value: (_u, v) => (v == null ? '—' : formatDate(v * 1000)) },
-        ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, spanGaps: false, value: (_u: uPlot, v: number | null) => (v == null ? '—' : format(v)) })),
+        ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, spanGaps: true, value: (_u: uPlot, v: number | null) => (v == null ? '—' : format(v)) })),
       ],
       axes: [
         { values: (_u, splits) => splits.map((s, i) => tick(s, i ? s - splits[i - 1] : splits[1] - s || 60)) },

@@ -22,9 +22,15 @@ export function useRange(initial = 60) {
   return { minutes, picker };
 }
 
+/**
+ * The query of a range: its bounds and about 720 buckets across it (5 s in an hour). The API
+ * answers only buckets that hold a sample, so a bucket shorter than the collection cadence
+ * draws every sample, not their mean per minute.
+ */
 const span = (minutes: number) => {
   const to = new Date();
-  return `from=${new Date(to.getTime() - minutes * 60_000).toISOString()}&to=${to.toISOString()}`;
+  const stepSec = Math.max(1, Math.round((minutes * 60) / 720));
+  return `from=${new Date(to.getTime() - minutes * 60_000).toISOString()}&to=${to.toISOString()}&stepSec=${stepSec}`;
 };
 
 /** CPU and memory of each server of the environment. */

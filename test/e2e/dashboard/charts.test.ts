@@ -63,7 +63,8 @@ describe('dashboard charts of real samples (e2e)', function () {
     const cpu = page.locator(`figure[data-chart="cpu-${w.servers.s1}"]`);
     await cpu.locator('canvas').waitFor();
     const shown = Number(await cpu.getAttribute('data-points'));
-    const h = (await w.admin.get(`/api/environments/${w.envId}/metrics/history?serverId=${w.servers.s1}`)).body;
+    // the page asks for an hour in buckets of 5 s (components/metrics.tsx): the same buckets here
+    const h = (await w.admin.get(`/api/environments/${w.envId}/metrics/history?serverId=${w.servers.s1}&stepSec=5`)).body;
     const samples = nonNull(h.series.cpuPercent);
     expect(shown).to.be.at.least(2);
     // the page asked a moment before this read: it holds at most the samples since then more
@@ -88,7 +89,7 @@ describe('dashboard charts of real samples (e2e)', function () {
     expect(Number(await cpu.getAttribute('data-points'))).to.be.at.least(1);
     expect(await cpu.locator('figcaption').innerText()).to.include(`${container} on s1: latest`);
     const memory = page.locator('figure[data-chart="container-memory"]');
-    const h = (await w.admin.get(`/api/services/${serviceId}/metrics/history`)).body;
+    const h = (await w.admin.get(`/api/services/${serviceId}/metrics/history?stepSec=5`)).body;
     const used = nonNull(h.containers[0].memoryUsedBytes);
     expect(used.length).to.be.at.least(1);
     expect(used.every((v) => v > 0)).to.equal(true);
