@@ -1,7 +1,9 @@
 // bench/dashboard.ts - the dashboard's first page: its compressed size, and the time to first
 // render of an environment's overview with SERVERS servers (default 50) and SERVICES services
-// (default 500, one deployment each), in Debian's headless Chromium. Goal: under 1 s.
+// (default 500, one deployment each), in Debian's headless Chromium. Goal: under 1 s for 500
+// services, under 2 s for 5,000 (issue 27).
 //   DATABASE_URL=postgres://... npx tsx bench/dashboard.ts [rounds=5]
+//   SERVICES=5000 DATABASE_URL=postgres://... npx tsx bench/dashboard.ts 3
 // "First render" is from the start of the navigation to the frame where the whole overview is in
 // the page (every section and server, not a spinner) with its first screenful of services; the
 // other rows follow in blocks while the browser is idle, and the time when all are in is printed
@@ -14,6 +16,7 @@ import { startTestService } from '../test/support/test-service.js';
 const rounds = Number(process.argv[2] ?? 5);
 const SERVERS = Number(process.env.SERVERS ?? 50);
 const SERVICES = Number(process.env.SERVICES ?? 500);
+const GOAL_MS = SERVICES > 500 ? 2000 : 1000;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const assets = await buildDashboard();
@@ -75,7 +78,7 @@ try {
   }
   await browser.close();
   const list = (xs: number[]) => xs.map((t) => t.toFixed(0)).join(', ');
-  console.log(`overview of ${SERVERS} servers and ${SERVICES} services: first render ${median(times).toFixed(0)} ms median (${list(times)}; goal < 1000 ms); all ${SERVICES} service rows at ${median(allRows).toFixed(0)} ms (${list(allRows)}); its API answers all in at ${median(apiDone).toFixed(0)} ms`);
+  console.log(`overview of ${SERVERS} servers and ${SERVICES} services: first render ${median(times).toFixed(0)} ms median (${list(times)}; goal < ${GOAL_MS} ms: ${median(times) < GOAL_MS ? 'met' : 'missed'}); all ${SERVICES} service rows at ${median(allRows).toFixed(0)} ms (${list(allRows)}); its API answers all in at ${median(apiDone).toFixed(0)} ms`);
 } finally {
   await svc.stop();
 }

@@ -14,6 +14,7 @@ import { until } from '../../support/until.js';
 import { bootstrapAdmin, createEnvironment, PASSWORD, userWithRole } from '../../support/fixtures.js';
 import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
+import { recordHealth } from '../../../controller/servers/health.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
@@ -152,6 +153,31 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
       containerImageId: imageId, imageTag: '1.4.2', env: { LOG_LEVEL: 'info' }, ports: ['80'], command: ['serve'],
       healthCheck: { test: ['CMD', 'true'], intervalSec: 5 }, updateOrder: 'start-first',
     });
+  });
+
+  it('keeps the lists live from the event stream: a health change and a deleted service show without a reload', async () => {
+    const server = (await admin.post(`/api/environments/${envId}/servers`, { name: 'live-1', hostname: 'live-1.example.test' })).body;
+    const gone = (await admin.post(`/api/environments/${envId}/services`, { name: 'going', containerImageId: imageId })).body;
+    expect((await admin.post(`/api/services/${gone.id}/deployments`, { serverId: server.id, containerName: 'going-1' })).status).to.equal(201);
+    const page = await signIn();
+    // the list follows the environment's stream once it is open (what is published before is not replayed)
+    const streaming = () => page.waitForResponse((r) => r.url().includes(`/api/events?environmentId=${envId}`));
+    let stream = streaming();
+    await open(page, `/env/${envId}/servers`, 'Servers');
+    await stream;
+    const row = page.locator('tr[data-item="live-1"]');
+    expect(await row.innerText()).to.include('unknown');
+    // what a health sweep stores and publishes (health.changed on the environment's stream)
+    await recordHealth(svc.services, server.id, { status: 'unhealthy', message: 'ssh: connect ECONNREFUSED', durationMs: 5 });
+    await row.getByText('ssh: connect ECONNREFUSED').waitFor();
+    expect(await row.innerText()).to.include('unhealthy');
+
+    stream = streaming();
+    await open(page, `/env/${envId}/services`, 'Services');
+    await page.locator('tr[data-item="going"]').waitFor();
+    await stream;
+    expect((await admin.delete(`/api/services/${gone.id}`)).status).to.equal(204); // another user, through the API
+    await page.locator('tr[data-item="going"]').waitFor({ state: 'detached' });
   });
 
   it('creates a config file and an API token through the forms; the token is shown once', async () => {

@@ -7,7 +7,7 @@ import { listAll } from './api';
 import type { Role } from './router';
 import type { Option } from './components/schema-form';
 import type { Me } from './session';
-import { when } from './components/status';
+import { HealthBadge, when } from './components/status';
 
 export interface Column { label: string; cell(item: any): ComponentChildren }
 
@@ -61,6 +61,7 @@ export const KIND_VIEWS: KindView[] = [
     key: 'servers', title: 'Servers', noun: 'server', list: 'listServers', create: 'createServer', update: 'updateServer', remove: 'deleteServer',
     name: (s) => s.name,
     columns: [
+      { label: 'Health', cell: (s) => <><HealthBadge status={s.health?.status} />{s.health?.message && <span class="reason"> {s.health.message}</span>}</> },
       { label: 'Address', cell: (s) => `${s.sshUser ? `${s.sshUser}@` : ''}${s.hostname}:${s.sshPort}` },
       { label: 'Labels', cell: (s) => list(s.tags) },
       { label: 'Docker / metrics', cell: (s) => `${s.dockerMode} / ${s.metricsMode}` },
