@@ -135,7 +135,7 @@ function Field(p: FieldProps) {
   const describedBy = [help.length && `${id}-help`, mine.length && `${id}-err`].filter(Boolean).join(' ') || undefined;
   const note = (
     <>
-      {help.length > 0 && <p class="help" id={`${id}-help`}>{help.join(' ')}</p>}
+      {help.length > 0 && <p class="help" id={`${id}-help`}>{help.map((h) => (/[.)]$/.test(h) ? h : `${h}.`)).join(' ')}</p>}
       {mine.length > 0 && <p class="error" role="alert" id={`${id}-err`} data-field-error={path}>{mine.map((e) => e.message).join('; ')}</p>}
     </>
   );

@@ -308,7 +308,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     const f = form(page, 'settings-operations');
     const drift = f.getByLabel('Drift policy');
     const help = await f.locator(`#${await drift.getAttribute('id')}-help`).innerText();
-    expect(help).to.equal('A container that differs from its desired state: ignored, reported as Drifted, or redeployed');
+    expect(help).to.equal('A container that differs from its desired state: ignored, reported as Drifted, or redeployed.');
     await drift.selectOption('heal');
     await f.getByRole('button', { name: 'Save operations' }).click();
     await page.getByText('Saved operations.').waitFor();
