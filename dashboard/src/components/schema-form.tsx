@@ -152,7 +152,7 @@ function Field(p: FieldProps) {
       </div>
     );
   }
-  if (choices || (schema.enum && schema.type !== 'array')) {
+  if (schema.type !== 'array' && (choices || schema.enum)) {
     const list: Option[] = choices ?? schema.enum!.filter((v) => v !== null).map((v) => ({ value: String(v), label: String(v) }));
     return (
       <div class="field">
@@ -167,19 +167,22 @@ function Field(p: FieldProps) {
   }
   if (schema.type === 'array') {
     const items = schema.items ?? {};
-    if (items.enum) {
-      // a set of known values (event types): one checkbox each
-      const chosen = new Set((value as unknown[] | undefined) ?? []);
+    if (items.enum || choices) {
+      // a set of known values (event types) or of other objects (environments): one checkbox each
+      const known: Option[] = choices ?? items.enum!.map((v) => ({ value: String(v), label: String(v) }));
+      const chosen = new Set(((value as unknown[] | undefined) ?? []).map(String));
       return (
         <fieldset class="field" aria-describedby={describedBy} disabled={!!owner}>
           <legend>{text}</legend>
           <div class="checks">
-            {items.enum.map((o) => (
-              <label class="check"><input type="checkbox" checked={chosen.has(o)} onChange={(e) => {
+            {known.map((o) => (
+              <label class="check"><input type="checkbox" checked={chosen.has(o.value)} onChange={(e) => {
                 const next = new Set(chosen);
-                if ((e.target as HTMLInputElement).checked) next.add(o); else next.delete(o);
-                p.onChange(items.enum!.filter((x) => next.has(x)));
-              }} /> {String(o)}</label>
+                if ((e.target as HTMLInputElement).checked) next.add(o.value); else next.delete(o.value);
+                const list = known.filter((x) => next.has(x.value)).map((x) => x.value);
+                // none chosen: null where the field may be null, left out where it needs one or more
+                p.onChange(list.length ? list : p.schema.nullable ? null : p.schema.minItems ? undefined : list);
+              }} /> {o.label}</label>
             ))}
           </div>
           {note}

@@ -201,10 +201,12 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     // the API's rule the schema cannot say stands under the field it names
     expect(await t.locator('[data-field-error="ownerUserId"]').innerText()).to.include('Give exactly one of ownerUserId and ownerServiceAccountId');
     await t.getByLabel('Owner user').selectOption({ label: 'admin@example.test' });
+    await t.getByRole('group', { name: 'Environments' }).getByLabel('staging').check();
     await t.getByRole('button', { name: 'Create API token' }).click();
     const token = (await page.getByTestId('shown-once').innerText()).trim();
     const stored = (await admin.get('/api/admin/tokens')).body.items.find((x: any) => x.name === 'ci');
     expect(token.startsWith(stored.tokenPrefix)).to.equal(true);
+    expect(stored).to.deep.include({ role: 'operator', environmentIds: [envId] });
     expect((await admin.withToken(token).get('/api/auth/me')).status).to.equal(200);
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await page.reload();
