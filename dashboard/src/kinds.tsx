@@ -144,6 +144,18 @@ export const KIND_VIEWS: KindView[] = [
     columns: [{ label: 'Description', cell: (f) => code(f.description) }],
   },
   {
+    key: 'databases', title: 'Databases', noun: 'database', list: 'listDatabases', create: 'createDatabase', update: 'updateDatabase',
+    remove: 'deleteDatabase',
+    name: (d) => d.name,
+    columns: [
+      { label: 'Type', cell: (d) => d.type },
+      { label: 'Where', cell: (d) => (d.containerName ? `container ${d.containerName}` : d.host ? `${d.host}:${d.port ?? ''}` : '—') },
+      { label: 'Database', cell: (d) => code(d.databaseName) },
+      { label: 'Monitored', cell: (d) => (d.monitoringEnabled ? `every ${d.collectionIntervalSec} s` : 'no') },
+    ],
+    actions: [{ label: 'Test', op: 'testDatabase', says: (r) => `${r.ok ? 'Reached' : 'Failed'}${r.message ? `: ${r.message}` : ''}` }],
+  },
+  {
     key: 'users', title: 'Users', noun: 'user', list: 'listUsers', create: 'createUser', update: 'updateUser', remove: 'deleteUser',
     viewRole: 'admin', editRole: 'admin',
     name: (u) => u.email,

@@ -25,7 +25,9 @@ export interface FormProps {
   /** Shown with the fields (prefix of the inputs' ids). */
   name: string;
   submitLabel: string;
-  /** Gets the body: every field on create, only the changed ones on edit. */
+  /** An edit replaces the whole object (PUT): every field is sent, not only the changed ones. */
+  replace?: boolean;
+  /** Gets the body: every field on create or replace, only the changed ones on edit. */
   onSubmit(body: Record<string, unknown>): Promise<unknown>;
   onCancel?(): void;
   children?: ComponentChildren;
@@ -53,7 +55,7 @@ export function SchemaForm(props: FormProps) {
       const v = value[k];
       if (owned[k]) continue;
       if (writeOnly.includes(k)) { if (!isEmpty(v) && v !== null) out[k] = v; continue; }
-      if (editing) { if (!same(v, initial![k])) out[k] = v === undefined ? null : v; } else if (v !== undefined && !(v === null && !schema.required?.includes(k))) out[k] = v;
+      if (editing && !props.replace) { if (!same(v, initial![k])) out[k] = v === undefined ? null : v; } else if (v !== undefined && !(v === null && !schema.required?.includes(k))) out[k] = v;
     }
     return out;
   };
@@ -62,9 +64,9 @@ export function SchemaForm(props: FormProps) {
     e.preventDefault();
     setSaved(false);
     const b = body();
-    if (editing && !Object.keys(b).length) { setErrors([{ path: '', message: 'Nothing changed.' }]); return; }
+    if (editing && !props.replace && !Object.keys(b).length) { setErrors([{ path: '', message: 'Nothing changed.' }]); return; }
     // an edit sends only what changed: the fields a create requires are already stored
-    const found = validate({ ...schema, minProperties: undefined, ...(editing && { required: [] }) }, b);
+    const found = validate({ ...schema, minProperties: undefined, ...(editing && !props.replace && { required: [] }) }, b);
     setErrors(found);
     if (found.length) return;
     setBusy(true);

@@ -11,11 +11,12 @@ const view = (key: string) => KIND_VIEWS.find((v) => v.key === key) as KindView;
 
 /** The files and fragments (create, edit, delete), then a file's rendered preview and its sync. */
 export function ConfigFilesPage({ params }: { params: Record<string, string> }) {
+  const [version, setVersion] = useState(0);
   return (
     <>
-      <section aria-labelledby="files-h"><h2 id="files-h">Files</h2><Resources view={view('config-files')} envId={params.envId} /></section>
+      <section aria-labelledby="files-h"><h2 id="files-h">Files</h2><Resources view={view('config-files')} envId={params.envId} onChanged={() => setVersion((n) => n + 1)} /></section>
       <section aria-labelledby="fragments-h"><h2 id="fragments-h">Fragments</h2><Resources view={view('config-fragments')} envId={params.envId} /></section>
-      <section aria-labelledby="previews-h"><h2 id="previews-h">Preview and sync</h2><Previews params={params} /></section>
+      <section aria-labelledby="previews-h"><h2 id="previews-h">Preview and sync</h2><Previews key={version} params={params} /></section>
     </>
   );
 }

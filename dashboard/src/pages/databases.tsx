@@ -1,21 +1,37 @@
 // Databases and their backups: back up now, download a backup, restore it (into a scratch
 // container, or into the database after typing its name), and the restore drills' results.
 import { useState } from 'preact/hooks';
-import { authHeaders, get, listAll, post } from '../api';
+import { api, authHeaders, get, listAll, post } from '../api';
 import { useAction, useLoad } from '../hooks';
 import { can, useSession } from '../session';
 import { ErrorNote, when } from '../components/status';
+import { SchemaForm } from '../components/schema-form';
+import { fillPath, operations } from '../schema';
+import { Resources } from './resources';
+import { KIND_VIEWS, type KindView } from '../kinds';
 
 const TONE: Record<string, string> = { succeeded: 'good', failed: 'bad', running: 'info' };
 const Status = ({ status }: { status: string }) => <span class={`badge ${TONE[status] ?? 'muted'}`} data-status={status}>{status}</span>;
 const size = (n: number | null) => (n === null ? '—' : n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KB` : `${(n / 1024 / 1024).toFixed(1)} MB`);
 
+/** The databases (create, edit, delete, test), then one database's backups, drills and their schedules. */
 export function DatabasesPage({ params }: { params: Record<string, string> }) {
+  const [version, setVersion] = useState(0);
+  return (
+    <>
+      <Resources view={KIND_VIEWS.find((v) => v.key === 'databases') as KindView} envId={params.envId} onChanged={() => setVersion((n) => n + 1)} />
+      <h2>Backups and restore drills</h2>
+      <Backups key={version} params={params} />
+    </>
+  );
+}
+
+function Backups({ params }: { params: Record<string, string> }) {
   const list = useLoad((signal) => listAll(`/api/environments/${params.envId}/databases`, signal), [params.envId]);
   const [selected, setSelected] = useState<string | null>(null);
   if (list.error) return <ErrorNote error={list.error} />;
   if (!list.data) return <p role="status">Loading…</p>;
-  if (!list.data.length) return <p>No database in this environment.</p>;
+  if (!list.data.length) return <p>No database yet: nothing to back up.</p>;
   return (
     <div class="split">
       <nav aria-label="Databases">
@@ -59,6 +75,14 @@ function Database({ database }: { database: any }) {
       )}
       <p aria-live="polite">{started}</p>
       <ErrorNote error={action.error} />
+
+      {operator && (
+        <div class="columns">
+          <Schedule database={database} title="Backup schedule" get="/backup-schedule" op="setBackupSchedule" />
+          <Schedule database={database} title="Backup retention" get="/backup-retention" op="setBackupRetention" />
+          <Schedule database={database} title="Restore drill schedule" get="/restore-drill" op="setRestoreDrill" />
+        </div>
+      )}
 
       <h3>Backups</h3>
       {backups.length ? (
@@ -124,4 +148,22 @@ async function download(backup: any) {
   a.download = name;
   a.click();
   setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+/** One of a database's schedules as the form of its PUT, filled in with what GET answers. */
+function Schedule({ database, title, get: path, op }: { database: any; title: string; get: string; op: string }) {
+  const data = useLoad(async (signal) => {
+    const [ops, current] = await Promise.all([operations(signal), get(`/api/databases/${database.id}${path}`, signal)]);
+    return { op: ops.get(op)!, current };
+  }, [database.id]);
+  if (!data.data) return <ErrorNote error={data.error} />;
+  const { op: put, current } = data.data;
+  const initial = Object.fromEntries(Object.keys(put.body?.properties ?? {}).map((k) => [k, current[k] ?? null]));
+  return (
+    <section class="panel" aria-label={`${title} of ${database.name}`}>
+      <h3>{title}</h3>
+      <SchemaForm key={JSON.stringify(current)} name={`${op}-${database.name}`} schema={put.body!} initial={initial} replace submitLabel={`Save ${title.toLowerCase()}`}
+        onSubmit={async (body) => { await api(put.method, fillPath(put.path, { id: database.id }), body); data.reload(); }} />
+    </section>
+  );
 }

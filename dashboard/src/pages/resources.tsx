@@ -51,7 +51,8 @@ export function resourcePage(view: KindView) {
   };
 }
 
-export function Resources({ view, envId }: { view: KindView; envId: string }) {
+/** A kind's objects with their forms; `onChanged` hears of each create, edit and delete made here. */
+export function Resources({ view, envId, onChanged }: { view: KindView; envId: string; onChanged?(): void }) {
   const { me } = useSession();
   const editor = can(me, view.editRole ?? 'operator');
   const data = useLoad(async (signal) => {
@@ -62,6 +63,7 @@ export function Resources({ view, envId }: { view: KindView; envId: string }) {
     ]);
     return { ops, items, options };
   }, [envId]);
+  const changed = () => { data.reload(); onChanged?.(); };
   const [creating, setCreating] = useState(false);
   const [once, setOnce] = useState<string | null>(null);
   // the list follows what happens in the environment (a manifest apply, another user's change)
@@ -74,13 +76,13 @@ export function Resources({ view, envId }: { view: KindView; envId: string }) {
       {editor && ops.create && (creating ? (
         <section aria-labelledby={`${view.key}-create-h`} class="panel">
           <h2 id={`${view.key}-create-h`}>New {view.noun}</h2>
-          {view.createForm ? view.createForm(() => { setCreating(false); data.reload(); }) : <SchemaForm name={`create-${view.key}`} schema={ops.create.body!} omit={view.omit} writeOnly={ops.writeOnly} options={options}
+          {view.createForm ? view.createForm(() => { setCreating(false); changed(); }) : <SchemaForm name={`create-${view.key}`} schema={ops.create.body!} omit={view.omit} writeOnly={ops.writeOnly} options={options}
             submitLabel={`Create ${view.noun}`} onCancel={() => setCreating(false)}
             onSubmit={async (body) => {
               const created = await api(ops.create!.method, path(ops.create!, { envId }), body);
               if (view.shownOnce && created?.[view.shownOnce]) setOnce(created[view.shownOnce]);
               setCreating(false);
-              data.reload();
+              changed();
             }} />}
         </section>
       ) : <div class="actions"><button type="button" class="primary" onClick={() => { setOnce(null); setCreating(true); }}>New {view.noun}</button></div>)}
@@ -97,7 +99,7 @@ export function Resources({ view, envId }: { view: KindView; envId: string }) {
           <thead><tr><th scope="col">Name</th>{view.columns.map((c) => <th scope="col">{c.label}</th>)}<th scope="col">Managed by</th>{editor && <th scope="col">Actions</th>}</tr></thead>
           <tbody>
             {items.map((item: any) => (
-              <Row key={item.id} view={view} envId={envId} item={item} ops={ops} options={options} editor={editor} reload={data.reload} />
+              <Row key={item.id} view={view} envId={envId} item={item} ops={ops} options={options} editor={editor} reload={changed} />
             ))}
           </tbody>
         </table>

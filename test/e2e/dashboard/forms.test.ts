@@ -214,6 +214,32 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect(await page.content()).to.not.include(token);
   });
 
+  it('creates a database and sets its backup schedule through the forms; its password is write-only', async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/databases`, 'Databases');
+    await page.getByRole('button', { name: 'New database' }).click();
+    const f = form(page, 'create-databases');
+    await f.getByLabel(/^Name\b/).fill('shopdb');
+    await f.getByLabel(/^Type\b/).fill('postgres');
+    await f.getByLabel('Container name').fill('shop-postgres');
+    await f.getByLabel('Database name').fill('shop');
+    await f.getByLabel('Username').fill('shop');
+    await f.getByLabel('Password').fill('db-secret-Xy9');
+    await f.getByRole('button', { name: 'Create database' }).click();
+    await page.locator('tr[data-item="shopdb"]').waitFor();
+    const db = (await admin.get(`/api/environments/${envId}/databases`)).body.items.find((d: any) => d.name === 'shopdb');
+    expect(db).to.deep.include({ type: 'postgres', containerName: 'shop-postgres', databaseName: 'shop', username: 'shop', hasCredentials: true });
+    expect(await page.content()).to.not.include('db-secret-Xy9');
+
+    await page.getByRole('button', { name: 'shopdb', exact: true }).click();
+    const schedule = form(page, 'setBackupSchedule-shopdb');
+    await schedule.getByLabel('Cron').fill('0 3 * * *');
+    await schedule.getByLabel('Enabled').check();
+    await schedule.getByRole('button', { name: 'Save backup schedule' }).click();
+    await until('the schedule stored', async () => (await admin.get(`/api/databases/${db.id}/backup-schedule`)).body.cron === '0 3 * * *');
+    expect((await admin.get(`/api/databases/${db.id}/backup-schedule`)).body).to.include({ cron: '0 3 * * *', enabled: true });
+  });
+
   it("edits a service's env in the page and stores it", async () => {
     const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
     expect(created.status, created.text).to.equal(201);
