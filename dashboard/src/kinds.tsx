@@ -156,6 +156,28 @@ export const KIND_VIEWS: KindView[] = [
     actions: [{ label: 'Test', op: 'testDatabase', says: (r) => `${r.ok ? 'Reached' : 'Failed'}${r.message ? `: ${r.message}` : ''}` }],
   },
   {
+    key: 'chat-channels', title: 'Chat channels', noun: 'chat channel', list: 'listChatChannels', create: 'createChatChannel',
+    update: 'updateChatChannel', remove: 'deleteChatChannel', viewRole: 'admin', editRole: 'admin',
+    name: (c) => c.name,
+    columns: [
+      { label: 'Webhook URL', cell: (c) => (c.hasWebhookUrl ? 'set (never shown)' : 'not set') },
+      { label: 'State', cell: (c) => `${c.enabled ? 'enabled' : 'disabled'}${c.isDefault ? ', default' : ''}` },
+    ],
+    actions: [{ label: 'Send a test', op: 'testChatChannel', says: (r) => `${r.delivered ?? r.ok ? 'Delivered' : 'Not delivered'}${r.status ? ` (HTTP ${r.status})` : ''}${r.message ? `: ${r.message}` : ''}` }],
+  },
+  {
+    key: 'outgoing-webhooks', title: 'Outgoing webhooks', noun: 'outgoing webhook', list: 'listOutgoingWebhooks', create: 'createOutgoingWebhook',
+    update: 'updateOutgoingWebhook', remove: 'deleteOutgoingWebhook', viewRole: 'admin', editRole: 'admin',
+    name: (w) => w.name,
+    columns: [
+      { label: 'URL', cell: (w) => w.url },
+      { label: 'Events', cell: (w) => list(w.eventTypes) },
+      { label: 'Environments', cell: (w) => (w.environmentIds?.length ? `${w.environmentIds.length}` : 'all') },
+      { label: 'State', cell: (w) => (w.enabled ? 'enabled' : 'disabled') },
+    ],
+    actions: [{ label: 'Send a test', op: 'testOutgoingWebhook', says: (r) => (r.delivered ? `Delivered (HTTP ${r.status})` : `Not delivered${r.status ? ` (HTTP ${r.status})` : ''}`) }],
+  },
+  {
     key: 'users', title: 'Users', noun: 'user', list: 'listUsers', create: 'createUser', update: 'updateUser', remove: 'deleteUser',
     viewRole: 'admin', editRole: 'admin',
     name: (u) => u.email,

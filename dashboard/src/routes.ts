@@ -13,6 +13,7 @@ import { DatabasesPage } from './pages/databases';
 import { TopologyPage } from './pages/topology';
 import { SettingsPage } from './pages/settings';
 import { MetricsPage } from './pages/metrics';
+import { AdminPage } from './pages/admin';
 import { resourcePage } from './pages/resources';
 import { KIND_VIEWS, type KindView } from './kinds';
 
@@ -40,8 +41,10 @@ export const routes: Route[] = [
   { path: '/env/:envId/topology', page: TopologyPage, title: 'Topology', nav: 'Topology' },
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },
   { path: '/env/:envId/settings', page: SettingsPage, title: 'Settings', nav: 'Settings', role: 'admin' },
-  kind('users'),
-  kind('tokens'),
+  { path: '/env/:envId/admin', page: AdminPage, title: 'Admin', nav: 'Admin', role: 'admin' },
+  // each admin kind on a page of its own too (no navigation entry: the Admin page holds them all)
+  { ...kind('users'), nav: undefined },
+  { ...kind('tokens'), nav: undefined },
   { path: '/env/:envId/services/:serviceId', page: ServicePage, title: 'Service' },
   { path: '/env/:envId/plans/:planId', page: PlanPage, title: 'Deployment plan' },
 ];

@@ -18,7 +18,7 @@ import { recordHealth } from '../../../controller/servers/health.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
-  '/databases', '/topology', '/audit', '/settings', '/users', '/tokens'];
+  '/databases', '/topology', '/audit', '/settings', '/admin', '/users', '/tokens'];
 
 describe('dashboard forms in a real browser (e2e)', function () {
   this.timeout(180_000);
@@ -240,6 +240,34 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect((await admin.get(`/api/databases/${db.id}/backup-schedule`)).body).to.include({ cron: '0 3 * * *', enabled: true });
   });
 
+  it('sets the SMTP relay and creates a chat channel on the admin page; their secrets stay write-only', async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/admin`, 'Admin');
+    const smtp = form(page, 'smtp');
+    await smtp.getByLabel('Host').fill('smtp.example.test');
+    await smtp.getByLabel('Port').fill('587');
+    await smtp.getByLabel('Username').fill('mailer');
+    await smtp.getByLabel('Password').fill('smtp-pass-Qv4');
+    await smtp.getByLabel('From address').fill('stevedore@example.test');
+    await smtp.getByLabel('Enabled').check();
+    await smtp.getByRole('button', { name: 'Save SMTP relay' }).click();
+    await page.getByText('Password set (never shown).').waitFor();
+    expect((await admin.get('/api/admin/smtp')).body).to.include({ host: 'smtp.example.test', port: 587, username: 'mailer', hasPassword: true, enabled: true });
+    expect(await form(page, 'smtp').getByLabel('Password').inputValue()).to.equal('');
+
+    await page.getByRole('button', { name: 'New chat channel' }).click();
+    const chat = form(page, 'create-chat-channels');
+    await chat.getByLabel(/^Name\b/).fill('ops-room');
+    await chat.getByLabel('Webhook URL').fill('https://chat.example.test/hooks/T0K3N-chat');
+    await chat.getByRole('button', { name: 'Create chat channel' }).click();
+    await page.locator('tr[data-item="ops-room"]').waitFor();
+    expect(await page.locator('tr[data-item="ops-room"]').innerText()).to.include('set (never shown)');
+    expect((await admin.get('/api/admin/chat-channels')).body.items.map((c: any) => c.name)).to.include('ops-room');
+    const html = await page.content();
+    expect(html).to.not.include('smtp-pass-Qv4');
+    expect(html).to.not.include('T0K3N-chat');
+  });
+
   it("edits a service's env in the page and stores it", async () => {
     const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
     expect(created.status, created.text).to.equal(201);
@@ -295,7 +323,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
   it('a viewer sees no create or edit control on any page', async () => {
     const shop = (await admin.post(`/api/environments/${envId}/services`, { name: 'viewed', containerImageId: imageId })).body;
     const page = await signIn(viewerEmail);
-    const visible = ENV_PAGES.filter((p) => !['/settings', '/users', '/tokens'].includes(p));
+    const visible = ENV_PAGES.filter((p) => !['/settings', '/admin', '/users', '/tokens'].includes(p));
     for (const path of [...visible.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${shop.id}`, '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
@@ -305,7 +333,10 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
       expect(await page.locator('form.schema-form').count(), path).to.equal(0);
     }
     // the admin pages are not offered to a viewer
-    expect(await page.getByRole('navigation', { name: 'Environment pages' }).getByRole('link', { name: 'Users' }).count()).to.equal(0);
+    await open(page, `/env/${envId}`, 'Overview');
+    const nav = page.getByRole('navigation', { name: 'Environment pages' });
+    expect(await nav.getByRole('link', { name: 'Overview' }).count()).to.equal(1);
+    expect(await nav.getByRole('link', { name: /^(Admin|Settings)$/ }).count()).to.equal(0);
   });
 
   it('a field a manifest owns cannot be edited in the page and names its file', async () => {
