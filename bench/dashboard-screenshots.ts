@@ -1,6 +1,6 @@
 // bench/dashboard-screenshots.ts - the pictures of docs/dashboard/: a real service on a fresh
 // database, seeded through its API (an environment with servers, images, services, secrets, vars,
-// config files, webhooks, users and a token; a watched manifests folder declaring a second
+// config files, webhooks, users, a token, a chat channel and the SMTP relay; a watched manifests folder declaring a second
 // environment; an hour of server and container samples written to the store, as the collector
 // writes them), then each page shot in Debian's headless Chromium at 1280 px, and a few at 375 px.
 //   DATABASE_URL=postgres://... npx tsx bench/dashboard-screenshots.ts [out=docs/dashboard]
@@ -69,6 +69,8 @@ try {
   const operator = await userWithRole(admin, 'operator', 'ops@example.test');
   await userWithRole(admin, 'viewer', 'viewer@example.test');
   ok(await admin.post('/api/admin/tokens', { name: 'ci', ownerUserId: operator.user.id, role: 'operator', environmentIds: [env.id] }));
+  ok(await admin.post('/api/admin/chat-channels', { name: 'ops-room', webhookUrl: 'https://chat.example.test/hooks/not-shown', isDefault: true }));
+  ok(await admin.put('/api/admin/smtp', { host: 'smtp.example.test', port: 587, username: 'mailer', password: 'not-shown', fromAddress: 'stevedore@example.test', enabled: true }));
 
   // an hour of samples a minute apart, as the SSH collector stores them
   const now = Date.now();
@@ -146,8 +148,7 @@ try {
   await shoot(page, `${envPath}/topology`, 'topology');
   await shoot(page, `${envPath}/audit`, 'audit-log');
   await shoot(page, `${envPath}/settings`, 'settings');
-  await shoot(page, `${envPath}/users`, 'users');
-  await shoot(page, `${envPath}/tokens`, 'tokens');
+  await shoot(page, `${envPath}/admin`, 'admin');
   // at phone width: the same pages, nothing cut and no sideways scroll
   await page.setViewportSize({ width: 375, height: 800 });
   await shoot(page, envPath, 'phone-overview');

@@ -131,7 +131,7 @@ function Field(p: FieldProps) {
   const help = [
     schema.description,
     owner && `Set by the manifest ${owner}: edit that file to change it.`,
-    p.writeOnly === 'keep' && 'Write-only: never shown. Leave empty to keep the stored value; type a new one to replace it.',
+    p.writeOnly === 'keep' && !/write-only/i.test(schema.description ?? '') && 'Write-only: never shown. Leave empty to keep the stored value; type a new one to replace it.',
     p.writeOnly === 'new' && 'Write-only: stored sealed and never shown again.',
   ].filter(Boolean) as string[];
   const describedBy = [help.length && `${id}-help`, mine.length && `${id}-err`].filter(Boolean).join(' ') || undefined;

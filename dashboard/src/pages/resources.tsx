@@ -12,7 +12,11 @@ import { SchemaForm, type Option } from '../components/schema-form';
 import { ErrorNote } from '../components/status';
 import { MANIFEST_FIELD } from '../../../controller/manifests/owned-fields';
 
-export interface KindOps { list: Operation; create?: Operation; update?: Operation; remove?: Operation; writeOnly: string[] }
+export interface KindOps {
+  list: Operation; create?: Operation; update?: Operation; remove?: Operation; writeOnly: string[];
+  /** Whether its objects say where they come from (`source`): a manifest may declare them. */
+  declarable: boolean;
+}
 
 /** The operations of a kind, and its write-only fields: those its bodies take but its reads never answer. */
 export async function kindOps(view: Pick<KindView, 'list' | 'create' | 'update' | 'remove'>, signal?: AbortSignal): Promise<KindOps> {
@@ -22,7 +26,7 @@ export async function kindOps(view: Pick<KindView, 'list' | 'create' | 'update' 
   const read = list.response?.properties?.items?.items?.properties ?? {};
   const create = op(view.create), update = op(view.update);
   const written = new Set([...Object.keys(create?.body?.properties ?? {}), ...Object.keys(update?.body?.properties ?? {})]);
-  return { list, create, update, remove: op(view.remove), writeOnly: [...written].filter((f) => !(f in read)) };
+  return { list, create, update, remove: op(view.remove), writeOnly: [...written].filter((f) => !(f in read)), declarable: 'source' in read };
 }
 
 /** Choices for the fields of `schemas` that name other objects (REFERENCES). */
@@ -96,7 +100,7 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
       <h2 class="sr-only">{view.title} list</h2>
       {items.length ? (
         <table class="stack">
-          <thead><tr><th scope="col">Name</th>{view.columns.map((c) => <th scope="col">{c.label}</th>)}<th scope="col">Managed by</th>{editor && <th scope="col">Actions</th>}</tr></thead>
+          <thead><tr><th scope="col">Name</th>{view.columns.map((c) => <th scope="col">{c.label}</th>)}{ops.declarable && <th scope="col">Managed by</th>}{editor && <th scope="col">Actions</th>}</tr></thead>
           <tbody>
             {items.map((item: any) => (
               <Row key={item.id} view={view} envId={envId} item={item} ops={ops} options={options} editor={editor} reload={changed} />
@@ -118,13 +122,13 @@ function Row({ view, envId, item, ops, options, editor, reload }: {
   const name = view.name(item);
   const owned = ownedBy(item);
   const manifest = item.source?.kind === 'manifest' ? item.source.path as string : null;
-  const cols = view.columns.length + 2 + (editor ? 1 : 0);
+  const cols = view.columns.length + 1 + (ops.declarable ? 1 : 0) + (editor ? 1 : 0);
   return (
     <>
       <tr data-item={name}>
         <th scope="row" data-label="Name">{view.href ? <Link href={view.href(envId, item)}>{name}</Link> : name}</th>
         {view.columns.map((c) => <td data-label={c.label}>{c.cell(item)}</td>)}
-        <td data-label="Managed by">{manifest ? <>manifest <code>{manifest}</code></> : 'API'}</td>
+        {ops.declarable && <td data-label="Managed by">{manifest ? <>manifest <code>{manifest}</code></> : 'API'}</td>}
         {editor && (
           <td data-label="Actions">
             <div class="actions">
