@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { AuditLog } from './audit/audit-log.js';
 import { UsersRepository } from './store/repositories/users.js';
+import { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
 import { SettingsStore } from './settings/settings-store.js';
@@ -95,6 +96,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
+    environmentMembers: new EnvironmentMembersRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),

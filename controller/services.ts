@@ -8,6 +8,7 @@ import type { AuditLog } from './audit/audit-log.js';
 import type { UsersRepository } from './store/repositories/users.js';
 import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import type { EnvironmentsRepository } from './store/repositories/environments.js';
+import type { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { EventBus } from './events/event-bus.js';
 import type { WorkQueue } from './queue/work-queue.js';
@@ -69,6 +70,7 @@ export interface Services {
   audit: AuditLog;
   users: UsersRepository;
   apiTokens: ApiTokensRepository;
+  environmentMembers: EnvironmentMembersRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
   /** Service templates (the catalog). */

@@ -4,6 +4,7 @@ import healthRoutes from './health.js';
 import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
+import environmentMemberRoutes from './environment-members.js';
 import settingsRoutes from './settings.js';
 import registryRoutes from './registries.js';
 import registryBrowseRoutes from './registry-browse.js';
@@ -64,6 +65,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...oidcRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
+    ...environmentMemberRoutes(s),
     // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
