@@ -9,6 +9,8 @@ import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixt
 import type { HttpClient } from '../support/http-client.js';
 import { createRepo, type TestRepo } from '../support/git-repo.js';
 import { until } from '../support/until.js';
+import { ageKeyPair, sopsFile } from '../support/sops-file.js';
+import { inflateSync } from 'node:zlib';
 
 const SECRET = 'codehost-secret-for-tests';
 const varDoc = (env: string, name: string, value: string) => `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: ${name}, environment: ${env}}\nspec: {value: "${value}"}\n`;
@@ -163,3 +165,95 @@ describe('manifests source (Git) routes', function () {
     expect((await admin.patch(`/api/vars/${v.id}`, { value: 'mine now' })).status).to.equal(200);
   }));
 });
+
+describe('SOPS files of a Git source', function () {
+  this.timeout(60_000);
+  const VALUE = 'sops-plain-value-7c1f0b';
+  let svc: TestService;
+  let admin: HttpClient;
+  let repo: TestRepo;
+  let env: { id: string; name: string };
+  let keys: { identity: string; recipient: string };
+  const status = async () => (await admin.get(`/api/environments/${env.id}/manifests-source/status`)).body;
+  const settled = (what: string, pred: (st: any) => boolean) => until(what, async () => {
+    const st = await status();
+    return st.sync !== 'Syncing' && pred(st) && st;
+  }, { timeoutMs: 20_000, everyMs: 100 });
+  const secretDoc = (name: string, value: string) => ({ apiVersion: 'stevedore/v1', kind: 'Secret', metadata: { name, environment: env.name }, spec: { value, description: 'from sops' } });
+
+  before(async () => {
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    env = await createEnvironment(admin);
+    repo = createRepo();
+    keys = await ageKeyPair();
+  });
+  after(async () => {
+    await svc?.stop();
+    repo?.remove();
+  });
+
+  it('the age key is write-only: reads show only its recipient', async () => {
+    expect((await admin.get(`/api/environments/${env.id}/age-key`)).body).to.deep.include({ hasIdentity: false, recipient: null });
+    expect((await admin.put(`/api/environments/${env.id}/age-key`, { identity: 'AGE-SECRET-KEY-1NOTAKEY' })).status).to.equal(400);
+    const put = await admin.put(`/api/environments/${env.id}/age-key`, { identity: `# created: now\n${keys.identity}\n` });
+    expect(put.status).to.equal(200);
+    expect(put.body).to.deep.include({ hasIdentity: true, recipient: keys.recipient });
+    expect(put.text).to.not.include(keys.identity);
+    const row = await svc.services.db('environment_age_keys').where({ environmentId: env.id }).first();
+    expect(JSON.stringify(row)).to.not.include(keys.identity);
+  });
+
+  it('a Secret in a SOPS file becomes a sealed secret; its value is in no response, log, event or cache file', async () => {
+    repo.commit({ 'db.sops.yaml': await sopsFile(secretDoc('DB_PASSWORD', VALUE), [keys.recipient]) }, 'encrypted secret');
+    expect((await admin.put(`/api/environments/${env.id}/manifests-source`, { url: repo.url, pollIntervalSec: 0 })).status).to.equal(200);
+    const st = await settled('Synced', (x) => x.sync !== 'OutOfSync').catch(async (e) => { throw new Error(`${e.message}: ${JSON.stringify(await status())}`); });
+    expect(st.sync, JSON.stringify(st)).to.equal('Synced');
+    const list = await admin.get(`/api/environments/${env.id}/secrets`);
+    const secret = list.body.items.find((x: any) => x.key === 'DB_PASSWORD');
+    expect(secret).to.include({ hasValue: true, description: 'from sops' });
+    const row = await svc.services.db('secrets').where({ id: secret.id }).first();
+    expect(svc.services.secretBox.open(row.valueSealed)).to.equal(VALUE);
+    const texts = [JSON.stringify(st), list.text, (await admin.get(`/api/secrets/${secret.id}`)).text, JSON.stringify(row.source),
+      svc.logs.join('\n'), JSON.stringify(await svc.services.db('events')), JSON.stringify(await svc.services.db('audit_logs'))];
+    for (const t of texts) expect(t).to.not.include(VALUE);
+    expect(filesUnder(join(svc.stateDir, 'git-cache')).some((f) => readWhole(f).includes(VALUE)), 'the cache').to.equal(false);
+  });
+
+  it('a tampered file fails its MAC and the last good commit stays; a stranger\'s identity names the recipients', async () => {
+    const good = (await status()).revision.commit;
+    const text = (await sopsFile(secretDoc('DB_PASSWORD', 'next'), [keys.recipient])).replace('description: ENC', 'description_x: ENC');
+    repo.commit({ 'db.sops.yaml': text }, 'tampered');
+    await admin.post(`/api/environments/${env.id}/manifests-source/sync`, {});
+    const st = await settled('Failed', (x) => x.sync === 'Failed');
+    expect(st.revision.commit).to.equal(good);
+    expect(st.error).to.include('db.sops.yaml').and.match(/does not decrypt|MAC/);
+    const stranger = await ageKeyPair();
+    repo.commit({ 'db.sops.yaml': await sopsFile(secretDoc('DB_PASSWORD', 'next'), [stranger.recipient]) }, 'other recipient');
+    await admin.post(`/api/environments/${env.id}/manifests-source/sync`, {});
+    const again = await settled('Failed again', (x) => x.sync === 'Failed' && x.errors[0]?.message.includes(stranger.recipient));
+    expect(again.revision.commit).to.equal(good);
+  });
+
+  it('a manifest without a secret field but with encrypted values is refused (they would be stored in plain)', async () => {
+    const doc = { apiVersion: 'stevedore/v1', kind: 'Var', metadata: { name: 'PLAIN', environment: env.name }, spec: { value: 'x' } };
+    repo.commit({ 'db.sops.yaml': await sopsFile(secretDoc('DB_PASSWORD', VALUE), [keys.recipient]), 'var.sops.yaml': await sopsFile(doc, [keys.recipient]) }, 'var');
+    await admin.post(`/api/environments/${env.id}/manifests-source/sync`, {});
+    const st = await settled('Failed', (x) => x.sync === 'Failed' && x.errors.some((e: any) => e.file === 'var.sops.yaml'));
+    expect(st.errors.find((e: any) => e.file === 'var.sops.yaml').message).to.include('has no secret field');
+  });
+});
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** A file's bytes, and a loose git object's inflated content too. */
+function readWhole(path: string): string {
+  const raw = readFileSync(path);
+  try {
+    return raw.toString('latin1') + inflateSync(raw).toString('latin1');
+  } catch {
+    return raw.toString('latin1');
+  }
+}
