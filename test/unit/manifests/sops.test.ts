@@ -31,8 +31,8 @@ describe('SOPS files', () => {
     expect(out.tree).to.deep.equal(tree);
     expect(out.encrypted).to.deep.include(['spec', 'value']);
     // an unencrypted value changed after encryption: the MAC no longer matches
-    const altered = structuredClone(doc);
-    (altered.metadata as { name: string }).name = 'OTHER';
+    const altered = structuredClone(doc) as any;
+    altered.metadata.name = 'OTHER';
     expect(() => decryptTree(altered, key)).to.throw(SopsError, /MAC does not match/);
     // an encrypted value swapped for another path's: its path no longer decrypts it
     const swapped = structuredClone(doc) as any;
