@@ -60,6 +60,7 @@ import { BackupStores } from './databases/storage/stores.js';
 import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
 import { ObjectStorageRepository } from './store/repositories/object-storage.js';
+import { GitSourcesRepository } from './store/repositories/git-sources.js';
 import type { Services } from './services.js';
 import type { Reconcilers } from './model/reconcilers.js';
 
@@ -141,6 +142,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     databaseOk: () => databaseAnswers(db),
     objectStorage,
+    gitSources: new GitSourcesRepository(db),
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
       databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),

@@ -32,6 +32,9 @@ import serviceImageUpdateRoutes from './service-image-updates.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
+import manifestsSourceRoutes from './manifests-source.js';
+import gitWebhookRoutes from './webhooks-git.js';
+import ageKeyRoutes from './age-keys.js';
 import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
 import varRoutes from './vars.js';
@@ -77,6 +80,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
     ...incomingWebhookRoutes(s),
+    ...gitWebhookRoutes(s),
     ...outgoingWebhookRoutes(s),
     ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
@@ -94,6 +98,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
+    ...manifestsSourceRoutes(s),
+    ...ageKeyRoutes(s),
     ...serverRoutes(s),
     ...serverOperationRoutes(s),
     ...serverAgentRoutes(s),

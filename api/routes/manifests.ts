@@ -9,6 +9,13 @@ import type { Ctx } from '../http/types.js';
 import { authorizeIn } from '../http/authorize.js';
 import { isLoweredSomewhere } from '../../controller/auth/scopes.js';
 import { manifestsApplied, manifestsDiff, manifestsStatus } from './manifest-schemas.js';
+import { statusView } from '../../controller/manifests/git/source-view.js';
+
+const sourceStatuses = async (s: Services) => {
+  const rows = await s.gitSources.listAll();
+  const names = new Map((await s.environments.findByIds(rows.map((r) => r.environmentId))).map((e) => [e.id, e.name]));
+  return rows.map((r) => statusView(r, names.get(r.environmentId) ?? ''));
+};
 
 const files = arrayOf(object({
   path: str({ minLength: 1, maxLength: 1000, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$)).*\\.ya?ml$' }),
@@ -61,13 +68,14 @@ export default function manifestRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/manifests/status', operationId: 'getManifestsStatus', tag: 'manifests', access: 'viewer',
-      summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, and the objects that are Degraded',
+      summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, the objects that are Degraded, and each environment\'s Git source (sync state, applied commit, errors)',
       response: manifestsStatus,
       async handler() {
         const st = manifestsStatusOf(s);
         return {
           dir: s.config.manifestsDir, prune: s.config.manifestsPrune, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied,
           degraded: await degradedObjects(s),
+          sources: await sourceStatuses(s),
         };
       },
     }),
