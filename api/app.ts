@@ -54,7 +54,7 @@ export function createApp(s: Services): Koa {
   app.use(metricsEndpoint(s.metrics, s.config.metricsToken)); // GET /metrics, before the web UI takes every other GET
   app.use(dashboard(dashboardAssets)); // every GET outside /api, /mcp and /health: the web UI
   app.use(jsonBody('1mb'));
-  app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens }));
+  app.use(authenticate({ jwtSecret: s.config.jwtSecret, users: s.users, apiTokens: s.apiTokens, environmentMembers: s.environmentMembers }));
   // Off: not registered at all, so /mcp is the router's 404. Before idempotency: the envelope is not managed, its replays are.
   if (s.config.mcpEnabled) app.use(mcpEndpoint({ version: s.config.version, allowedHosts: s.config.mcpAllowedHosts, specs, app }));
   app.use(idempotency(s.idempotencyKeys, s.secretBox));

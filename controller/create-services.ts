@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { AuditLog } from './audit/audit-log.js';
 import { UsersRepository } from './store/repositories/users.js';
+import { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
 import { SettingsStore } from './settings/settings-store.js';
@@ -59,6 +60,7 @@ import { BackupStores } from './databases/storage/stores.js';
 import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
 import { ObjectStorageRepository } from './store/repositories/object-storage.js';
+import { GitSourcesRepository } from './store/repositories/git-sources.js';
 import type { Services } from './services.js';
 import type { Reconcilers } from './model/reconcilers.js';
 
@@ -95,6 +97,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     audit: new AuditLog(db),
     users: new UsersRepository(db),
     apiTokens: new ApiTokensRepository(db),
+    environmentMembers: new EnvironmentMembersRepository(db),
     environments: new EnvironmentsRepository(db),
     settings: new SettingsStore(db),
     services: new ServicesRepository(db),
@@ -139,6 +142,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     configStore: createConfigStore(db, secretBox, hosts, logger, config.secretsKey),
     databaseOk: () => databaseAnswers(db),
     objectStorage,
+    gitSources: new GitSourcesRepository(db),
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
       databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),

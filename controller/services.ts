@@ -8,6 +8,7 @@ import type { AuditLog } from './audit/audit-log.js';
 import type { UsersRepository } from './store/repositories/users.js';
 import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import type { EnvironmentsRepository } from './store/repositories/environments.js';
+import type { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
 import type { SettingsStore } from './settings/settings-store.js';
 import type { EventBus } from './events/event-bus.js';
 import type { WorkQueue } from './queue/work-queue.js';
@@ -44,6 +45,7 @@ import type { SessionLocks } from './store/session-locks.js';
 import type { Trx } from './store/transaction.js';
 import type { DatabaseOps } from './databases/database-ops.js';
 import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
+import type { GitSourcesRepository } from './store/repositories/git-sources.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
@@ -69,6 +71,7 @@ export interface Services {
   audit: AuditLog;
   users: UsersRepository;
   apiTokens: ApiTokensRepository;
+  environmentMembers: EnvironmentMembersRepository;
   environments: EnvironmentsRepository;
   settings: SettingsStore;
   /** Service templates (the catalog). */
@@ -145,6 +148,8 @@ export interface Services {
   databaseOps: DatabaseOps;
   /** The global S3-compatible storage and each environment's use of it. */
   objectStorage: ObjectStorageRepository;
+  /** Each environment's Git source of manifests, its sync status, and the environment's age identity (controller/manifests/git/). */
+  gitSources: GitSourcesRepository;
   /** What GET /metrics serves (controller/metrics/): counters fed as things happen, gauges read when scraped. */
   metrics: Metrics;
   /** Reports whether the database answers, for /health. */

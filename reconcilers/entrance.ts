@@ -23,7 +23,7 @@ import { diffDeployment, needsRollout } from './service/deployment-diff.js';
 import type { LookServices } from './deployment/observe-and-record.js';
 import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
-import { ownedFields, type ManifestSource } from '../controller/manifests/owned-fields.js';
+import { editHint, ownedFields, ownerOf, type ManifestSource } from '../controller/manifests/owned-fields.js';
 import type { DesiredReads } from './deployment/load-desired.js';
 import type { RevisionSpec } from './service/revision-spec.js';
 
@@ -285,8 +285,8 @@ function assertNotManifestOwned(svc: ServiceRow, values: ServiceSpec): void {
   const changed = (Object.keys(values) as Array<keyof ServiceSpec>).filter((f) => JSON.stringify(values[f]) !== JSON.stringify(svc[f as keyof ServiceRow]));
   const owned = ownedFields(source, changed);
   if (!owned.length) return;
-  throw conflict(`${owned.join(', ')} of ${svc.name} ${owned.length > 1 ? 'are' : 'is'} managed by the manifest ${source.path}`,
-    `Edit ${source.path} in the manifests folder instead`, owned[0]);
+  throw conflict(`${owned.join(', ')} of ${svc.name} ${owned.length > 1 ? 'are' : 'is'} managed by the manifest ${ownerOf(source)}`,
+    editHint(source), owned[0]);
 }
 
 /** A deploy that would change a tag a manifest sets is refused as PATCH refuses it. */
@@ -294,8 +294,8 @@ function assertTagNotManifestOwned(svc: ServiceRow, tag: string): void {
   const source = svc.source as ManifestSource;
   if (!ownedFields(source, ['imageTag']).length) return;
   throw conflict(
-    `imageTag of ${svc.name} is managed by the manifest ${source.path} (it sets ${svc.imageTag ?? 'no tag'}, the deploy asked for ${tag})`,
-    `Edit ${source.path} in the manifests folder instead, or remove the field from it to manage it through the API`, 'imageTag',
+    `imageTag of ${svc.name} is managed by the manifest ${ownerOf(source)} (it sets ${svc.imageTag ?? 'no tag'}, the deploy asked for ${tag})`,
+    `${editHint(source)}, or remove the field from it to manage it through the API`, 'imageTag',
   );
 }
 

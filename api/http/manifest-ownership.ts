@@ -1,14 +1,14 @@
 import { conflict } from '../../controller/errors/app-error.js';
 import type { RouteSpec } from './route.js';
-import { ownedFields } from '../../controller/manifests/owned-fields.js';
+import { editHint, ownedFields, ownerOf, type ManifestSource } from '../../controller/manifests/owned-fields.js';
 /** Sub-collection actions (POST /api/{kind}/{id}/{sub}) that change a manifest-owned list. */
 const OWNED_LISTS: Record<string, string> = { deployments: 'deployments', dependencies: 'dependsOn' };
 
-interface Owned { source?: { kind?: string; path?: string; fields?: string[] }; deployment?: Owned }
+interface Owned { source?: ManifestSource; deployment?: Owned }
 
-const refuse = (path: string, fields: string[]) => conflict(
-  `${fields.length ? fields.join(', ') : 'This object'} ${fields.length > 1 ? 'are' : 'is'} managed by the manifest ${path}`,
-  `Edit ${path} in the manifests folder instead, or remove the field from it to manage it through the API`,
+const refuse = (source: ManifestSource, fields: string[]) => conflict(
+  `${fields.length ? fields.join(', ') : 'This object'} ${fields.length > 1 ? 'are' : 'is'} managed by the manifest ${ownerOf(source)}`,
+  `${editHint(source)}, or remove the field from it to manage it through the API`,
   fields[0],
 );
 
@@ -30,13 +30,13 @@ export function assertNotManifestOwned(spec: RouteSpec, params: Record<string, s
   if (spec.method === 'PATCH' || spec.method === 'PUT') {
     const prefix = params.module && spec.path.includes('{module}') ? `settings.${params.module}.` : '';
     const hit = ownedFields(source, Object.keys((body && typeof body === 'object' ? body : {}) as object), prefix);
-    if (hit.length) throw refuse(source.path, hit);
+    if (hit.length) throw refuse(source, hit);
   } else if (spec.method === 'DELETE' && /\}$/.test(spec.path)) {
-    throw refuse(source.path, []);
+    throw refuse(source, []);
   } else if (spec.method === 'DELETE' && spec.path.endsWith('/ssh-key') && owned.has('sshPrivateKey')) {
-    throw refuse(source.path, ['sshPrivateKey']);
+    throw refuse(source, ['sshPrivateKey']);
   } else if (spec.method === 'POST') {
     const sub = /^\/api\/[a-z-]+\/\{id\}\/([a-z-]+)$/.exec(spec.path)?.[1];
-    if (sub && OWNED_LISTS[sub] && owned.has(OWNED_LISTS[sub])) throw refuse(source.path, [OWNED_LISTS[sub]]);
+    if (sub && OWNED_LISTS[sub] && owned.has(OWNED_LISTS[sub])) throw refuse(source, [OWNED_LISTS[sub]]);
   }
 }

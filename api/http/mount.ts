@@ -2,7 +2,7 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import { readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
 import { recordRequest } from './audit-request.js';
-import { authorize } from './authorize.js';
+import { authorize, authorizeEnvironment } from './authorize.js';
 import { hasBody, unsupportedContentType } from './content-type.js';
 import { assertNotManifestOwned } from './manifest-ownership.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
@@ -55,6 +55,7 @@ function runner(spec: RouteSpec, services: Services) {
     const params = ctx.params;
     spec.allow?.(ctx, params);
     const resource = spec.load ? await spec.load(ctx, params) : undefined;
+    authorizeEnvironment(ctx, spec, params, resource);
     const body = bodyOf(ctx, spec);
     if (WRITE.has(spec.method)) assertNotManifestOwned(spec, params, resource, body);
     const query = querySchema ? validateQuery(querySchema, { ...ctx.query }) : ctx.query;

@@ -4,7 +4,7 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from '../../controlle
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
-import { scopesFor } from '../../controller/auth/scopes.js';
+import { roleIn, scopesFor } from '../../controller/auth/scopes.js';
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema, bool } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';
@@ -78,7 +78,7 @@ export default function authRoutes(s: Services) {
       summary: 'The caller: role, visible environments, scopes and token type',
       response: object({
         id: uuid, email: str({ nullable: true }), name: str({ nullable: true }), role: enumOf('viewer', 'operator', 'admin'),
-        environments: arrayOf(object({ id: uuid, name: str() }) as Schema), scopes: arrayOf(str()), tokenType: enumOf('jwt', 'api_token'),
+        environments: arrayOf(object({ id: uuid, name: str(), role: enumOf('viewer', 'operator', 'admin') }) as Schema), scopes: arrayOf(str()), tokenType: enumOf('jwt', 'api_token'),
       }),
       async handler(ctx) {
         const actor = ctx.state.actor!;
@@ -90,7 +90,8 @@ export default function authRoutes(s: Services) {
           email: user?.email ?? null,
           name: user ? user.name : actor.name,
           role: actor.role,
-          environments,
+          // the caller's role in each: a membership there lowers it (never raises it)
+          environments: environments.map((e) => ({ ...e, role: roleIn(actor, e.id) })),
           scopes: scopesFor(actor.role),
           tokenType: actor.tokenType,
         };

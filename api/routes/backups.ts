@@ -142,9 +142,14 @@ export default function backupRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toRestore(resource),
     }),
 
-    route<unknown, unknown, RestoreRow>({
+    route<unknown, unknown, RestoreRow & { environmentId: string | null }>({
       method: 'DELETE', path: '/api/restores/{id}/scratch-container', operationId: 'removeScratchContainer', tag: 'backups', access: 'operator',
-      load: rowOf(restores, 'Restore'), response: restoreSchema, errors: [409],
+      // with its database's environment, which the per-environment role check reads
+      load: async (ctx, params) => {
+        const restore = await rowOf(restores, 'Restore')(ctx, params);
+        return { ...restore, environmentId: (await databases.findById(restore.databaseId))?.environmentId ?? null };
+      },
+      response: restoreSchema, errors: [409],
       summary: 'Remove the scratch container a restore kept for inspection (only a container labelled as this database\'s scratch)',
       async handler(ctx, { resource }) {
         if (resource.target !== 'scratch' || !resource.scratchContainer) throw conflict('This restore kept no scratch container');

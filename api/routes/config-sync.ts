@@ -1,3 +1,4 @@
+import { authorizeIn } from '../http/authorize.js';
 import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { targetsOf } from '../../controller/config-files/sync-targets.js';
@@ -108,6 +109,7 @@ export default function configSyncRoutes(s: Services) {
         if (files.some((f) => f.environmentId !== environmentId)) {
           throw validationError('All config files of one batch must belong to one environment', 'operations');
         }
+        authorizeIn(ctx, 'operator', environmentId);
         const targets = await targetsOf(s.configStore.reads, files, await cs.attachments.forFiles(ids));
         const result = await cs.sync.batch(files, targets, body.rollbackOnFailure);
         ctx.state.audit = {

@@ -7,6 +7,7 @@ import { toServiceDependency, type ServiceDependencyRow } from '../../controller
 import { route } from '../http/route.js';
 import { arrayOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
+import type { Ctx } from '../http/types.js';
 
 const dependencySchema = object({
   id: uuid, serviceId: uuid, dependsOnServiceId: uuid, createdAt: timestamp,
@@ -17,7 +18,12 @@ const brief = (svc: ServiceRow | undefined) => (svc ? { id: svc.id, name: svc.na
 export default function dependencyRoutes(s: Services) {
   const env = environmentOf(s);
   const loadService = rowOf(s.services, 'Service');
-  const loadDependency = rowOf(s.serviceDependencies, 'Dependency');
+  // with its service's environment, which the per-environment role check reads
+  const loadDependency = async (ctx: Ctx, params: Record<string, string>) => {
+    const row = await rowOf(s.serviceDependencies, 'Dependency')(ctx, params);
+    const svc = await s.services.findById(row.serviceId);
+    return { ...row, environmentId: svc?.environmentId ?? null };
+  };
   const graphOf = async (environmentId: string, trx?: Trx) => {
     const [nodes, edges] = await Promise.all([
       s.services.listByEnvironment(environmentId, trx),
@@ -68,13 +74,12 @@ export default function dependencyRoutes(s: Services) {
       },
     }),
 
-    route<unknown, unknown, ServiceDependencyRow>({
+    route<unknown, unknown, ServiceDependencyRow & { environmentId: string | null }>({
       method: 'DELETE', path: '/api/dependencies/{id}', operationId: 'deleteServiceDependency', tag: 'dependencies',
       access: 'operator', summary: 'Remove a dependency between two services', load: loadDependency, status: 204,
       async handler(ctx, { resource }) {
-        const svc = await s.services.findById(resource.serviceId);
         await s.serviceDependencies.delete(resource.id);
-        ctx.state.audit = { environmentId: svc?.environmentId, details: { serviceId: resource.serviceId, dependsOnServiceId: resource.dependsOnServiceId } };
+        ctx.state.audit = { environmentId: resource.environmentId, details: { serviceId: resource.serviceId, dependsOnServiceId: resource.dependsOnServiceId } };
         return undefined;
       },
     }),

@@ -4,6 +4,7 @@ import healthRoutes from './health.js';
 import authRoutes from './auth.js';
 import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
+import environmentMemberRoutes from './environment-members.js';
 import settingsRoutes from './settings.js';
 import registryRoutes from './registries.js';
 import registryBrowseRoutes from './registry-browse.js';
@@ -31,6 +32,9 @@ import serviceImageUpdateRoutes from './service-image-updates.js';
 import dependencyRoutes from './dependencies.js';
 import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
+import manifestsSourceRoutes from './manifests-source.js';
+import gitWebhookRoutes from './webhooks-git.js';
+import ageKeyRoutes from './age-keys.js';
 import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
 import varRoutes from './vars.js';
@@ -64,6 +68,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...oidcRoutes(s),
     ...userRoutes(s),
     ...environmentRoutes(s),
+    ...environmentMemberRoutes(s),
     // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
@@ -75,6 +80,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...serviceAccountRoutes(s),
     ...auditLogRoutes(s),
     ...incomingWebhookRoutes(s),
+    ...gitWebhookRoutes(s),
     ...outgoingWebhookRoutes(s),
     ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
@@ -92,6 +98,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...dependencyRoutes(s),
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
+    ...manifestsSourceRoutes(s),
+    ...ageKeyRoutes(s),
     ...serverRoutes(s),
     ...serverOperationRoutes(s),
     ...serverAgentRoutes(s),

@@ -1,3 +1,4 @@
+import { authorizeIn } from '../http/authorize.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import type { KindApi, KindDescriptor } from '../../controller/kinds/kind.js';
 import type { Services } from '../../controller/services.js';
@@ -66,10 +67,12 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
       method: 'POST', path: collection, operationId: `create${kind.kind}`, tag, access: 'operator',
       summary: `Create a ${noun}`, ...(byQuery ? {} : { load: environmentOf(s) }),
       body: schemas.create, readOnly: schemas.readOnly, status: 201, response: schemas.read, errors: [409],
-      async handler(_ctx, { params, body }) {
+      async handler(ctx, { params, body }) {
         const environmentId = byQuery
           ? (await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id
           : params.envId;
+        // the environment is in the body here, so the per-environment role is checked now
+        if (byQuery) authorizeIn(ctx, 'operator', environmentId);
         return one(await repo.create(environmentId, body));
       },
     }),

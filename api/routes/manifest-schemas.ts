@@ -1,6 +1,6 @@
 // What the manifests routes answer, written from controller/manifests (ApplyResult, Change,
 // ApplyRecord, DegradedObject). `from`/`to` of a field change are whatever the field holds.
-import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 
 const anyValue: Schema = { description: 'The field\'s value: any JSON (secrets appear only as secret: true)' };
 const revision = object({ contentHash: str(), gitCommit: nullable(str()) }, ['contentHash', 'gitCommit']);
@@ -18,9 +18,23 @@ export const applyRecord = nullable(object({
   at: timestamp, trigger: enumOf('watch', 'api', 'startup'), revision, ok: bool, counts, errors: arrayOf(manifestError), plans: arrayOf(uuid), message: str(),
 }, ['at', 'trigger', 'revision', 'ok', 'counts', 'errors', 'plans']));
 
+export const sourceStatus = object({
+  environmentId: uuid, environment: str(), url: str(), ref: nullable(str()), path: str(),
+  sync: enumOf('Synced', 'OutOfSync', 'Syncing', 'Failed'),
+  revision: nullable(object({ commit: str(), author: str(), message: str(), committedAt: str() })),
+  lastFetchAt: nullableTimestamp, fetchedCommit: nullable(str()),
+  error: str({ description: 'Why the last attempt failed; the commit applied before stays applied' }),
+  errors: arrayOf(manifestError),
+  lastAttempt: nullable(object({
+    at: str(), trigger: str(), ok: bool, commit: nullable(str()), plans: arrayOf(uuid),
+    counts: object({ create: int(0), update: int(0), delete: int(0), orphan: int(0) }),
+  })),
+}, ['environmentId', 'sync', 'revision', 'lastFetchAt']);
+
 export const manifestsStatus = object({
   dir: nullable(str()), prune: bool, watching: bool, lastAttempted: applyRecord, lastApplied: applyRecord, degraded: arrayOf(degraded),
-}, ['dir', 'prune', 'watching', 'lastAttempted', 'lastApplied', 'degraded']);
+  sources: arrayOf(sourceStatus, { description: 'The environments\' Git sources and their sync state' }),
+}, ['dir', 'prune', 'watching', 'lastAttempted', 'lastApplied', 'degraded', 'sources']);
 
 export const manifestsDiff = object({
   ok: bool, revision, errors: arrayOf(manifestError), changes: arrayOf(change), counts, degraded: arrayOf(degraded),

@@ -6,7 +6,16 @@ import { formatError, type ManifestError, type ManifestFile } from '../../contro
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, object, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
+import { authorizeIn } from '../http/authorize.js';
+import { isLoweredSomewhere } from '../../controller/auth/scopes.js';
 import { manifestsApplied, manifestsDiff, manifestsStatus } from './manifest-schemas.js';
+import { statusView } from '../../controller/manifests/git/source-view.js';
+
+const sourceStatuses = async (s: Services) => {
+  const rows = await s.gitSources.listAll();
+  const names = new Map((await s.environments.findByIds(rows.map((r) => r.environmentId))).map((e) => [e.id, e.name]));
+  return rows.map((r) => statusView(r, names.get(r.environmentId) ?? ''));
+};
 
 const files = arrayOf(object({
   path: str({ minLength: 1, maxLength: 1000, pattern: '^(?!/)(?!.*(^|/)\\.\\.(/|$)).*\\.ya?ml$' }),
@@ -40,17 +49,33 @@ const actorOf = (ctx: Ctx) => {
  * create and delete environments). Invalid folders answer 400 VALIDATION_ERROR carrying every
  * error in `errors` (diff answers 200 with ok: false, so a CI can print them).
  */
+/**
+ * A caller whose role is lowered in some environment applies only what changes environments where
+ * they are still admin: the environments are those of a dry run's changes (a new environment is
+ * no one's yet). Nothing is written when one of them is refused.
+ */
+async function assertAdminWhereApplied(s: Services, ctx: Ctx, files: ManifestFile[] | undefined, prune: boolean | undefined): Promise<void> {
+  if (!isLoweredSomewhere(ctx.state.actor!)) return;
+  const preview = await runApply(s, 'api', { files, prune, dryRun: true, actor: actorOf(ctx) });
+  const names = new Set(preview.changes.map((c) => (c.kind === 'Environment' ? c.name : c.environment)).filter((n): n is string => !!n));
+  for (const name of names) {
+    const env = await s.environments.findByName(name);
+    if (env) authorizeIn(ctx, 'admin', env.id);
+  }
+}
+
 export default function manifestRoutes(s: Services) {
   return [
     route({
       method: 'GET', path: '/api/manifests/status', operationId: 'getManifestsStatus', tag: 'manifests', access: 'viewer',
-      summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, and the objects that are Degraded',
+      summary: 'The manifests folder, whether it is watched, the last attempted and applied revisions with their results, the objects that are Degraded, and each environment\'s Git source (sync state, applied commit, errors)',
       response: manifestsStatus,
       async handler() {
         const st = manifestsStatusOf(s);
         return {
           dir: s.config.manifestsDir, prune: s.config.manifestsPrune, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied,
           degraded: await degradedObjects(s),
+          sources: await sourceStatuses(s),
         };
       },
     }),
@@ -73,7 +98,9 @@ export default function manifestRoutes(s: Services) {
       description: 'An invalid folder answers 400 VALIDATION_ERROR with every problem in `errors` and the folder\'s `revision`; nothing is applied. '
         + 'dryRun: true answers what would change and writes nothing.',
       async handler(ctx, { body }) {
-        const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
+        const files = filesOrDir(s, body);
+        await assertAdminWhereApplied(s, ctx, files, body.prune);
+        const r = await runApply(s, 'api', { files, prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
         throwIfRefused(r);
         if (!r.ok) {
           throw new AppError('VALIDATION_ERROR', `The manifests have ${r.errors.length} error(s); nothing was applied: ${formatError(r.errors[0])}`,

@@ -14,4 +14,9 @@ export interface Actor {
   tokenId: string | null;
   /** null: every environment; otherwise the only environments this token may touch. */
   environmentIds: string[] | null;
+  /**
+   * The user's roles in the environments they are a member of, by environment id. There the
+   * lower of this and `role` applies (the global role is the ceiling); elsewhere `role` does.
+   */
+  environmentRoles: Record<string, Role>;
 }

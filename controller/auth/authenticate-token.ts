@@ -4,11 +4,13 @@ import { API_TOKEN_PREFIX, sha256Hex } from '../crypto/api-token.js';
 import { verifyJwt, type JwtClaims } from './jwt.js';
 import type { UsersRepository } from '../store/repositories/users.js';
 import type { ApiTokensRepository } from '../store/repositories/api-tokens.js';
+import type { EnvironmentMembersRepository } from '../store/repositories/environment-members.js';
 
 export interface TokenAuthDeps {
   jwtSecret: string;
   users: UsersRepository;
   apiTokens: ApiTokensRepository;
+  environmentMembers: EnvironmentMembersRepository;
 }
 
 const TOUCH_EVERY_MS = 60_000;
@@ -98,15 +100,17 @@ async function resolveToken(deps: TokenAuthDeps, token: string, hash: string): P
       tokenType: 'api_token',
       tokenId: row.id,
       environmentIds: row.environmentIds,
+      environmentRoles: row.ownerEnvironmentRoles ?? {},
     };
     return { actor, expiresAt: row.expiresAt ? row.expiresAt.getTime() : null };
   }
   const claims = verifiedClaims(deps.jwtSecret, token, hash);
   if (!claims) return null;
-  const user = await deps.users.findById(claims.sub);
+  // both in one round trip's time: the memberships are read whether or not the user still exists
+  const [user, environmentRoles] = await Promise.all([deps.users.findById(claims.sub), deps.environmentMembers.rolesOf(claims.sub)]);
   if (!user || user.tokenVersion !== claims.ver) return null;
   return {
-    actor: { type: 'user', id: user.id, name: user.email, role: user.role, tokenType: 'jwt', tokenId: null, environmentIds: null },
+    actor: { type: 'user', id: user.id, name: user.email, role: user.role, tokenType: 'jwt', tokenId: null, environmentIds: null, environmentRoles },
     expiresAt: claims.exp ? claims.exp * 1000 : null,
   };
 }

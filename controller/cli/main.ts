@@ -4,6 +4,7 @@ import { CliError } from './cli-error.js';
 import { buildProgram, runProgram } from './program.js';
 import type { Reconcilers } from '../model/reconcilers.js';
 import { serveCommand } from './serve-command.js';
+import { migrateCommand } from './migrate-command.js';
 
 /**
  * The package's bin: every client command plus `serve`. `createApp` is the API (api/app.ts) and
@@ -22,6 +23,9 @@ export async function main(argv: string[], createApp: HttpApp, reconcilers: Reco
           throw e;
         }
       });
+    p.command('migrate').description("apply the database migrations this version has and the database lacks (serve does it at start)")
+      .option('--dry-run', 'only list the migrations that would run; change nothing')
+      .action(async (opts: { dryRun?: boolean }) => migrateCommand(opts));
   });
   const code = await runProgram(program, argv);
   if (code !== 0 || argv[0] !== 'serve') process.exit(code);

@@ -34,7 +34,7 @@ async function validate(dir: string, _o: unknown, cmd: Command): Promise<void> {
 async function callService(route: 'diff' | 'apply', dir: string, cmd: Command): Promise<void> {
   const { api, opts, palette } = contextOf(cmd);
   const files = await readDir(dir);
-  if (route === 'apply' && !opts.dryRun) await refuseWatchedFolder(api, !!opts.force);
+  if (route === 'apply' && !opts.dryRun) await refuseWatchedFolder(api, !!opts.force, files);
   const body = { files, ...(opts.prune !== undefined && { prune: opts.prune }), ...(opts.dryRun && { dryRun: true }) };
   const res = await api.raw('POST', `/api/manifests/${route}`, body);
   const result = await res.json().catch(() => ({})) as Record<string, any>;
@@ -66,6 +66,6 @@ export function registerManifestCommands(program: Command): void {
     .option('--prune', 'also delete what the folder no longer declares')
     .option('--dry-run', 'only show what would change')
     .option('--detailed-exitcode', 'exit 2 when something changed (as diff)')
-    .option('--force', 'apply even though the controller watches a manifests folder (the folder wins at its next change)')
+    .option('--force', 'apply even though a watched folder or a Git source holds these manifests (it wins at its next change)')
     .action((dir, _o, cmd) => callService('apply', dir, cmd));
 }

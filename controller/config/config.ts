@@ -23,6 +23,8 @@ export interface SchedulerConfig {
   metricsSec: number;
   /** How often metrics partitions are created ahead and those past retention dropped. */
   metricsRetentionSec: number;
+  /** How often the Git sources' poller looks for sources whose poll interval has passed. */
+  gitPollSec: number;
 }
 
 /** How replicas sharing one database hand work over (docs/replicas.md). */
@@ -119,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
       metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
       metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
+      gitPollSec: parseInteger('SCHEDULER_GIT_POLL_SEC', env.SCHEDULER_GIT_POLL_SEC, 5, 1, 3600),
     },
     replicas: {
       planLeaseMs: parseInteger('PLAN_LEASE_MS', env.PLAN_LEASE_MS, 7000, 300, 600_000),

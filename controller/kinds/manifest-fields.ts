@@ -12,7 +12,8 @@ export const RESERVED_LABEL_PREFIX = 'stevedore.';
 export const valueFrom: Schema = object({
   env: str({ minLength: 1, maxLength: 200, pattern: '^[A-Za-z_][A-Za-z0-9_]*$', description: 'Environment variable of the controller process' }),
   file: str({ minLength: 1, maxLength: 1000, description: 'File path, relative to the manifests folder or absolute' }),
-}, [], { minProperties: 1, maxProperties: 1, description: 'Exactly one of env or file' });
+  sops: str({ minLength: 1, maxLength: 2000, description: 'Set by the controller for a value decrypted from a *.sops.yaml file of a Git source (write the value itself in the SOPS file instead)' }),
+}, [], { minProperties: 1, maxProperties: 1, description: 'Exactly one of env or file (sops: set by the controller for SOPS files)' });
 
 export const secretRef = (description: string): Schema =>
   object({ valueFrom }, ['valueFrom'], { description: `${description} (write-only; read from valueFrom)` });

@@ -23,6 +23,18 @@ export interface ApplyOptions {
   requestId?: string;
   /** The watcher's per-file cache of parsed and validated documents (see file-cache.ts). */
   cache?: FileCache<LoadedFile>;
+  /** An environment's Git source: its manifests may only name that environment, and it prunes only what it applied. */
+  scope?: SourceScope;
+  /** Secret values a SOPS file held, by file and document path (controller/manifests/sops/): read in memory only. */
+  sopsValues?: Map<string, string>;
+}
+
+export interface SourceScope {
+  /** `git:<environment id>`: recorded in each object's source. */
+  origin: string;
+  environment: string;
+  /** The repository URL (without credentials), named by ownership conflicts. */
+  repository: string;
 }
 
 export interface ApplyResult {
@@ -57,12 +69,13 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     const snap = await readSnapshot(trx, s.secretBox);
     const loaded = await loadManifestsPaced(files, existingKeys(snap), opts.cache);
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
-    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir });
+    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues });
     referToStoredImages(desired.objects, snap.objects);
-    const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests)];
+    const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
+    if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
     const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
-    const changes = diffStates(desired.objects, snap.objects, { prune });
+    const changes = diffStates(desired.objects, snap.objects, { prune, origin: opts.scope?.origin });
     const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
     if (opts.dryRun || changes.length === 0) return result;
 
@@ -117,6 +130,19 @@ function referToStoredImages(desired: ObjectState[], actual: ObjectState[]) {
     const stored = actual.find((o) => o.kind === 'ContainerImage' && o.environment === svc.environment && (o.source?.name === svc.fields.image || o.name === svc.fields.image));
     if (stored) svc.fields.image = stored.name;
   }
+}
+
+/** A Git source is an environment's: its manifests name that environment, and never an Environment (its source would own itself). */
+function outOfScope(manifests: Manifest[], scope: SourceScope): ManifestError[] {
+  return manifests.flatMap((m) => {
+    if (m.kind === 'Environment') {
+      return [{ file: m.file, line: m.line, column: 1, path: 'kind', message: `an environment's Git source cannot hold Environment manifests (this source belongs to ${scope.environment})` }];
+    }
+    if (m.metadata.environment !== undefined && m.metadata.environment !== scope.environment) {
+      return [{ file: m.file, ...m.positionOf(['metadata', 'environment']), path: 'metadata/environment', message: `this source belongs to the environment ${scope.environment}, not ${m.metadata.environment}` }];
+    }
+    return [];
+  });
 }
 
 function unsupported(manifests: Manifest[]): ManifestError[] {

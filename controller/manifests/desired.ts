@@ -17,9 +17,11 @@ export interface SecretSources {
   env: Record<string, string | undefined>;
   /** Base of relative valueFrom.file paths; null: file references are refused. */
   baseDir: string | null;
+  /** Values of SOPS files, decrypted in memory (controller/manifests/sops/), by the key valueFrom.sops names. */
+  sops?: Map<string, string>;
 }
 
-type ValueFrom = { env?: string; file?: string };
+type ValueFrom = { env?: string; file?: string; sops?: string };
 
 /**
  * Turns validated manifests into desired object states, as each kind's descriptor maps them.
@@ -36,6 +38,11 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
   }
   const readSecret = (m: Manifest, path: string[], ref: ValueFrom): string | undefined => {
     const fail = (message: string) => void errors.push({ file: m.file, ...m.positionOf(path), path: path.join('/'), message });
+    if (ref.sops !== undefined) {
+      const v = secrets.sops?.get(ref.sops);
+      if (v === undefined) return fail('valueFrom.sops is set by the controller for the values of a *.sops.yaml file; write the value in a SOPS-encrypted file instead');
+      return v;
+    }
     if (ref.env !== undefined) {
       const v = secrets.env[ref.env];
       if (v === undefined) return fail(`environment variable ${ref.env} is not set on the controller`);

@@ -12,7 +12,7 @@ const isSecret = (v: unknown): boolean => (typeof v === 'string' && SECRET.test(
  * Only the fields a manifest sets are compared; actual objects that came from a manifest and
  * are no longer desired are deleted when pruning, otherwise reported as orphaned.
  */
-export function diffStates(desired: ObjectState[], actual: ObjectState[], opts: { prune: boolean }): Change[] {
+export function diffStates(desired: ObjectState[], actual: ObjectState[], opts: { prune: boolean; origin?: string }): Change[] {
   const byKey = new Map(actual.map((a) => [stateKey(a), a]));
   const changes: Change[] = [];
   const wanted = new Set<string>();
@@ -38,6 +38,8 @@ export function diffStates(desired: ObjectState[], actual: ObjectState[], opts: 
   }
   for (const a of actual) {
     if (!a.source || wanted.has(stateKey(a))) continue;
+    // each source answers for what it applied: a Git source never prunes the folder's objects, nor the folder a Git source's
+    if ((a.source.origin ?? null) !== (opts.origin ?? null)) continue;
     changes.push({ action: opts.prune ? 'delete' : 'orphan', kind: a.kind, environment: a.environment, name: a.name, path: a.source.path, fields: [] });
   }
   return sortChanges(changes);
@@ -50,7 +52,8 @@ function createdFields(d: ObjectState): FieldChange[] {
 function sameSource(d: ObjectState, a: ObjectState): boolean {
   const s = a.source;
   if (!s) return false;
-  return s.path === d.source!.path && (s.name ?? null) === (d.source!.name ?? null)
+  return s.path === d.source!.path && (s.name ?? null) === (d.source!.name ?? null) && (s.origin ?? null) === (d.source!.origin ?? null)
+    && (s.repository ?? null) === (d.source!.repository ?? null)
     && isDeepStrictEqual([...s.fields].sort(), [...d.source!.fields].sort())
     && isDeepStrictEqual(s.labels ?? {}, d.source!.labels ?? {});
 }

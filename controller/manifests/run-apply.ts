@@ -1,7 +1,7 @@
 import type { Services } from '../services.js';
 import { applyManifests, type ApplyOptions, type ApplyResult } from './apply.js';
 import { FileCache } from './file-cache.js';
-import { gitHead } from './git-head.js';
+import { folderCommit } from './folder-commit.js';
 import type { LoadedFile } from './load.js';
 import { readManifestDir } from './read-dir.js';
 import { manifestsStatusOf, type ApplyRecord } from './status.js';
@@ -15,24 +15,31 @@ function folderCacheOf(s: Services): FileCache<LoadedFile> {
   return cache;
 }
 
-export interface RunApplyResult extends ApplyResult { plans: string[] }
+export interface RunApplyResult extends ApplyResult { plans: string[]; /** Applied, but starting a plan failed. */ message?: string }
+
+/** The name plans and revisions carry: the commit, else the content hash. */
+export const revisionName = (r: ApplyResult['revision']) => `manifests ${(r.gitCommit ?? r.contentHash).replace(/^sha256:/, '').slice(0, 12)}`;
 
 /**
- * Applies a folder (files given, or read from MANIFESTS_DIR), records the outcome in the
- * status and, after the transaction committed, hands changed services to the deploy engine.
+ * The one way manifests are applied (the folder watcher, POST /api/manifests/apply and every Git
+ * source): applies the files given (or MANIFESTS_DIR's), records the outcome and, after the
+ * transaction committed, hands changed services to the deploy engine and pruned deployments to
+ * a plan of remove steps. A Git source passes its commit, scope and cache, and keeps its own
+ * status (the folder's is not touched).
  */
-export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opts: Partial<ApplyOptions> & { files?: ManifestFile[] }): Promise<RunApplyResult> {
-  const dir = s.config.manifestsDir;
+export async function runApply(s: Services, trigger: ApplyRecord['trigger'] | 'git', opts: Partial<ApplyOptions> & { files?: ManifestFile[] }): Promise<RunApplyResult> {
+  const dir = opts.scope ? null : s.config.manifestsDir;
   const files = opts.files ?? (dir ? await readManifestDir(dir) : []);
-  const gitCommit = opts.files ? null : dir ? await gitHead(dir) : null;
+  const gitCommit = opts.gitCommit !== undefined ? opts.gitCommit : opts.files ? null : dir ? await folderCommit(dir, files) : null;
   // Files sent by a client are not the folder's: they neither use nor replace its cache.
-  const cache = opts.files ? undefined : folderCacheOf(s);
-  const result = await applyManifests(s, files, { baseDir: dir, gitCommit, cache, ...opts });
+  const cache = opts.cache ?? (opts.files ? undefined : folderCacheOf(s));
+  const result = await applyManifests(s, files, { ...opts, baseDir: opts.scope ? null : dir, gitCommit, cache });
   let plans: string[] = [];
   let message: string | undefined;
+  const name = revisionName(result.revision);
   if (result.ok && !result.dryRun && result.changedServices.length) {
     try {
-      plans = await s.handOff.startPlans(result.changedServices, result.revision.gitCommit ?? result.revision.contentHash);
+      plans = await s.handOff.startPlans(result.changedServices, name);
     } catch (e) {
       message = `applied, but starting deploy plans failed: ${(e as Error).message}`;
       s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });
@@ -43,16 +50,16 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'], opt
   // After commit: a plan of remove steps (it talks to servers in the background, like any plan)
   if (result.ok && !result.dryRun && result.removedDeployments.length) {
     try {
-      plans.push(...await s.handOff.removeContainers(result.removedDeployments, result.revision.gitCommit ?? result.revision.contentHash));
+      plans.push(...await s.handOff.removeContainers(result.removedDeployments, name));
     } catch (e) {
       message = `applied, but starting the removal of pruned containers failed: ${(e as Error).message}`;
       s.logger.warn('manifests: starting the removal of pruned containers failed', { error: (e as Error).message });
     }
   }
-  if (!result.dryRun) {
+  if (!result.dryRun && trigger !== 'git') {
     manifestsStatusOf(s).record({
       at: new Date().toISOString(), trigger, revision: result.revision, ok: result.ok, counts: result.counts, errors: result.errors, plans, message,
     });
   }
-  return { ...result, plans };
+  return { ...result, plans, ...(message && { message }) };
 }

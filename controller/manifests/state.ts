@@ -13,6 +13,13 @@ export interface ManifestSource {
   /** Fields this manifest sets: the API refuses to change them (409). */
   fields: string[];
   labels?: Record<string, string>;
+  /**
+   * Which source applied it: absent for the manifests folder and the API's apply, `git:<environment id>`
+   * for an environment's Git source. A source prunes only what it applied itself.
+   */
+  origin?: string;
+  /** The Git repository (URL without credentials) of a Git source; `revision` is then its commit. */
+  repository?: string;
 }
 
 export interface ObjectState {

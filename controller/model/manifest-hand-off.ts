@@ -9,7 +9,7 @@ export interface ChangedService { id: string; environmentId: string; name: strin
  */
 export interface ManifestHandOff {
   /** Per environment, one plan over the deployments whose container differs; the plan ids. */
-  startPlans(changed: ChangedService[], revision: string): Promise<string[]>;
+  startPlans(changed: ChangedService[], name: string): Promise<string[]>;
   /** Per environment, one plan of remove steps for the containers of deployments the apply deleted; the plan ids. */
-  removeContainers(removed: Array<Record<string, any>>, revision: string): Promise<string[]>;
+  removeContainers(removed: Array<Record<string, any>>, name: string): Promise<string[]>;
 }

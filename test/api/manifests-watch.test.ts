@@ -1,13 +1,14 @@
 import { expect } from 'chai';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { sleep, until } from '../support/until.js';
+import { git } from '../support/git-repo.js';
 
-const COMMIT = '0123456789abcdef0123456789abcdef01234567';
+let COMMIT = '';
 const envDoc = 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: watched}\nspec: {}\n';
 const varDoc = (i: number) => `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: V${i}, environment: watched}\nspec: {value: "${i}"}\n`;
 
@@ -18,12 +19,13 @@ describe('manifests watcher', () => {
   const applies = () => svc.logs.filter((l) => l.includes('"manifests: applied"')).length;
 
   before(async () => {
-    // A git checkout as a pull leaves it: HEAD names a branch whose commit is a loose ref.
+    // A git checkout as a pull leaves it: the folder is exactly its HEAD commit.
     dir = mkdtempSync(join(tmpdir(), 'manifests-watch-'));
-    mkdirSync(join(dir, '.git', 'refs', 'heads'), { recursive: true });
-    writeFileSync(join(dir, '.git', 'HEAD'), 'ref: refs/heads/main\n');
-    writeFileSync(join(dir, '.git', 'refs', 'heads', 'main'), `${COMMIT}\n`);
     writeFileSync(join(dir, 'env.yaml'), envDoc);
+    git(dir, 'init', '-q');
+    git(dir, 'add', '.');
+    git(dir, 'commit', '-qm', 'env');
+    COMMIT = git(dir, 'rev-parse', 'HEAD');
     svc = await startTestService({ MANIFESTS_DIR: dir });
     admin = await bootstrapAdmin(svc.http);
   });
@@ -51,5 +53,6 @@ describe('manifests watcher', () => {
     const status = await admin.get('/api/manifests/status');
     expect(status.body.lastApplied.counts).to.deep.equal({ create: 20, update: 0, delete: 0, orphan: 0 });
     expect(status.body.lastApplied.trigger).to.equal('watch');
+    expect(status.body.lastApplied.revision.gitCommit, 'the folder is no longer its HEAD commit: named by its content').to.equal(null);
   });
 });

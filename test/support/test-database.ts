@@ -68,3 +68,11 @@ export async function dropTestDatabases(): Promise<void> {
   admin = null;
   template = null;
 }
+
+/** Creates an empty database (no schema) and returns its URL: for tests that migrate it themselves. */
+export async function createEmptyDatabase(): Promise<string> {
+  const name = `stevedore_e_${process.pid}_${crypto.randomBytes(4).toString('hex')}`;
+  await adminDb().raw(`CREATE DATABASE ${name}`);
+  created.push(name);
+  return withDatabase(adminUrl(), name);
+}

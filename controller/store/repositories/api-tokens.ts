@@ -23,6 +23,8 @@ export interface TokenWithOwner extends ApiTokenRow {
   ownerName: string;
   ownerRole: Role;
   ownerDisabled: boolean;
+  /** The owning user's roles by environment id (null for a service account or no membership). */
+  ownerEnvironmentRoles: Record<string, Role> | null;
 }
 
 export class ApiTokensRepository extends BaseRepository<ApiTokenRow> {
@@ -40,6 +42,7 @@ export class ApiTokensRepository extends BaseRepository<ApiTokenRow> {
         this.db.raw('coalesce(u.email, s.name) as owner_name'),
         this.db.raw('coalesce(u.role, s.role) as owner_role'),
         this.db.raw('coalesce(s.disabled, false) as owner_disabled'),
+        this.db.raw('(select json_object_agg(m.environment_id, m.role) from environment_members m where m.user_id = t.owner_user_id) as owner_environment_roles'),
       );
     return row as TokenWithOwner | undefined;
   }

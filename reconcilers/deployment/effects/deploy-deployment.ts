@@ -246,7 +246,7 @@ export async function removeDeploymentContainer(s: Pick<Services, 'hosts'>, d: D
  * server is settled (direct-recreate.ts settleAside), so the previous version's env and secrets do
  * not stay behind in a stopped container until a later deploy.
  */
-export async function settleInterruptedStep(s: Services, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
+export async function settleInterruptedStep(s: DesiredReads & Pick<Services, 'hosts'>, d: DeploymentRow, log: (l: string) => Promise<void>): Promise<void> {
   assertContainerName(d.containerName);
   const loaded = await loadDesired(s, d, { imageTag: d.imageTag ?? undefined, imageId: null });
   if (!loaded || loaded.decision.mode !== 'direct') return;

@@ -37,6 +37,9 @@ async function inspectOrNull(docker: Docker, name: string): Promise<Docker.Conta
   }
 }
 
+/** How long, at most, both containers answer to the alias before the old one leaves (drainSec caps it). */
+export const OVERLAP_MAX_SEC = 2;
+
 /** The network and the alias a start-first container is reached by. */
 export function reachOf(desired: DesiredContainer): { network: string; alias: string } {
   if (!desired.networkAlias || desired.networks.length !== 1) throw new TypeError(`${desired.containerName} is not a start-first container`);
@@ -111,6 +114,11 @@ export async function startFirst(docker: Docker, old: Docker.ContainerInspectInf
   const steps = switchCommands(desired, old.Id, created.id, joined(old, network));
   await r.exec(steps.takeOver);
   await r.log(`${next} is healthy and answers as ${alias} on ${network}`);
+  // Both answer to the alias for a moment before the old one leaves: a client that resolved both
+  // addresses and tries the new one while its endpoint is still coming up falls back to the old
+  // one, which is still there (on a loaded host that took longer than the client's timeout).
+  const overlapSec = Math.min(desired.drainSec, OVERLAP_MAX_SEC);
+  if (steps.leave && overlapSec > 0) await (r.sleep ?? sleep)(overlapSec * 1000);
   if (steps.leave) await r.exec(steps.leave);
   await r.log(`${name} left ${network}; draining for ${desired.drainSec} s before it stops`);
   await (r.sleep ?? sleep)(desired.drainSec * 1000);

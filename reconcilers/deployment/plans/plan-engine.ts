@@ -8,7 +8,7 @@ import { conflict } from '../../../controller/errors/app-error.js';
 import { messageOf } from '../../../controller/deploy/message-of.js';
 import { DeploymentPlansRepository, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
 import { PlanStepsRepository, type PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
-import { rollBackStep, runDeployStep, runRemoveStep } from './plan-step.js';
+import { rollBackStep, runDeployStep, runRemoveStep, type StepServices } from './plan-step.js';
 import { DeploymentArtifactsRepository } from '../../../controller/store/repositories/deployment-artifacts.js';
 import { failureSummary } from './plan-failure.js';
 import { PlanPulls } from './plan-pulls.js';
@@ -18,6 +18,12 @@ import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanS
 import { outcomeEvent, planEvent } from './plan-events.js';
 
 const PARALLELISM = 4;
+
+/** What the engine reads and writes itself, and what the steps, pulls, records and events it runs need. */
+export type EngineServices = Pick<Services, 'db' | 'config' | 'logger' | 'metrics' | 'services' | 'containerImages'>
+  & StepServices & Parameters<PlanPulls['prefetch']>[0] & Parameters<typeof failureSummary>[0]
+  & Parameters<typeof recordPlanOutcome>[0] & Parameters<typeof restoreDesiredAfterRollback>[0]
+  & Parameters<typeof refreshServiceConditions>[0] & Parameters<typeof outcomeEvent>[0];
 
 export class PlanEngine {
   readonly repo: DeploymentPlansRepository;
@@ -30,7 +36,7 @@ export class PlanEngine {
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly s: Services) {
+  constructor(private readonly s: EngineServices) {
     this.repo = new DeploymentPlansRepository(s.db);
     this.steps = new PlanStepsRepository(s.db);
     this.artifacts = new DeploymentArtifactsRepository(s.db);

@@ -32,10 +32,14 @@ export function interruptionOf(plan: Pick<StalePlan, 'previousOwner' | 'previous
   return 'this step stopped unexpectedly (the plan runner failed; see the controller log); the step may have been half-done on the server';
 }
 
+/** What recovery reads and writes: the plans, the server locks, and what the calls below need. */
+type RecoveryServices = Pick<Services, 'plans' | 'deployments' | 'locks' | 'logger'>
+  & Parameters<typeof recordPlanOutcome>[0] & Parameters<typeof planEvent>[0] & Parameters<typeof settleInterruptedStep>[0];
+
 /** Past this many takeovers a plan is ended, not resumed again. */
 export const MAX_TAKEOVERS = 2;
 
-export async function recoverStalePlans(s: Services): Promise<number> {
+export async function recoverStalePlans(s: RecoveryServices): Promise<number> {
   const taken = await s.plans.repo.takeOverStale(s.plans.owner, s.plans.leaseMs, [...s.plans.activeIds()]);
   for (const plan of taken) {
     const resume = plan.status === 'running' && plan.previousOwner !== s.plans.owner && plan.takeovers <= MAX_TAKEOVERS;
@@ -45,7 +49,7 @@ export async function recoverStalePlans(s: Services): Promise<number> {
   return taken.length;
 }
 
-async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promise<void> {
+async function recoverOne(s: RecoveryServices, plan: StalePlan, resume: boolean): Promise<void> {
   if (plan.status === 'rolling_back') {
     s.plans.launch(plan.id, () => s.plans.rollBackSteps(plan));
     return;
@@ -84,7 +88,7 @@ async function recoverOne(s: Services, plan: StalePlan, resume: boolean): Promis
  * one runs, or put back when the new one never started (direct-recreate.ts settleAside). A step
  * resumed or rolled back is settled by the deploy itself, which does this first.
  */
-async function settleStep(s: Services, st: PlanStepRow): Promise<void> {
+async function settleStep(s: RecoveryServices, st: PlanStepRow): Promise<void> {
   const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
   if (!d) return;
   const log = (line: string) => s.plans.steps.appendLog(st.id, `recovery: ${line}`);
@@ -97,7 +101,7 @@ async function settleStep(s: Services, st: PlanStepRow): Promise<void> {
 }
 
 /** Worker: the plan engine's heartbeat plus the recovery sweep. */
-export async function startPlanWorker(s: Services): Promise<() => Promise<void>> {
+export async function startPlanWorker(s: RecoveryServices): Promise<() => Promise<void>> {
   s.plans.start();
   const outage = new Outage(s.logger, 'plan recovery sweep');
   const sweep = () => recoverStalePlans(s).then(() => outage.ok(), (e) => outage.failed(e));

@@ -18,11 +18,20 @@ import { serviceAtRevision } from '../../service/revision-spec.js';
 export type StepResult = 'succeeded' | 'failed' | 'cancelled';
 
 /**
+ * What a step reads and writes: its own reads (the deployment, its service and image, the
+ * server's Docker and lock) and what the effects, rollout records and events it calls need.
+ */
+export type StepServices = Pick<Services, 'deployments' | 'services' | 'containerImages' | 'hosts' | 'locks'>
+  & Parameters<typeof deployDeployment>[0] & Parameters<typeof removeDeploymentContainer>[0]
+  & Parameters<typeof recordRolloutSuccess>[0] & Parameters<typeof recordRolloutFailure>[0] & Parameters<typeof recordRolledBack>[0]
+  & Parameters<typeof revisionSpec>[0] & Parameters<typeof deploymentEvent>[0] & Parameters<typeof stepEvent>[0];
+
+/**
  * One deploy step. The server's lock is taken first and `stillWanted` asked inside it, right
  * before anything starts: a step of a plan superseded (or cancelled) meanwhile never runs, so an
  * older plan's step never runs on a server after a newer plan's.
  */
-export async function runDeployStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+export async function runDeployStep(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
   stillWanted: () => Promise<boolean>, pulls?: PlanPulls): Promise<StepResult> {
   const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
   const log = (line: string) => steps.appendLog(st.id, line);
@@ -66,7 +75,7 @@ export async function runDeployStep(s: Services, steps: PlanStepsRepository, pla
 }
 
 /** A step that threw: its log and error say why; `record` writes what the failure means for its deployment. */
-async function failStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, e: unknown,
+async function failStep(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, e: unknown,
   record: (error: string) => Promise<void> = async () => undefined): Promise<'failed'> {
   const error = messageOf(e).slice(0, 4000);
   await steps.appendLog(st.id, `failed: ${error}`).catch(() => undefined);
@@ -81,7 +90,7 @@ async function failStep(s: Services, steps: PlanStepsRepository, plan: Deploymen
  * lock, only if it carries that deployment's ownership label (never someone else's container).
  * One `docker rm -f`: it happened or it did not.
  */
-export async function runRemoveStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+export async function runRemoveStep(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
   stillWanted: () => Promise<boolean>): Promise<StepResult> {
   const log = (line: string) => steps.appendLog(st.id, line);
   try {
@@ -103,7 +112,7 @@ export async function runRemoveStep(s: Services, steps: PlanStepsRepository, pla
 }
 
 /** The service and image a step renders: its revision's when it has one, else the service's row. */
-async function stepTarget(s: Services, d: DeploymentRow, revision: number | null) {
+async function stepTarget(s: StepServices, d: DeploymentRow, revision: number | null) {
   const row = (await s.services.findById(d.serviceId))!;
   const spec = (await revisionSpec(s, d.serviceId, revision)) ?? null;
   const service = spec ? serviceAtRevision(row, spec) : row;
@@ -113,7 +122,7 @@ async function stepTarget(s: Services, d: DeploymentRow, revision: number | null
 }
 
 /** 'running' when the deployment's container runs, else 'failed' (or 'pending' when it never ran). */
-async function observedStatus(s: Services, d: DeploymentRow): Promise<string> {
+async function observedStatus(s: StepServices, d: DeploymentRow): Promise<string> {
   try {
     const docker = await s.hosts.docker(d.serverId);
     const id = await findContainer(docker, d.containerName);
@@ -125,7 +134,7 @@ async function observedStatus(s: Services, d: DeploymentRow): Promise<string> {
 }
 
 /** Puts one step's deployment back to the tag it had before the step (or removes a first deploy). */
-export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, manual = false): Promise<boolean> {
+export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, manual = false): Promise<boolean> {
   const log = (line: string) => steps.appendLog(st.id, `rollback: ${line}`);
   try {
     const d = st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
@@ -176,7 +185,7 @@ export async function rollBackStep(s: Services, steps: PlanStepsRepository, plan
 }
 
 /** Whether the step's deployment container runs, labelled with the tag it had before the step. */
-async function previousVersionRuns(s: Services, st: PlanStepRow): Promise<boolean> {
+async function previousVersionRuns(s: StepServices, st: PlanStepRow): Promise<boolean> {
   try {
     const d = st.previousImageTag && st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
     if (!d) return false;
@@ -198,7 +207,7 @@ async function previousVersionRuns(s: Services, st: PlanStepRow): Promise<boolea
  * tag). An automatic one restored the old version of a rollout that did not reach its desired
  * state: a failed step keeps its own cause, a step that had succeeded says it was rolled back.
  */
-async function afterRollback(s: Services, d: DeploymentRow, st: PlanStepRow, plan: DeploymentPlanRow, manual: boolean) {
+async function afterRollback(s: StepServices, d: DeploymentRow, st: PlanStepRow, plan: DeploymentPlanRow, manual: boolean) {
   if (manual) await recordRolloutSuccess(s, d);
   else if (st.status === 'succeeded') await recordRolledBack(s, d, plan.error ?? 'another step of the plan failed');
 }

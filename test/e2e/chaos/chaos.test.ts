@@ -20,6 +20,9 @@ describe('chaos (e2e)', function () {
 
   before(async () => {
     pg = new FleetPostgres(loadFleet());
+    // with durable commits, as a production database has them (postgres-control.ts says why)
+    await pg.stop();
+    await pg.start();
     c = await startChaos('chaos');
   });
   after(async () => {

@@ -197,6 +197,25 @@ describe('dashboard in a real browser (e2e)', function () {
     await viewer.close();
   });
 
+  it('shows an operator who is a viewer member of this environment no deploy controls, and them again once the membership goes', async () => {
+    const { user } = await userWithRole(w.admin, 'operator', 'member@example.test');
+    expect((await w.admin.put(`/api/environments/${w.envId}/members/${user.id}`, { role: 'viewer' })).status).to.equal(200);
+    const ctx = await browser.newContext({ bypassCSP: true });
+    try {
+      const p = await signIn(ctx, 'member@example.test');
+      await open(p, `/services/${web.service.id}`, 'Service');
+      await p.getByRole('heading', { name: 'History' }).waitFor();
+      expect(await p.getByLabel('Image tag').count()).to.equal(0);
+      expect(await p.getByRole('button', { name: /deploy|revert/i }).count()).to.equal(0);
+      expect((await w.admin.delete(`/api/environments/${w.envId}/members/${user.id}`)).status).to.equal(204);
+      await p.reload();
+      await p.getByLabel('Image tag').waitFor();
+      expect(await p.getByRole('button', { name: /deploy/i }).count()).to.be.greaterThan(0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   // one test per page: axe takes seconds per page on a busy machine
   const axePages: Array<[string, () => Promise<string>, string, string]> = [
     ['Overview', async () => '', 'tr[data-server]', 'overview'],

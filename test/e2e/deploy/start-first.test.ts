@@ -66,8 +66,13 @@ describe('start-first deploys on the fleet (e2e)', function () {
     await serverExec('s1', ['docker', 'kill', probe]);
     const all = await probeLines(probe);
     // a failure says when, next to the step's own timed log
+    // every plan of the service since the probe started (the PATCH's own rollout too), for the reader of a failure
+    const plans = all.some((l) => l !== 'ok')
+      ? (await w.s.db('plan_steps').join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId').where('plan_steps.serviceId', web.service.id)
+        .orderBy('plan_steps.createdAt').select('deployment_plans.name', 'deployment_plans.status', 'plan_steps.log')).map((x) => `${x.name} ${x.status}:\n${x.log ?? ''}`).join('\n')
+      : '';
     const failed = all.some((l) => l !== 'ok')
-      ? `${(await serverExec('s1', ['docker', 'logs', '--timestamps', probe])).split('\n').filter((l) => l && !l.endsWith(' ok')).join('\n')}\n${res.body.steps[0].log ?? ''}`
+      ? `${(await serverExec('s1', ['docker', 'logs', '--timestamps', probe])).split('\n').filter((l) => l && !l.endsWith(' ok')).join('\n')}\n${plans}`
       : '';
     expect(all.filter((l) => l !== 'ok'), `${all.length} probes\n${failed}`).to.deep.equal([]);
     expect(all.length).to.be.at.least(10);

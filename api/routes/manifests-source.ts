@@ -1,0 +1,117 @@
+import { rm } from 'node:fs/promises';
+import type { Services } from '../../controller/services.js';
+import { notFound, validationError } from '../../controller/errors/app-error.js';
+import { KINDS } from '../../controller/kinds/index.js';
+import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
+import { sourceView, statusView } from '../../controller/manifests/git/source-view.js';
+import { cacheDirOf, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
+import { result, route } from '../http/route.js';
+import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
+import { environmentOf } from './loaders.js';
+import { sourceStatus } from './manifest-schemas.js';
+
+const writeOnly = (maxLength: number) => ({ ...nullable(str({ minLength: 1, maxLength })), writeOnly: true });
+const sourceBody = object({
+  url: str({ minLength: 1, maxLength: 2048, description: 'https://, ssh://, git@host:repository or file:// (http:// and git:// only without credentials)' }),
+  ref: nullable(str({ pattern: REF_PATTERN, description: 'Branch or tag; null or omitted: the remote\'s HEAD' })),
+  path: str({ pattern: PATH_PATTERN, description: 'Folder inside the repository (default ".")' }),
+  pollIntervalSec: int(0, 86400, { description: 'Seconds between fetches (default 60); 0: webhook and manual syncs only' }),
+  prune: { ...bool, description: 'Delete what a commit no longer holds (through plans); default false' },
+  sshPrivateKey: { ...writeOnly(16384), description: 'Deploy key for ssh URLs (write-only; omitted keeps the saved one, null removes it)' },
+  username: nullable(str({ minLength: 1, maxLength: 200 })),
+  token: { ...writeOnly(4096), description: 'Token for https URLs (write-only; omitted keeps the saved one, null removes it)' },
+}, ['url']);
+const sourceRead = object({
+  id: uuid, environmentId: uuid, url: str(), ref: nullable(str()), path: str(), pollIntervalSec: int(0), prune: bool,
+  username: nullable(str()), hasToken: bool, hasSshPrivateKey: bool,
+  sshKnownHosts: nullable(str({ description: 'The ssh host key pinned at the first fetch' })), createdAt: timestamp, updatedAt: timestamp,
+});
+
+interface SourceBody { url: string; ref?: string | null; path?: string; pollIntervalSec?: number; prune?: boolean; sshPrivateKey?: string | null; username?: string | null; token?: string | null }
+
+/** Tables whose rows carry a manifest `source` (every stored kind, and deployments). */
+const OWNED_TABLES = [...new Set([...KINDS.filter((k) => k.table).map((k) => k.table!), 'deployments'])];
+
+/** An environment's Git source of manifests (docs/git-sources.md). */
+export default function manifestsSourceRoutes(s: Services) {
+  const env = environmentOf(s);
+  const sourceOf = async (envId: string) => {
+    const row = await s.gitSources.ofEnvironment(envId);
+    if (!row) throw notFound('Manifests source');
+    return row;
+  };
+
+  return [
+    route({
+      method: 'GET', path: '/api/environments/{envId}/manifests-source', operationId: 'getManifestsSource', tag: 'manifests', access: 'viewer',
+      load: env, response: sourceRead, errors: [404], summary: 'The environment\'s Git source of manifests; credentials are never shown',
+      handler: async (_ctx, { resource }) => sourceView(await sourceOf(resource.id)),
+    }),
+
+    route<SourceBody>({
+      method: 'PUT', path: '/api/environments/{envId}/manifests-source', operationId: 'putManifestsSource', tag: 'manifests', access: 'admin',
+      load: env, body: sourceBody, response: sourceRead,
+      summary: 'Set the environment\'s Git source: it is fetched and applied at once, then on its poll interval and on push webhooks',
+      description: 'Credentials are write-only and sealed: a token for https:// URLs (through a credential helper, never on a command line), '
+        + 'a deploy key for ssh URLs (its host key is pinned at the first fetch; a changed URL pins again). Manifests of the source must name this '
+        + 'environment; the fields they set are refused to API writes (409 naming the file and commit).',
+      async handler(ctx, { resource, body }) {
+        const remote = parseGitUrl(body.url);
+        if ('problem' in remote) throw validationError(`url ${remote.problem}`, 'url');
+        if (remote.host) await s.outgoing.validate(body.url.includes('://') ? body.url : `ssh://${remote.host}`, 'url');
+        const current = await s.gitSources.ofEnvironment(resource.id);
+        const sameUrl = current?.url === body.url;
+        const keep = <T>(v: T | null | undefined, saved: T | null) => (v === undefined ? (sameUrl ? saved : null) : v);
+        const sshSealed = body.sshPrivateKey ? s.secretBox.seal(body.sshPrivateKey) : keep(body.sshPrivateKey, current?.sshPrivateKeySealed ?? null);
+        const tokenSealed = body.token ? s.secretBox.seal(body.token) : keep(body.token, current?.tokenSealed ?? null);
+        if (sshSealed && remote.transport !== 'ssh') throw validationError('sshPrivateKey is for ssh:// and git@host:repository URLs', 'sshPrivateKey');
+        if (tokenSealed && remote.transport !== 'https') throw validationError('a token is only sent over https://', 'token');
+        if (body.sshPrivateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(body.sshPrivateKey)) throw validationError('sshPrivateKey must be a private key in PEM or OpenSSH form', 'sshPrivateKey');
+        const row = await s.gitSources.save(resource.id, {
+          url: body.url, ref: body.ref ?? null, path: (body.path ?? '.').replace(/^\.\/+/, '').replace(/\/+$/, '') || '.',
+          pollIntervalSec: body.pollIntervalSec ?? 60, prune: body.prune ?? false,
+          sshPrivateKeySealed: sshSealed, tokenSealed, username: body.username === undefined ? (sameUrl ? current?.username ?? null : null) : body.username,
+          // a new remote is a new host: its key is pinned again at the next fetch
+          knownHosts: sameUrl ? current?.knownHosts ?? null : null,
+        });
+        ctx.state.audit = { environmentId: resource.id, details: { fields: Object.keys(body), url: displayUrl(body.url), ref: body.ref ?? null } };
+        void syncSource(s, row.id, 'api');
+        return sourceView(row);
+      },
+    }),
+
+    route({
+      method: 'DELETE', path: '/api/environments/{envId}/manifests-source', operationId: 'deleteManifestsSource', tag: 'manifests', access: 'admin',
+      load: env, status: 204, errors: [404],
+      summary: 'Stop following the Git source: what it applied stays, owned by no manifest (the API may change it again)',
+      async handler(ctx, { resource }) {
+        const row = await sourceOf(resource.id);
+        await s.gitSources.removeOf(resource.id);
+        await s.gitSources.releaseOwnership(`git:${resource.id}`, OWNED_TABLES);
+        forgetSource(s, row.id);
+        await rm(cacheDirOf(s, row.id), { recursive: true, force: true });
+        ctx.state.audit = { environmentId: resource.id, details: { url: displayUrl(row.url) } };
+        return undefined;
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/environments/{envId}/manifests-source/sync', operationId: 'syncManifestsSource', tag: 'manifests', access: 'operator',
+      load: env, status: 202, response: sourceStatus, errors: [404],
+      summary: 'Fetch the source now and apply its commit; answers at once (the status shows the outcome)',
+      async handler(ctx, { resource }) {
+        const row = await sourceOf(resource.id);
+        void syncSource(s, row.id, 'api');
+        ctx.state.audit = { environmentId: resource.id, details: { url: displayUrl(row.url) } };
+        return result(202, { ...statusView(row, resource.name), sync: 'Syncing' });
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/environments/{envId}/manifests-source/status', operationId: 'getManifestsSourceStatus', tag: 'manifests', access: 'viewer',
+      load: env, response: sourceStatus, errors: [404],
+      summary: 'Synced, OutOfSync, Syncing or Failed; the applied commit, the last fetch, and the errors of a failed commit with file:line',
+      handler: async (_ctx, { resource }) => statusView(await sourceOf(resource.id), resource.name),
+    }),
+  ];
+}

@@ -1,0 +1,68 @@
+import getRawBody from 'raw-body';
+import type { Services } from '../../controller/services.js';
+import { unauthorized } from '../../controller/errors/app-error.js';
+import { eventOf, pushOf, refMatches, repositoryKey, verifyGitWebhook, type CodeHost } from '../../controller/webhooks/git-push.js';
+import { syncSource } from '../../controller/manifests/git/sync-source.js';
+import { result, route } from '../http/route.js';
+import { arrayOf, bool, enumOf, int, object, str, uuid } from '../http/schema.js';
+import type { Ctx } from '../http/types.js';
+
+const answer = object({
+  success: bool, ignored: bool, reason: str(), host: enumOf('github', 'gitlab', 'gitea'), matched: int(0),
+  sources: arrayOf(object({ environmentId: uuid, environment: str() })),
+}, ['success', 'ignored', 'matched', 'sources']);
+
+/** Verifies the delivery before anything else is read (the route's `load`): 401 unless it is signed with CODEHOST_WEBHOOK_SECRET. */
+const verified = (s: Services) => async (ctx: Ctx): Promise<{ host: CodeHost }> => {
+  let raw = ctx.request.rawBody;
+  if (raw === undefined) {
+    raw = await getRawBody(ctx.req, { limit: '1mb' });
+    ctx.request.rawBody = raw;
+    try {
+      const text = raw.toString('utf8');
+      ctx.request.body = ctx.request.type === 'application/x-www-form-urlencoded' ? JSON.parse(new URLSearchParams(text).get('payload') ?? 'null') : JSON.parse(text);
+    } catch {
+      ctx.request.body = undefined;
+    }
+  }
+  const v = verifyGitWebhook(s.config.codehostWebhookSecret, raw, ctx.headers);
+  if ('refused' in v) throw unauthorized(v.refused);
+  return v;
+};
+
+/** Push webhooks of GitHub, GitLab and Gitea: the environments' Git sources of that repository and ref are synced at once. */
+export default function gitWebhookRoutes(s: Services) {
+  return [
+    route<unknown, unknown, { host: CodeHost }>({
+      method: 'POST', path: '/api/webhooks/git', operationId: 'webhookGitPush', tag: 'webhooks', access: 'public', status: 202,
+      summary: 'Push events of GitHub (X-Hub-Signature-256), GitLab (X-Gitlab-Token) and Gitea (X-Gitea-Signature), with CODEHOST_WEBHOOK_SECRET: '
+        + 'every Git source of the pushed repository and ref is fetched and applied at once',
+      description: 'Fails closed: 401 when the secret is not configured, the header is missing or does not match. '
+        + 'Repositories are matched by host and path whatever the URL\'s form (https, ssh, git@host:path); a source without a ref follows the default branch. '
+        + 'Answers 202 as soon as the syncs are started (the sources\' status shows their outcome); 200 with ignored: true for other events.',
+      load: verified(s), errors: [401], response: answer,
+      alsoAnswers: { 200: { description: 'Not a push (ping and other events), or no source follows this repository and ref', response: answer } },
+      async handler(ctx, { resource: { host } }) {
+        ctx.state.audit = { skip: true };
+        const event = eventOf(host, ctx.headers);
+        const none = (reason: string) => result(200, { success: true, ignored: true, reason, host, matched: 0, sources: [] });
+        if (event !== 'push') return none(`event ${event} does not sync`);
+        const push = pushOf(ctx.request.body);
+        if (!push) return none('the payload names no ref');
+        const keys = new Set(push.repositoryUrls.map(repositoryKey));
+        const matched = (await s.gitSources.listAll()).filter((r) => keys.has(repositoryKey(r.url)) && refMatches(r.ref, push));
+        if (!matched.length) return none('no source follows this repository and ref');
+        const sources = [];
+        for (const r of matched) {
+          void syncSource(s, r.id, 'webhook');
+          sources.push({ environmentId: r.environmentId, environment: (await s.environments.findById(r.environmentId))?.name ?? '' });
+        }
+        await s.audit.record({
+          actorType: 'webhook', actorName: ctx.path, action: 'webhookGitPush', resourceType: 'manifests', resourceId: null, environmentId: null,
+          details: { source: 'webhook', host, ref: push.ref, environments: sources.map((x) => x.environment) }, requestId: ctx.state.requestId, ip: ctx.state.clientIp,
+        });
+        return result(202, { success: true, ignored: false, host, matched: sources.length, sources });
+      },
+    }),
+  ];
+}

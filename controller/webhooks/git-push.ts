@@ -1,0 +1,80 @@
+import crypto from 'node:crypto';
+import { constantTimeEqual } from '../crypto/constant-time.js';
+
+export type CodeHost = 'github' | 'gitlab' | 'gitea';
+
+type Headers = Record<string, string | string[] | undefined>;
+const header = (h: Headers, name: string): string | undefined => {
+  const v = h[name];
+  return Array.isArray(v) ? v[0] : v;
+};
+
+/**
+ * Checks a code host's push delivery against CODEHOST_WEBHOOK_SECRET (pure): GitHub's
+ * X-Hub-Signature-256 (`sha256=<hex HMAC>` of the raw body), Gitea's X-Gitea-Signature (hex) or
+ * the same X-Hub-Signature-256, GitLab's X-Gitlab-Token (the secret itself). Every comparison is
+ * constant-time; no secret, or no header, fails (closed). Returns the host, or why it failed.
+ */
+export function verifyGitWebhook(secret: string | null, raw: Buffer, headers: Headers): { host: CodeHost } | { refused: string } {
+  if (!secret) return { refused: 'This webhook endpoint is disabled: CODEHOST_WEBHOOK_SECRET is not configured' };
+  const gitlabToken = header(headers, 'x-gitlab-token');
+  if (header(headers, 'x-gitlab-event') !== undefined || gitlabToken !== undefined) {
+    if (!gitlabToken) return { refused: 'The X-Gitlab-Token header is missing' };
+    return constantTimeEqual(gitlabToken, secret) ? { host: 'gitlab' } : { refused: 'The X-Gitlab-Token header does not match' };
+  }
+  const hex = crypto.createHmac('sha256', secret).update(raw).digest('hex');
+  const gitea = header(headers, 'x-gitea-signature');
+  const host: CodeHost = header(headers, 'x-gitea-event') !== undefined ? 'gitea' : 'github';
+  if (host === 'gitea' && gitea) return constantTimeEqual(gitea, hex) ? { host } : { refused: 'The X-Gitea-Signature header does not match the body' };
+  const hub = header(headers, 'x-hub-signature-256');
+  if (!hub) return { refused: 'The X-Hub-Signature-256 header is missing' };
+  return constantTimeEqual(hub, `sha256=${hex}`) ? { host } : { refused: 'The X-Hub-Signature-256 signature does not match the body' };
+}
+
+export interface PushEvent {
+  /** The pushed ref, in full (refs/heads/main, refs/tags/v1). */
+  ref: string;
+  /** Every URL the payload gives for the repository (https, ssh, git). */
+  repositoryUrls: string[];
+  /** The repository's default branch, when the payload says (a source without a ref follows it). */
+  defaultBranch: string | null;
+}
+
+/** The event name of a delivery: `push` for pushes of branches and tags on every host; `ping` for a hook's test. */
+export function eventOf(host: CodeHost, headers: Headers): string {
+  if (host === 'gitlab') {
+    const e = header(headers, 'x-gitlab-event') ?? '';
+    return /^(Push|Tag Push) Hook$/.test(e) ? 'push' : e || '(none)';
+  }
+  return header(headers, host === 'gitea' ? 'x-gitea-event' : 'x-github-event') ?? header(headers, 'x-github-event') ?? '(none)';
+}
+
+/** Reads a push payload of GitHub, Gitea or GitLab; null when it is not one. */
+export function pushOf(body: unknown): PushEvent | null {
+  if (!body || typeof body !== 'object') return null;
+  const b = body as Record<string, any>;
+  if (typeof b.ref !== 'string' || !b.ref) return null;
+  const urls = [b.repository?.clone_url, b.repository?.ssh_url, b.repository?.git_url, b.repository?.html_url, b.repository?.url,
+    b.repository?.git_http_url, b.repository?.git_ssh_url, b.project?.git_http_url, b.project?.git_ssh_url, b.project?.web_url]
+    .filter((u): u is string => typeof u === 'string' && u.length > 0);
+  const defaultBranch = [b.repository?.default_branch, b.project?.default_branch].find((x) => typeof x === 'string') ?? null;
+  return { ref: b.ref, repositoryUrls: [...new Set(urls)], defaultBranch };
+}
+
+/**
+ * One form for every way of writing a repository's URL, so a payload's https URL finds a source
+ * configured with the ssh one: host and path, lowercased, without scheme, user, port or `.git`.
+ */
+export function repositoryKey(url: string): string {
+  let u = url.trim();
+  const scp = /^(?:[A-Za-z0-9._-]+@)?([A-Za-z0-9.-]+):(?!\/\/)(.+)$/.exec(u);
+  if (scp && !u.includes('://')) u = `${scp[1]}/${scp[2]}`;
+  else u = u.replace(/^[a-z][a-z0-9+.-]*:\/\//i, '').replace(/^[^@/]*@/, '').replace(/^([^/:]*):\d+/, '$1');
+  return u.replace(/\/+$/, '').replace(/\.git$/i, '').replace(/\/+/g, '/').toLowerCase();
+}
+
+/** Whether a push of `push.ref` concerns a source following `ref` (null: the remote's HEAD). */
+export function refMatches(sourceRef: string | null, push: PushEvent): boolean {
+  if (sourceRef === null) return push.defaultBranch ? push.ref === `refs/heads/${push.defaultBranch}` : push.ref.startsWith('refs/heads/');
+  return push.ref === sourceRef || push.ref === `refs/heads/${sourceRef}` || push.ref === `refs/tags/${sourceRef}`;
+}

@@ -1,0 +1,55 @@
+import { expect } from 'chai';
+import { parseGitUrl } from '../../../controller/manifests/git/git-url.js';
+import { pollDue, syncStateOf } from '../../../controller/manifests/git/sync-state.js';
+import { fetchRef, listTree } from '../../../controller/manifests/git/git-commands.js';
+import { parseBlobBatch, parseTree } from '../../../controller/manifests/git/git-output.js';
+
+const applied = { commit: 'a'.repeat(40), author: 'A', message: 'm', committedAt: '2026-01-01T00:00:00Z' };
+const base = { syncingSince: null, lastAttempt: null, appliedRevision: applied, appliedGeneration: 1, generation: 1, fetchedCommit: 'a'.repeat(40) };
+
+describe('git sources: pure parts', () => {
+  it('the sync state, as Argo CD shows an application', () => {
+    expect(syncStateOf(base)).to.equal('Synced');
+    expect(syncStateOf({ ...base, syncingSince: new Date() })).to.equal('Syncing');
+    expect(syncStateOf({ ...base, syncingSince: new Date(Date.now() - 3600_000) }), 'a dead sync').to.equal('Synced');
+    expect(syncStateOf({ ...base, lastAttempt: { at: '', trigger: 'poll', ok: false, commit: null, error: 'x', errors: [], plans: [] } })).to.equal('Failed');
+    expect(syncStateOf({ ...base, appliedRevision: null })).to.equal('OutOfSync');
+    expect(syncStateOf({ ...base, generation: 2 }), 'the source changed since').to.equal('OutOfSync');
+    expect(syncStateOf({ ...base, fetchedCommit: 'b'.repeat(40) })).to.equal('OutOfSync');
+  });
+
+  it('polls on the interval, never with 0 once fetched', () => {
+    const now = Date.now();
+    expect(pollDue({ pollIntervalSec: 60, lastFetchAt: new Date(now - 61_000), appliedGeneration: 1, generation: 1 }, now)).to.equal(true);
+    expect(pollDue({ pollIntervalSec: 60, lastFetchAt: new Date(now - 10_000), appliedGeneration: 1, generation: 1 }, now)).to.equal(false);
+    expect(pollDue({ pollIntervalSec: 0, lastFetchAt: new Date(now - 999_000), appliedGeneration: 1, generation: 1 }, now)).to.equal(false);
+    expect(pollDue({ pollIntervalSec: 0, lastFetchAt: null, appliedGeneration: null, generation: 1 }, now), 'saved, never fetched').to.equal(true);
+  });
+
+  it('reads URLs git may be handed and refuses the rest', () => {
+    expect(parseGitUrl('https://github.com/o/r.git')).to.deep.include({ transport: 'https', host: 'github.com' });
+    expect(parseGitUrl('git@github.com:o/r.git')).to.deep.include({ transport: 'ssh', host: 'github.com' });
+    expect(parseGitUrl('ssh://git@h:2222/r.git')).to.deep.include({ transport: 'ssh', host: 'h:2222' });
+    expect(parseGitUrl('file:///srv/r.git')).to.deep.include({ transport: 'file', host: null });
+    for (const bad of ['-uhttps://x', 'ext::sh -c id', 'fd::3', 'https://u:p@h/r', 'ftp://h/r', 'file://host/r', '']) {
+      expect(parseGitUrl(bad), bad).to.have.property('problem');
+    }
+  });
+
+  it('fetch is one ref at depth 1, the URL after --end-of-options', () => {
+    expect(fetchRef('https://h/r.git', 'main').join(' ')).to.equal('fetch --depth 1 --no-tags --no-recurse-submodules --quiet --end-of-options https://h/r.git main');
+    expect(fetchRef('https://h/r.git', null).at(-1)).to.equal('HEAD');
+    expect(listTree('abc', 'deploy/').join(' ')).to.equal('ls-tree -r -z -l --full-tree abc -- deploy/');
+  });
+
+  it('parses ls-tree -z -l and cat-file --batch', () => {
+    const tree = parseTree(Buffer.from('100644 blob 1111 12\ta b.yaml\x00160000 commit 2222       -\tsub\x00'));
+    expect(tree).to.deep.equal([
+      { mode: '100644', type: 'blob', object: '1111', size: 12, path: 'a b.yaml' },
+      { mode: '160000', type: 'commit', object: '2222', size: 0, path: 'sub' },
+    ]);
+    const blobs = parseBlobBatch(Buffer.from('1111 blob 3\nab\n\n2222 blob 0\n\n'));
+    expect(blobs.get('1111')!.toString()).to.equal('ab\n');
+    expect(blobs.get('2222')!.toString()).to.equal('');
+  });
+});
