@@ -83,6 +83,23 @@ describe('dashboard in a real browser (e2e)', function () {
     await shot(page, 'overview');
   });
 
+  it("tests a server's SSH connection from the Servers page and shows its pinned host key", async () => {
+    const ctx = await browser.newContext({ bypassCSP: true });
+    try {
+      const p = await signIn(ctx, 'admin@example.test');
+      await open(p, '/servers', 'Servers');
+      const row = p.locator('tr[data-item="s1"]');
+      await row.getByRole('button', { name: 'Test connection s1' }).click();
+      const said = await row.getByRole('status').filter({ hasText: /^Connected in \d+ ms/ }).innerText();
+      const fingerprint = (await w.admin.get(`/api/servers/${w.servers.s1}`)).body.hostKeyFingerprint;
+      expect(fingerprint).to.match(/^SHA256:/);
+      expect(said).to.include(fingerprint);
+      expect(await row.innerText()).to.include(fingerprint);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('deploys a new tag after a dry run and shows the plan finish live', async () => {
     await page.getByRole('link', { name: 'web', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Service' }).waitFor();
