@@ -281,23 +281,35 @@ function ListField(p: RowsProps) {
   );
 }
 
-/** A map of names to values (env, headers) as key/value rows. */
+/**
+ * A map of names to values (env, headers) as key/value rows. A map whose stored values are
+ * sealed (a webhook's headers read as {name: {set: true}}) shows its names with empty value
+ * inputs: a typed value replaces the stored one, a removed row sends null, the rest is kept.
+ */
 function MapField(p: RowsProps) {
-  const obj = (p.value as Record<string, string> | null | undefined) ?? {};
+  const obj = (p.value as Record<string, unknown> | null | undefined) ?? {};
+  const [stored] = useState(() => obj);
+  const sealed = Object.values(stored).some((v) => v !== null && typeof v === 'object');
   // rows keep their order and may have an empty or repeated key while being typed
-  const [rows, setRows] = useState<Array<[string, string]>>(() => Object.entries(obj));
+  const [rows, setRows] = useState<Array<[string, string]>>(() => Object.entries(obj).map(([k, v]) => [k, typeof v === 'string' ? v : '']));
   const update = (next: Array<[string, string]>) => {
     setRows(next);
-    p.onChange(Object.fromEntries(next.filter(([k]) => k !== '')));
+    if (!sealed) { p.onChange(Object.fromEntries(next.filter(([k]) => k !== ''))); return; }
+    const changes: Record<string, string | null> = {};
+    for (const [k, v] of next) if (k !== '' && (v !== '' || !(k in stored))) changes[k] = v;
+    for (const k of Object.keys(stored)) if (!next.some(([name]) => name === k)) changes[k] = null;
+    p.onChange(Object.keys(changes).length ? changes : stored);
   };
   return (
     <fieldset class="field rows" aria-describedby={p.describedBy} disabled={!!p.owner} data-owner={p.owner}>
       <legend>{p.text}</legend>
+      {sealed && <p class="help">Values are write-only: a stored one is never shown; type a value to replace it.</p>}
       {rows.map(([k, v], i) => (
         <div class="row kv" data-row={k}>
           <input aria-label={`${p.label} name ${i + 1}`} value={k} spellcheck={false}
             onInput={(e) => update(rows.map((r, j) => (j === i ? [(e.target as HTMLInputElement).value, r[1]] : r)))} />
-          <input aria-label={`${p.label} value ${i + 1}`} value={v} spellcheck={false}
+          <input aria-label={`${p.label} value ${i + 1}`} value={v} spellcheck={false} type={(sealed ? 'password' : 'text') as 'text'}
+            placeholder={sealed && k in stored ? 'set (never shown)' : undefined} autoComplete={sealed ? 'new-password' : undefined}
             onInput={(e) => update(rows.map((r, j) => (j === i ? [r[0], (e.target as HTMLInputElement).value] : r)))} />
           <button type="button" class="link" onClick={() => update(rows.filter((_, j) => j !== i))}>Remove<span class="sr-only"> {p.label} {k || i + 1}</span></button>
         </div>

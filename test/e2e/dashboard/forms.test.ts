@@ -268,6 +268,45 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect(html).to.not.include('T0K3N-chat');
   });
 
+  it("creates a webhook with a header and edits it: the header's value is write-only, kept unless retyped", async () => {
+    const page = await signIn();
+    await open(page, `/env/${envId}/webhooks`, 'Webhooks');
+    await page.getByRole('button', { name: 'New webhook' }).click();
+    const f = form(page, 'create-webhooks');
+    await f.getByLabel(/^Name\b/).fill('relay');
+    await f.getByLabel('URL').fill('https://hooks.example.test/in');
+    await f.getByRole('button', { name: 'Add to Headers' }).click();
+    await f.getByLabel('Headers name 1').fill('Authorization');
+    await f.getByLabel('Headers value 1').fill('Bearer first-Hk1');
+    await f.getByRole('group', { name: 'Event types' }).getByLabel('deployment.failed').check();
+    await f.getByRole('button', { name: 'Create webhook' }).click();
+    await page.locator('tr[data-item="relay"]').waitFor();
+    const sealedValue = async () => {
+      const row = await svc.services.db('webhook_subscriptions').where({ environmentId: envId, name: 'relay' }).first();
+      return { value: svc.services.secretBox.open(row.headers.Authorization), enabled: row.enabled, eventTypes: row.eventTypes };
+    };
+    expect(await sealedValue()).to.deep.include({ value: 'Bearer first-Hk1' });
+
+    // an edit of another field leaves the header as stored; its value is never shown
+    await page.getByRole('button', { name: 'Edit relay' }).click();
+    const edit = form(page, 'edit-webhooks-relay');
+    expect(await edit.getByLabel('Headers name 1').inputValue()).to.equal('Authorization');
+    expect(await edit.getByLabel('Headers value 1').inputValue()).to.equal('');
+    await edit.getByLabel('Enabled').uncheck();
+    await edit.getByRole('button', { name: 'Save relay' }).click();
+    await edit.waitFor({ state: 'detached' });
+    expect(await sealedValue()).to.deep.include({ value: 'Bearer first-Hk1', enabled: false });
+    // a value typed replaces it
+    await page.getByRole('button', { name: 'Edit relay' }).click();
+    await edit.getByLabel('Headers value 1').fill('Bearer second-Hk2');
+    await edit.getByRole('button', { name: 'Save relay' }).click();
+    await edit.waitFor({ state: 'detached' });
+    expect((await sealedValue()).value).to.equal('Bearer second-Hk2');
+    const html = await page.content();
+    expect(html).to.not.include('first-Hk1');
+    expect(html).to.not.include('second-Hk2');
+  });
+
   it("edits a service's env in the page and stores it", async () => {
     const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
     expect(created.status, created.text).to.equal(201);
