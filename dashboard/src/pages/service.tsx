@@ -2,7 +2,7 @@
 // live, its revisions (diff any with the one before, revert), its deploy history, and each
 // container's output as it comes.
 import { useState } from 'preact/hooks';
-import { get, listAll, post } from '../api';
+import { api, get, listAll, post } from '../api';
 import { useAction, useEvents, useLoad } from '../hooks';
 import { can, useSession } from '../session';
 import { PlanProgress } from '../components/plan-progress';
@@ -12,7 +12,6 @@ import { Value } from '../components/values';
 import { ContainerCharts } from '../components/metrics';
 import { SchemaForm, type Option } from '../components/schema-form';
 import { kindOps, ownedBy, referenceOptions } from './resources';
-import { api } from '../api';
 import { fillPath, operations } from '../schema';
 
 async function loadService(id: string, signal: AbortSignal) {
