@@ -432,6 +432,18 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect((await widths(page))[0]).to.be.at.most(1366);
   });
 
+  it("axe finds no serious or critical violation on the kinds' pages, Metrics, Admin and Environments", async () => {
+    const page = await signIn();
+    const paths = ['/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks',
+      '/databases', '/admin', '/settings'].map((p) => `/env/${envId}${p}`);
+    for (const path of [...paths, '/environments']) {
+      await page.goto(`${svc.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).waitFor();
+      await settled(page);
+      expect(await seriousViolations(page), path).to.deep.equal([]);
+    }
+  });
+
   it('at 375 px no page scrolls sideways, and axe finds no serious violation', async () => {
     const service = (await admin.post(`/api/environments/${envId}/services`, {
       name: 'a-service-with-a-rather-long-name-for-a-phone', containerImageId: imageId,
