@@ -100,6 +100,30 @@ describe('dashboard in a real browser (e2e)', function () {
     }
   });
 
+  it("creates the fleet's registry through the form and tests it from its row", async () => {
+    const ctx = await browser.newContext({ bypassCSP: true });
+    try {
+      const p = await signIn(ctx, 'admin@example.test');
+      await open(p, '/registries', 'Registries');
+      await p.getByRole('button', { name: 'New registry' }).click();
+      const f = p.locator('form[data-form="create-registries"]');
+      await f.getByLabel(/^Name\b/).fill('fleet');
+      await f.getByLabel(/^Type\b/).selectOption('generic');
+      await f.getByLabel('Registry URL').fill(`http://${w.fleet.registry.address}`);
+      await f.getByRole('button', { name: 'Create registry' }).click();
+      const row = p.locator('tr[data-item="fleet"]');
+      await row.getByRole('button', { name: 'Test fleet' }).click();
+      const said = await row.getByRole('status').innerText();
+      const stored = (await w.admin.get(`/api/environments/${w.envId}/registries`)).body.items.find((r: any) => r.name === 'fleet');
+      expect(stored).to.include({ type: 'generic', registryUrl: `http://${w.fleet.registry.address}` });
+      const answer = (await w.admin.post(`/api/registries/${stored.id}/test`)).body;
+      expect(answer.ok, answer.message).to.equal(true);
+      expect(said).to.match(/^OK: .+/);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it('deploys a new tag after a dry run and shows the plan finish live', async () => {
     await page.getByRole('link', { name: 'web', exact: true }).click();
     await page.getByRole('heading', { level: 1, name: 'Service' }).waitFor();
