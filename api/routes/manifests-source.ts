@@ -9,6 +9,7 @@ import { result, route } from '../http/route.js';
 import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
 import { sourceStatus } from './manifest-schemas.js';
+import { exportEnvironment, exportServer } from '../../controller/manifests/export.js';
 
 const writeOnly = (maxLength: number) => ({ ...nullable(str({ minLength: 1, maxLength })), writeOnly: true });
 const sourceBody = object({
@@ -42,6 +43,25 @@ export default function manifestsSourceRoutes(s: Services) {
   };
 
   return [
+    route<unknown, { serverId?: string }>({
+      method: 'GET', path: '/api/environments/{envId}/manifests/export', operationId: 'exportManifests', tag: 'manifests', access: 'admin',
+      load: env, query: { serverId: uuid }, response: str(), responseType: 'application/yaml', errors: [404],
+      summary: 'The environment as manifests, or with serverId the containers on that server no service owns yet, adopting them as they run (a YAML stream)',
+      description: 'Ready to commit to a Git source (docs/git-sources.md#adopting-what-already-runs). Secret values are never written: a Secret, '
+        + 'a secret field and an env value whose key looks secret (PASS, SECRET, TOKEN, KEY, …) become SOPS placeholders. With serverId, each '
+        + 'running container without Stevedore\'s labels becomes a Service whose deployment adopts it by id (deployments[].adoptContainerId): '
+        + 'applied as it is, it changes no running container. Admin: the export reads the env of running containers.',
+      async handler(_ctx, { resource, query }) {
+        let text: string;
+        if (query.serverId) {
+          const server = await s.servers.findById(query.serverId);
+          if (!server || server.environmentId !== resource.id) throw notFound('Server');
+          text = await exportServer(s, resource, server);
+        } else text = await exportEnvironment(s, resource);
+        return result(200, text, { 'content-type': 'application/yaml; charset=utf-8' });
+      },
+    }),
+
     route({
       method: 'GET', path: '/api/environments/{envId}/manifests-source', operationId: 'getManifestsSource', tag: 'manifests', access: 'viewer',
       load: env, response: sourceRead, errors: [404], summary: 'The environment\'s Git source of manifests; credentials are never shown',
