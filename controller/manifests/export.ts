@@ -206,12 +206,15 @@ const ownedByStevedore = (labels: Record<string, string> | undefined) => Object.
 
 /**
  * The running containers of a server that no service owns yet (no ownership label, no deployment
- * of that name on the server), with the Server, their images and secret placeholders.
+ * of that name on the machine, in any environment), with the Server, their images and secret placeholders.
  */
-export async function exportServer(s: Pick<Services, 'hosts' | 'deploymentViews'>, env: { id: string; name: string }, server: ServerRow): Promise<string> {
+export async function exportServer(s: Pick<Services, 'hosts' | 'deploymentViews' | 'servers'>, env: { id: string; name: string }, server: ServerRow): Promise<string> {
   const docker = await s.hosts.docker(server.id);
-  const [running, deployments] = await Promise.all([docker.listContainers({ all: false }), s.deploymentViews.onServer(server.id)]);
-  const taken = new Set(deployments.map((d) => d.containerName));
+  // a machine may be a server of several environments: a container any of them deploys (a
+  // hand-written compose file's carries no label of ours) is owned, whichever environment asks
+  const same = (await s.servers.listAll()).filter((x) => x.id === server.id || (x.hostname === server.hostname && x.sshPort === server.sshPort));
+  const [running, ...deployments] = await Promise.all([docker.listContainers({ all: false }), ...same.map((x) => s.deploymentViews.onServer(x.id))]);
+  const taken = new Set(deployments.flat().map((d) => d.containerName));
   const unowned = running.filter((c) => !ownedByStevedore(c.Labels) && !taken.has((c.Names?.[0] ?? '').replace(/^\//, '')))
     .sort((a, b) => (a.Names?.[0] ?? '').localeCompare(b.Names?.[0] ?? ''));
   const imageNames = new Map<string, string>();

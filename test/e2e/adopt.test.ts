@@ -144,6 +144,10 @@ describe('adopting hand-run containers through an export', function () {
       expect(r.message).to.include(handRun[n]!.id.slice(0, 12)).and.include('adopted');
       expect((await deploymentsOf(n))[0]!.adoptedContainerId).to.equal(handRun[n]!.id);
     }
+    // owned now (by the fresh environment's deployments on the same machine): exported by no one again
+    const again = await admin.get(`/api/environments/${origin.id}/manifests/export?serverId=${serverId}`);
+    expect(again.status).to.equal(200);
+    expect(parseAllDocuments(again.text).map((d) => d.toJS()).filter((d) => d.kind === 'Service')).to.deep.equal([]);
   });
 
   it('a later tag replaces the adopted container through a normal plan, under Stevedore\'s labels', async () => {
