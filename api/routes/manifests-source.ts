@@ -46,12 +46,13 @@ export default function manifestsSourceRoutes(s: Services) {
   return [
     route<unknown, { serverId?: string }>({
       method: 'GET', path: '/api/environments/{envId}/manifests/export', operationId: 'exportManifests', tag: 'manifests', access: 'admin',
-      load: env, query: { serverId: uuid }, response: str(), responseType: 'application/yaml', errors: [404],
+      load: env, query: { serverId: uuid }, response: str(), responseType: 'application/yaml', errors: [404, 502, 503],
       summary: 'The environment as manifests, or with serverId the containers on that server no service owns yet, adopting them as they run (a YAML stream)',
       description: 'Ready to commit to a Git source (docs/git-sources.md#adopting-what-already-runs). Secret values are never written: a Secret, '
         + 'a secret field and an env value whose key looks secret (PASS, SECRET, TOKEN, KEY, …) become SOPS placeholders. With serverId, each '
         + 'running container without Stevedore\'s labels becomes a Service whose deployment adopts it by id (deployments[].adoptContainerId): '
-        + 'applied as it is, it changes no running container. Admin: the export reads the env of running containers.',
+        + 'applied as it is, it changes no running container. Admin: the export reads the env of running containers. '
+        + 'A server that cannot be asked answers 502 or 503, as its other routes.',
       async handler(_ctx, { resource, query }) {
         let text: string;
         if (query.serverId) {
