@@ -40,6 +40,12 @@ export const manifestsDiff = object({
   ok: bool, revision, errors: arrayOf(manifestError), changes: arrayOf(change), counts, degraded: arrayOf(degraded),
 }, ['ok', 'revision', 'errors', 'changes', 'counts', 'degraded']);
 
+/** What the next sync of a Git source would do: its fetched commit and the dry run of it. */
+export const sourceDiff = object({
+  ok: bool, commit: object({ commit: str(), author: str(), message: str(), committedAt: str() }, ['commit', 'author', 'message', 'committedAt']),
+  errors: arrayOf(manifestError), changes: arrayOf(change), counts, degraded: arrayOf(degraded),
+}, ['ok', 'commit', 'errors', 'changes', 'counts', 'degraded']);
+
 export const manifestsApplied = object({
   ok: { type: 'boolean', enum: [true] }, dryRun: bool, revision, changes: arrayOf(change), counts, plans: arrayOf(uuid),
 }, ['ok', 'dryRun', 'revision', 'changes', 'counts', 'plans']);

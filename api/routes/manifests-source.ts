@@ -4,11 +4,13 @@ import { notFound, validationError } from '../../controller/errors/app-error.js'
 import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
 import { sourceView, statusView } from '../../controller/manifests/git/source-view.js';
-import { cacheDirOf, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
+import { cacheDirOf, diffSource, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
 import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
-import { sourceStatus } from './manifest-schemas.js';
+import { sourceDiff, sourceStatus } from './manifest-schemas.js';
+import { degradedObjects } from '../../controller/manifests/status.js';
+import { exportEnvironment, exportServer } from '../../controller/manifests/export.js';
 
 const writeOnly = (maxLength: number) => ({ ...nullable(str({ minLength: 1, maxLength })), writeOnly: true });
 const sourceBody = object({
@@ -42,6 +44,26 @@ export default function manifestsSourceRoutes(s: Services) {
   };
 
   return [
+    route<unknown, { serverId?: string }>({
+      method: 'GET', path: '/api/environments/{envId}/manifests/export', operationId: 'exportManifests', tag: 'manifests', access: 'admin',
+      load: env, query: { serverId: uuid }, response: str(), responseType: 'application/yaml', errors: [404, 502, 503],
+      summary: 'The environment as manifests, or with serverId the containers on that server no service owns yet, adopting them as they run (a YAML stream)',
+      description: 'Ready to commit to a Git source (docs/git-sources.md#adopting-what-already-runs). Secret values are never written: a Secret, '
+        + 'a secret field and an env value whose key looks secret (PASS, SECRET, TOKEN, KEY, …) become SOPS placeholders. With serverId, each '
+        + 'running container without Stevedore\'s labels becomes a Service whose deployment adopts it by id (deployments[].adoptContainerId): '
+        + 'applied as it is, it changes no running container. Admin: the export reads the env of running containers. '
+        + 'A server that cannot be asked answers 502 or 503, as its other routes.',
+      async handler(_ctx, { resource, query }) {
+        let text: string;
+        if (query.serverId) {
+          const server = await s.servers.findById(query.serverId);
+          if (!server || server.environmentId !== resource.id) throw notFound('Server');
+          text = await exportServer(s, resource, server);
+        } else text = await exportEnvironment(s, resource);
+        return result(200, text, { 'content-type': 'application/yaml; charset=utf-8' });
+      },
+    }),
+
     route({
       method: 'GET', path: '/api/environments/{envId}/manifests-source', operationId: 'getManifestsSource', tag: 'manifests', access: 'viewer',
       load: env, response: sourceRead, errors: [404], summary: 'The environment\'s Git source of manifests; credentials are never shown',
@@ -104,6 +126,21 @@ export default function manifestsSourceRoutes(s: Services) {
         void syncSource(s, row.id, 'api');
         ctx.state.audit = { environmentId: resource.id, details: { url: displayUrl(row.url) } };
         return result(202, { ...statusView(row, resource.name), sync: 'Syncing' });
+      },
+    }),
+
+    route({
+      method: 'GET', path: '/api/environments/{envId}/manifests-source/diff', operationId: 'diffManifestsSource', tag: 'manifests', access: 'operator',
+      load: env, response: sourceDiff, errors: [404, 503],
+      summary: 'What the next sync would do: fetches the source\'s ref and diffs that commit against the store, applying nothing',
+      description: 'The same dry run a sync runs before it applies (SOPS files decrypted in memory, secret values never shown). A commit with '
+        + 'errors answers 200 with ok: false and every error with its file:line; a failed fetch answers 503. The source\'s status is not changed.',
+      async handler(_ctx, { resource }) {
+        const row = await sourceOf(resource.id);
+        const d = await diffSource(s, row);
+        const counts = d.result?.counts ?? { create: 0, update: 0, delete: 0, orphan: 0 };
+        const degraded = (await degradedObjects(s)).filter((x) => x.environment === resource.name);
+        return { ok: !d.errors.length && !!d.result?.ok, commit: d.commit, errors: d.errors.map(({ refused: _r, ...x }) => x), changes: d.result?.changes ?? [], counts, degraded };
       },
     }),
 

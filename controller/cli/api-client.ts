@@ -38,6 +38,17 @@ export class ApiClient {
   }
 
   get = <T = any>(route: string) => this.request<T>('GET', route);
+
+  /** A route that answers text (YAML, Mermaid); errors as request's. */
+  async text(route: string): Promise<string> {
+    const res = await this.raw('GET', route);
+    const text = await res.text();
+    if (res.ok) return text;
+    let json: any = null;
+    try { json = text ? JSON.parse(text) : null; } catch { /* not JSON */ }
+    if (res.status === 401) throw new CliError(`${apiErrorLine(401, json)}: log in again (stevedore login ${this.url})`);
+    throw new CliError(`GET ${route}: ${apiErrorLine(res.status, json)}`);
+  }
   post = <T = any>(route: string, body: unknown = {}) => this.request<T>('POST', route, body);
 
   /** The answer as it comes, for streams; network failures become one line. */

@@ -1,8 +1,9 @@
 import type { Command } from 'commander';
 import { loadManifests } from '../manifests/load.js';
 import { readManifestDir } from '../manifests/read-dir.js';
-import { CliError, EXIT } from './cli-error.js';
-import { contextOf, paletteOf } from './command-context.js';
+import { CliError, EXIT, UsageError } from './cli-error.js';
+import { contextOf, envOption, paletteOf } from './command-context.js';
+import { environmentOf } from './resolve.js';
 import { formatChanges, formatErrors } from './format-changes.js';
 import { setExitCode } from './exit-code.js';
 import { refuseWatchedFolder } from './watched-folder.js';
@@ -53,14 +54,37 @@ async function callService(route: 'diff' | 'apply', dir: string, cmd: Command): 
   if (changed && (route === 'diff' || opts.detailedExitcode)) setExitCode(EXIT.changes);
 }
 
+/** `diff --source -e ENV`: what the next sync of the environment's Git source would do (exit as diff). */
+async function diffSource(cmd: Command): Promise<void> {
+  const { api, environment, opts, palette } = contextOf(cmd);
+  const env = await environmentOf(api, environment);
+  const result = await api.get(`/api/environments/${env.id}/manifests-source/diff`);
+  const c = result.commit as { commit: string; author: string; message: string };
+  process.stdout.write(`Commit ${c.commit.slice(0, 12)} (${c.author}): ${c.message.split('\n')[0]}\n`);
+  if (result.errors.length) {
+    process.stderr.write(formatErrors(result.errors, paletteOf(opts, process.stderr)));
+    throw new CliError(`commit ${c.commit.slice(0, 12)}: invalid manifests; the next sync would apply nothing`);
+  }
+  process.stdout.write(formatChanges(result.changes, palette, result.degraded));
+  const changed = result.changes.some((x: { action: string }) => x.action !== 'orphan') || result.degraded.length > 0;
+  if (changed) setExitCode(EXIT.changes);
+}
+
 export function registerManifestCommands(program: Command): void {
   program.command('validate').argument('<dir>', 'manifests folder')
     .description('check a manifests folder offline (exit 0 valid, 1 errors)')
     .action(validate);
-  program.command('diff').argument('<dir>', 'manifests folder')
-    .description('show what applying DIR would change (exit 0 nothing would, 2 something would, 1 error)')
+  program.command('diff').argument('[dir]', 'manifests folder')
+    .description('show what applying DIR (or, with --source, the next sync of the environment\'s Git source) would change (exit 0 nothing would, 2 something would, 1 error)')
     .option('--prune', 'also delete what the folder no longer declares')
-    .action((dir, _o, cmd) => callService('diff', dir, cmd));
+    .option('--source', 'fetch the environment\'s Git source and diff its commit against the store (-e ENV)')
+    .addOption(envOption())
+    .action((dir: string | undefined, o: { source?: boolean }, cmd: Command) => {
+      if (o.source && dir) throw new UsageError('diff takes a folder or --source, not both');
+      if (o.source) return diffSource(cmd);
+      if (!dir) throw new UsageError('diff needs a manifests folder, or --source -e ENV');
+      return callService('diff', dir, cmd);
+    });
   program.command('apply').argument('<dir>', 'manifests folder')
     .description('apply DIR and start the deploys it needs (exit 0 applied, 1 error)')
     .option('--prune', 'also delete what the folder no longer declares')

@@ -8,6 +8,7 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerLogsCommands } from './commands/logs.js';
 import { registerManifestCommands } from './manifest-commands.js';
 import { registerCompletion } from './commands/completion.js';
+import { registerExportCommands } from './commands/export.js';
 
 /** Adds `serve` (and anything else only the full installation has) to the program. */
 export type ExtraCommands = (program: Command) => void;
@@ -36,6 +37,7 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerGetCommands(program);
   registerDeployCommands(program);
   registerLogsCommands(program);
+  registerExportCommands(program);
   registerCompletion(program);
   return program;
 }

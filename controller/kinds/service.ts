@@ -64,6 +64,7 @@ export const deploymentSchemas = resourceSchemas({
     lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf(condition),
     observedGeneration: nullable(int(1)), failedGeneration: nullable(int(1)),
     revision: nullable(int(1, undefined, { description: 'The revision of its service the container runs' })),
+    adoptedContainerId: nullable(str({ description: 'A container started outside Stevedore that this deployment adopted as it runs (docs/git-sources.md)' })),
     source: { type: 'object' }, containerId: nullable(str()), createdAt: timestamp, updatedAt: timestamp,
   },
   required: ['serverId', 'containerName'],
@@ -78,6 +79,11 @@ const deployment: Schema = object({
   server: name('Name of the Server this container runs on'),
   containerName: { ...apiDeployment.containerName, description: 'Default: the service name' },
   composePath: apiDeployment.composePath,
+  adoptContainerId: str({
+    pattern: '^[0-9a-f]{64}$',
+    description: 'Adopt this running container (its full id; one started outside Stevedore, without Stevedore\'s labels) as it runs: '
+      + 'while it matches the spec it is not recreated; the next rollout recreates it under Stevedore\'s labels (stevedore export writes it)',
+  }),
 }, ['server']);
 
 const attachedConfigFile: Schema = object({
@@ -94,8 +100,12 @@ const DEFAULTS = {
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
 /** Deployments in comparable form: the container name defaults to the service's, sorted. */
-export function normaliseDeployments(service: string, list: Array<{ server: string; containerName?: string; composePath?: string | null }>) {
-  return list.map((d) => ({ server: d.server, containerName: d.containerName ?? service, composePath: d.composePath ?? null })).sort(byJson);
+export function normaliseDeployments(service: string, list: Array<{ server: string; containerName?: string; composePath?: string | null; adoptContainerId?: string | null }>) {
+  return list.map((d) => ({
+    server: d.server, containerName: d.containerName ?? service, composePath: d.composePath ?? null,
+    // only when set: every other deployment compares as it always did
+    ...(d.adoptContainerId && { adoptContainerId: d.adoptContainerId }),
+  })).sort(byJson);
 }
 
 /**
@@ -159,7 +169,7 @@ export const service: KindDescriptor = {
     actual(row, { nameOf, relatedOf }) {
       return {
         deployments: normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
-          .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
+          .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath, adoptContainerId: d.adoptedContainerId }))),
         dependsOn: relatedOf('service_dependencies', 'serviceId', row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
         configFiles: relatedOf('config_attachments', 'serviceId', row.id)
           .map((a) => ({ name: nameOf('ConfigFile', a.configFileId), targetPath: a.targetPath })).sort(byJson),

@@ -133,18 +133,23 @@ async function writeSettings(w: WriteContext, envId: string, o: ObjectState, fie
 /** Makes a service's deployments match the manifest's list. */
 async function syncDeployments(w: WriteContext, serviceId: string, o: ObjectState) {
   const envId = w.snap.envIds.get(o.environment!)!;
-  const want = o.fields.deployments as Array<{ server: string; containerName: string; composePath: string | null }>;
+  const want = o.fields.deployments as Array<{ server: string; containerName: string; composePath: string | null; adoptContainerId?: string }>;
   const have = await deploymentsOfService(w.trx, serviceId);
   const source: ManifestSource = { ...o.source!, fields: ['serverId', 'containerName', 'composePath'] };
   const keep = new Set<string>();
   for (const d of want) {
     const serverId = idOf(w, o.environment, 'Server', d.server);
     const row = have.find((h) => h.serverId === serverId && h.containerName === d.containerName);
+    const adoptedContainerId = d.adoptContainerId ?? null;
     if (row) {
       keep.add(row.id);
-      if (row.composePath !== d.composePath) await updateDeployment(w.trx, row.id, { composePath: d.composePath, source: JSON.stringify(source) });
+      if (row.composePath !== d.composePath || (row.adoptedContainerId ?? null) !== adoptedContainerId) {
+        await updateDeployment(w.trx, row.id, { composePath: d.composePath, adoptedContainerId, source: JSON.stringify(source) });
+      }
     } else {
-      await insertDeployment(w.trx, { serviceId, environmentId: envId, serverId, containerName: d.containerName, composePath: d.composePath, source: JSON.stringify(source) });
+      await insertDeployment(w.trx, {
+        serviceId, environmentId: envId, serverId, containerName: d.containerName, composePath: d.composePath, adoptedContainerId, source: JSON.stringify(source),
+      });
     }
   }
   const gone = have.filter((h) => !keep.has(h.id));

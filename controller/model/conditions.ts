@@ -26,6 +26,8 @@ export const REASONS = {
   Unhealthy: 'Unhealthy',
   ServerUnreachable: 'ServerUnreachable',
   SpecMismatch: 'SpecMismatch',
+  /** The container was started outside Stevedore and adopted as it runs (no ownership labels until a rollout recreates it). */
+  Adopted: 'Adopted',
   /** A deployment's container has not been looked at since it was deployed. */
   NotObserved: 'NotObserved',
   // Progressing

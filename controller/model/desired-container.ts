@@ -71,6 +71,12 @@ export interface DesiredContainer {
   composeFileHash: string | null;
   /** Ownership labels plus stevedore.spec-hash. */
   labels: Record<string, string>;
+  /**
+   * A container started outside Stevedore that the deployment adopted as it runs (its full id):
+   * it has no ownership labels, and it is the deployment's while it has this id and none
+   * (reconcilers/deployment/plan.ts). Not part of the spec hash.
+   */
+  adoptedContainerId: string | null;
   specHash: string;
 }
 

@@ -16,7 +16,7 @@ export interface DesiredInput {
     volumes: string[] | null; command: string[] | null; healthCheck: HealthCheck | null; composeTemplate: string | null;
     updateOrder?: UpdateOrder; drainSec?: number;
   };
-  deployment: { id: string; containerName: string; serverId: string };
+  deployment: { id: string; containerName: string; serverId: string; adoptedContainerId?: string | null };
   serverName: string;
   imageName: string;
   imageTag: string;
@@ -76,6 +76,7 @@ export function renderDesired(i: DesiredInput): DesiredContainer {
       [LABEL.deployment]: d.id, [LABEL.imageTag]: i.imageTag, [LABEL.specHash]: specHash,
     },
     composeFileHash: null,
+    adoptedContainerId: d.adoptedContainerId ?? null,
     specHash,
   };
 }

@@ -20,6 +20,8 @@ export interface Difference {
 
 export interface ContainerPlan {
   action: PlanAction;
+  /** The container is one started outside Stevedore that the deployment adopted (no ownership labels yet). */
+  adopted: boolean;
   differences: Difference[];
   /** The tag the container runs (from its image reference), null when unknown or missing. */
   runningTag: string | null;
@@ -28,16 +30,28 @@ export interface ContainerPlan {
 const tagOf = (image: string | null) => (image && /:[^/:]+$/.test(image) ? image.slice(image.lastIndexOf(':') + 1) : null);
 const list = (xs: string[]) => (xs.length ? xs.join(', ') : 'none');
 
+/** Carries none of Stevedore's ownership labels: started outside Stevedore (or by a hand-written compose file). */
+const unlabelled = (owner: ContainerOwner) => !owner.managed && !owner.deploymentId && !owner.environmentId && !owner.serviceId;
+
+/**
+ * The container is the one the deployment adopted: exactly the recorded id, and still without any
+ * ownership label (a container another environment or deployment labelled is never adopted).
+ */
+export function isAdopted(desired: Pick<DesiredContainer, 'adoptedContainerId'>, owner: ContainerOwner, containerId: string | null): boolean {
+  return !!desired.adoptedContainerId && containerId === desired.adoptedContainerId && unlabelled(owner);
+}
+
 /**
  * Why the container with the deployment's name is not the deployment's own, or null when it is.
  * A container of another environment or deployment, or one Stevedore did not create, is never
  * changed. A hand-written compose file (compose-external) makes unlabelled containers: those are
- * the deployment's.
+ * the deployment's. So is the one container (by id) the deployment adopted (isAdopted).
  */
-export function ownershipConflict(desired: Pick<DesiredContainer, 'deploymentId' | 'environmentId' | 'mode' | 'serverName'>,
-  owner: ContainerOwner, containerName: string): string | null {
+export function ownershipConflict(desired: Pick<DesiredContainer, 'deploymentId' | 'environmentId' | 'mode' | 'serverName' | 'adoptedContainerId'>,
+  owner: ContainerOwner, containerName: string, containerId: string | null): string | null {
   const where = `container ${containerName} on server ${desired.serverName}`;
   if (owner.deploymentId === desired.deploymentId && owner.environmentId === desired.environmentId) return null;
+  if (isAdopted(desired, owner, containerId)) return null;
   if (!owner.managed && !owner.deploymentId) {
     return desired.mode === 'compose-external' ? null : `${where} was not created by Stevedore`;
   }
@@ -91,8 +105,9 @@ function fieldDifferences(d: DesiredContainer, o: ObservedContainer): Difference
   if (d.composeFileHash && o.composeFileHash !== d.composeFileHash) {
     diff('composeFile', REASONS.ComposeFileChanged, o.composeFileHash ? 'the compose file on disk was changed by hand' : 'the compose file is missing on disk');
   }
-  // a spec change no compared field shows (a removed env key, a healthcheck interval, a template)
-  if (!out.length && d.mode !== 'compose-external' && o.specHash !== d.specHash) {
+  // a spec change no compared field shows (a removed env key, a healthcheck interval, a template);
+  // an adopted container has no spec hash: its fields were compared one by one above
+  if (!out.length && d.mode !== 'compose-external' && o.specHash !== d.specHash && !isAdopted(d, o.owner, o.id)) {
     diff('spec', REASONS.SpecChanged, `container ${name} was created from ${o.specHash ? 'another' : 'an unknown'} spec`);
   }
   return out;
@@ -106,14 +121,15 @@ export function plan(desired: DesiredContainer, observed: ObservedContainer): Co
     message: `container ${observed.leftover.name} on server ${desired.serverName} was left by an interrupted start-first deploy`,
   }] : [];
   if (!observed.exists) {
-    return { action: 'create', runningTag, differences: [{ field: 'state', reason: REASONS.ContainerMissing, message: `container ${desired.containerName} does not exist on server ${desired.serverName}` }, ...leftover] };
+    return { action: 'create', adopted: false, runningTag, differences: [{ field: 'state', reason: REASONS.ContainerMissing, message: `container ${desired.containerName} does not exist on server ${desired.serverName}` }, ...leftover] };
   }
-  const conflict = ownershipConflict(desired, observed.owner, desired.containerName);
-  if (conflict) return { action: 'conflict', runningTag, differences: [{ field: 'owner', reason: REASONS.NameConflict, message: conflict }] };
+  const conflict = ownershipConflict(desired, observed.owner, desired.containerName, observed.id);
+  if (conflict) return { action: 'conflict', adopted: false, runningTag, differences: [{ field: 'owner', reason: REASONS.NameConflict, message: conflict }] };
   const differences = [...fieldDifferences(desired, observed), ...leftover];
+  const adopted = isAdopted(desired, observed.owner, observed.id);
   if (!observed.running) {
     differences.push({ field: 'state', reason: REASONS.ContainerStopped, message: `container ${desired.containerName} is ${observed.state}` });
-    return { action: differences.length === 1 ? 'start' : 'recreate', runningTag, differences };
+    return { action: differences.length === 1 ? 'start' : 'recreate', adopted, runningTag, differences };
   }
-  return { action: differences.length ? 'recreate' : 'none', runningTag, differences };
+  return { action: differences.length ? 'recreate' : 'none', adopted, runningTag, differences };
 }

@@ -28,6 +28,9 @@ function readyOf(o: Extract<Observation, { kind: 'observed' }>): Omit<Condition,
   if (plan.action !== 'none') {
     return { status: 'False', reason: REASONS.SpecMismatch, message: `${name} differs from the desired spec: ${plan.differences.map((x) => x.field).join(', ')}` };
   }
+  if (plan.adopted) {
+    return { status: 'True', reason: REASONS.Adopted, message: `${name} runs ${d.imageTag}; adopted as it runs (container ${c.id!.slice(0, 12)}, started outside Stevedore, without its labels): the next rollout recreates it under Stevedore's labels` };
+  }
   return c.health
     ? { status: 'True', reason: REASONS.Healthy, message: `${name} runs ${d.imageTag} and is healthy` }
     : { status: 'True', reason: REASONS.Running, message: `${name} runs ${d.imageTag}` };

@@ -149,6 +149,27 @@ describe('stevedore CLI against a running service', function () {
     expect(YAML.parse(server.stdout)).to.include({ name: 'nowhere', hostname: '127.0.0.1' });
   });
 
+  it('export writes the environment as manifests (stdout or -f FILE); a server it cannot reach or does not know is one line and exit 1', async () => {
+    const res = await home.run(['export', '-e', envName], { env: auth });
+    expect(res.code, res.stderr).to.equal(0);
+    const docs = YAML.parseAllDocuments(res.stdout).map((d) => d.toJS());
+    const web = docs.find((d) => d.kind === 'Service' && d.metadata.name === 'web');
+    expect(web.metadata.environment).to.equal(envName);
+    expect(web.spec).to.deep.include({ imageTag: 'v1', deployments: [{ server: 'nowhere', containerName: 'web-1', composePath: null }] });
+    const file = path.join(home.dir, 'export.yaml');
+    const written = await home.run(['export', '-e', envName, '-f', file], { env: auth });
+    expect(written.code, written.stderr).to.equal(0);
+    expect(written.stdout).to.equal('');
+    expect(fs.readFileSync(file, 'utf8').replace(/^# .*exported .*\n/m, '')).to.equal(res.stdout.replace(/^# .*exported .*\n/m, ''));
+    const unknown = await home.run(['export', '-e', envName, '--server', 'no-such'], { env: auth });
+    expect(unknown.code).to.equal(1);
+    expect(unknown.stderr).to.equal('stevedore: no server no-such in this environment\n');
+    const unreachable = await home.run(['export', '-e', envName, '--server', 'nowhere'], { env: auth });
+    expect(unreachable.code).to.equal(1);
+    expect(unreachable.stderr.trim().split('\n')).to.have.length(1);
+    expect(unreachable.stderr).to.match(/^stevedore: GET \/api\/environments\/[0-9a-f-]+\/manifests\/export\?serverId=[0-9a-f-]+: /);
+  });
+
   it('an unreachable URL is one line and exit 1', async () => {
     const port = await closedPort();
     const res = await home.run(['get', 'environments', '--url', `http://127.0.0.1:${port}`, '--token', 'x']);
@@ -292,5 +313,20 @@ describe('stevedore apply to an environment with a Git source', function () {
     expect(forced.code, forced.stderr).to.equal(0);
     expect(forced.stderr).to.include('warning').and.include('next change will win');
     expect(await names('git-held')).to.include('FROM_CLI');
+  });
+
+  it('diff --source -e ENV shows what the next sync would do (exit 0 nothing, 2 something), applying nothing', async () => {
+    const envId = (await admin.get('/api/environments')).body.items.find((e: { name: string }) => e.name === 'git-held').id;
+    await until('the source applied', async () => (await admin.get(`/api/environments/${envId}/manifests-source/status`)).body.sync === 'Synced', { timeoutMs: 20_000, everyMs: 100 });
+    const same = await home.run(['diff', '--source', '-e', 'git-held'], { env: auth });
+    expect(same.code, same.stderr).to.equal(0);
+    const sha = repo.commit({ 'next.yaml': 'apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: NEXT_GIT, environment: git-held}\nspec: {value: "2"}\n' }, 'next var');
+    const changed = await home.run(['diff', '--source', '-e', 'git-held'], { env: auth });
+    expect(changed.code, changed.stderr).to.equal(2);
+    expect(changed.stdout).to.include(`Commit ${sha.slice(0, 12)}`).and.include('NEXT_GIT');
+    const keys = (await admin.get(`/api/environments/${envId}/vars?limit=200`)).body.items.map((v: { key: string }) => v.key);
+    expect(keys).to.not.include('NEXT_GIT');
+    expect((await home.run(['diff'], { env: auth })).code).to.equal(64);
+    expect((await home.run(['diff', dir, '--source', '-e', 'git-held'], { env: auth })).code).to.equal(64);
   });
 });

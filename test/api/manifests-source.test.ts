@@ -244,6 +244,74 @@ describe('SOPS files of a Git source', function () {
   });
 });
 
+describe('manifests source diff (what the next sync would do)', function () {
+  this.timeout(60_000);
+  let svc: TestService;
+  let admin: HttpClient;
+  let env: { id: string; name: string };
+  let repo: TestRepo;
+  const diff = (envId = env.id, client = admin) => client.get(`/api/environments/${envId}/manifests-source/diff`);
+  const values = async () => Object.fromEntries(((await admin.get(`/api/environments/${env.id}/vars?limit=200`)).body.items as Array<{ key: string; value: string }>).map((v) => [v.key, v.value]));
+
+  before(async () => {
+    svc = await startTestService();
+    admin = await bootstrapAdmin(svc.http);
+    env = await createEnvironment(admin);
+    repo = createRepo();
+  });
+  after(async () => {
+    await svc?.stop();
+    repo?.remove();
+  });
+
+  it('fetches the ref and shows the changes of its commit against the store, applying nothing', async () => {
+    const first = repo.commit({ 'vars.yaml': varDoc(env.name, 'GREETING', 'hello') }, 'first');
+    expect((await admin.put(`/api/environments/${env.id}/manifests-source`, { url: repo.url, ref: 'main', pollIntervalSec: 0 })).status).to.equal(200);
+    await until('Synced', async () => (await admin.get(`/api/environments/${env.id}/manifests-source/status`)).body.sync === 'Synced', { timeoutMs: 20_000, everyMs: 100 });
+    const none = await diff();
+    expect(none.status, none.text).to.equal(200);
+    expect(none.body).to.deep.include({ ok: true, changes: [], errors: [] });
+    expect(none.body.commit).to.include({ commit: first, message: 'first' });
+    const next = repo.commit({ 'vars.yaml': `${varDoc(env.name, 'GREETING', 'bonjour')}---\n${varDoc(env.name, 'NEW_ONE', 'x')}` }, 'second');
+    const res = await diff();
+    expect(res.body.ok).to.equal(true);
+    expect(res.body.commit.commit).to.equal(next);
+    expect(res.body.changes.map((c: any) => `${c.action} ${c.kind} ${c.name}`).sort()).to.deep.equal(['create Var NEW_ONE', 'update Var GREETING']);
+    expect(res.body.counts).to.include({ create: 1, update: 1 });
+    // nothing applied, and the status still names the applied commit
+    expect(await values()).to.deep.equal({ GREETING: 'hello' });
+    const st = (await admin.get(`/api/environments/${env.id}/manifests-source/status`)).body;
+    expect(st.revision.commit).to.equal(first);
+  });
+
+  it('a broken commit answers ok: false with every error at its file:line; nothing is applied', async () => {
+    repo.commit({ 'vars.yaml': 'apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: BAD, environment: nowhere-env}\nspec: {value: 1}\n' }, 'broken');
+    const res = await diff();
+    expect(res.status).to.equal(200);
+    expect(res.body.ok).to.equal(false);
+    expect(res.body.errors.length).to.be.greaterThan(0);
+    expect(res.body.errors[0]).to.include({ file: 'vars.yaml' });
+    expect(res.body.errors[0].line).to.be.greaterThan(0);
+    expect(await values()).to.deep.equal({ GREETING: 'hello' });
+  });
+
+  it('is for operators: a viewer gets 403; an environment without a source 404; a fetch that fails 503', async () => {
+    const viewer = (await userWithRole(admin, 'viewer')).client;
+    const forbidden = await diff(env.id, viewer);
+    expect(forbidden.status).to.equal(403);
+    expect(forbidden.body.code).to.equal('FORBIDDEN_ROLE');
+    const bare = await createEnvironment(admin);
+    const missing = await diff(bare.id);
+    expect(missing.status).to.equal(404);
+    expect(missing.body.code).to.equal('NOT_FOUND');
+    expect((await admin.put(`/api/environments/${bare.id}/manifests-source`, { url: 'file:///nonexistent/repo.git', pollIntervalSec: 0 })).status).to.equal(200);
+    const failed = await diff(bare.id);
+    expect(failed.status).to.equal(503);
+    expect(failed.body.code).to.equal('SERVICE_UNAVAILABLE');
+    expect(failed.body.message).to.include('fetch of file:///nonexistent/repo.git');
+  });
+});
+
 function filesUnder(dir: string): string[] {
   return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
 }

@@ -32,8 +32,12 @@ describe('manifests folder against the fleet', () => {
     } catch (err) {
       const status = (await admin.get('/api/manifests/status')).body;
       const plans = await svc.services.db('deployment_plans').select('id', 'status', 'trigger', 'createdAt');
+      // a plan still running says where in its steps it waits
+      const steps = (await svc.services.db('plan_steps').orderBy('position')).map((x: Record<string, any>) => ({
+        plan: x.planId, container: x.containerName, server: x.serverId, status: x.status, error: x.error ?? null, log: String(x.log ?? '').split('\n').slice(-6),
+      }));
       const logged = svc.logs.filter((l) => /manifest|plan|error|warn/i.test(l)).slice(-30).join('\n');
-      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nplans: ${JSON.stringify(plans)}\nlogs:\n${logged}`);
+      throw new Error(`${(err as Error).message}\nstatus: ${JSON.stringify(status)}\nplans: ${JSON.stringify(plans)}\nsteps: ${JSON.stringify(steps, null, 1)}\nlogs:\n${logged}`);
     }
   };
   const containers = async (server: string) => (await serverExec(server, ['docker', 'ps', '--format', '{{.Names}} {{.Image}}'])).trim().split('\n').filter(Boolean);

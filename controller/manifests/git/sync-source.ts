@@ -8,6 +8,7 @@ import { formatError, type ManifestError } from '../types.js';
 import { fetchSource, type FetchedCommit } from './fetch-source.js';
 import { displayUrl, parseGitUrl } from './git-url.js';
 import { decryptSopsFiles } from '../sops/decrypt-files.js';
+import { serviceUnavailable } from '../../errors/app-error.js';
 
 export type SyncTrigger = SyncAttempt['trigger'];
 
@@ -141,4 +142,34 @@ async function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
 /** Waits for the syncs this process runs (shutdown). */
 export async function settleSyncs(s: Services): Promise<void> {
   await Promise.allSettled([...runsOf(s).inFlight.values()].map((r) => r.promise));
+}
+
+export interface SourceDiff {
+  commit: { commit: string; author: string; message: string; committedAt: string };
+  result: Awaited<ReturnType<typeof runApply>> | null;
+  /** Errors of the commit (files that cannot be decrypted, invalid manifests); nothing would be applied. */
+  errors: ManifestError[];
+}
+
+/**
+ * What the next sync would do (`stevedore diff --source`): fetches the source's ref and runs the
+ * apply of that commit as a dry run, through the same path a sync takes; applies nothing and
+ * leaves the source's status as it is. A sync of the source running in this process ends first
+ * (they fetch into the same cache).
+ */
+export async function diffSource(s: Services, row: GitSourceRow): Promise<SourceDiff> {
+  await runsOf(s).inFlight.get(row.id)?.promise;
+  const env = await s.environments.findById(row.environmentId);
+  const fetched = await fetchOf(s, row).catch((e: Error) => {
+    throw serviceUnavailable(`fetch of ${displayUrl(row.url)} ${row.ref ?? 'HEAD'} failed: ${e.message}`);
+  });
+  if (fetched.pinnedKnownHosts) await s.gitSources.pinKnownHosts(row.id, fetched.pinnedKnownHosts);
+  const commit = { commit: fetched.commit, author: fetched.author, message: fetched.message, committedAt: fetched.committedAt };
+  const decrypted = await decryptSopsFiles(s, row.environmentId, fetched.files);
+  if (decrypted.errors.length) return { commit, result: null, errors: decrypted.errors };
+  const result = await runApply(s, 'git', {
+    files: decrypted.files, gitCommit: fetched.commit, prune: row.prune, dryRun: true, sopsValues: decrypted.values,
+    scope: { origin: `git:${row.environmentId}`, environment: env!.name, repository: displayUrl(row.url) },
+  });
+  return { commit, result, errors: result.errors };
 }

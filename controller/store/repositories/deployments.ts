@@ -28,6 +28,8 @@ export interface DeploymentRow {
   specHash: string | null;
   /** The revision of its service the container runs (set when a step or rollback put it there). */
   revision: number | null;
+  /** A container started outside Stevedore that this deployment adopted as it runs (docs/git-sources.md). */
+  adoptedContainerId?: string | null;
   conditions: Condition[];
   source: Record<string, unknown>;
   createdAt: Date;
@@ -172,7 +174,7 @@ export function toDeployment(d: DeploymentRow) {
     containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
     lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration ?? null,
-    failedGeneration: d.failedGeneration ?? null, revision: d.revision ?? null, conditions: d.conditions, source: d.source,
-    createdAt: d.createdAt, updatedAt: d.updatedAt,
+    failedGeneration: d.failedGeneration ?? null, revision: d.revision ?? null, adoptedContainerId: d.adoptedContainerId ?? null,
+    conditions: d.conditions, source: d.source, createdAt: d.createdAt, updatedAt: d.updatedAt,
   };
 }

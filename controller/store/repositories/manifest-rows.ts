@@ -13,7 +13,7 @@ type Row = Record<string, any>;
 // cluster members), with the columns the comparison reads.
 const RELATIONS: Array<[string, string[]]> = [
   ['environment_settings', ['*']],
-  ['deployments', ['id', 'serviceId', 'serverId', 'containerName', 'composePath', 'source']],
+  ['deployments', ['id', 'serviceId', 'serverId', 'containerName', 'composePath', 'adoptedContainerId', 'source']],
   ['service_dependencies', ['serviceId', 'dependsOnServiceId']],
   ['config_attachments', ['configFileId', 'serviceId', 'targetPath']],
   ['server_cluster_members', ['clusterId', 'serverId']],

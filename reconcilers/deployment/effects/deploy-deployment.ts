@@ -104,7 +104,7 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
   }
   const observed = await observeDeployment(s, desired, files?.compose.path ?? null);
   // before anything is written: a container that is not ours is never changed, nor inherited from
-  const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName) : null;
+  const owner = observed.exists ? ownershipConflict(desired, observed.owner, d.containerName, observed.id) : null;
   if (owner) throw conflict(`CONFLICT: ${owner}; it is never changed`, 'Rename or remove that container, or choose another containerName', 'containerName');
   if (r.pull) {
     const imageRow = r.service.containerImageId ? await s.containerImages.findById(r.service.containerImageId) : undefined;
@@ -119,7 +119,9 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
   const step = plan(desired, observed);
   const done = (healthy: Healthy, changed: boolean): DeployOutcome => ({ ...healthy, mode: decision.mode, composePath, specHash: desired.specHash, changed });
   if (step.action === 'none') {
-    await r.log(`${d.containerName} is already running the desired spec (${desired.imageTag}); nothing to change`);
+    await r.log(step.adopted
+      ? `${d.containerName} (adopted container ${observed.id!.slice(0, 12)}, started outside Stevedore) already runs the desired spec (${desired.imageTag}); left as it is`
+      : `${d.containerName} is already running the desired spec (${desired.imageTag}); nothing to change`);
     return done(await verify(), false);
   }
   await r.log(`${d.containerName}: ${step.action} (${step.differences.map((x) => x.message).join('; ')})`);

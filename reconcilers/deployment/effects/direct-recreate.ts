@@ -26,7 +26,7 @@ export const asideName = (containerName: string) => `${containerName}-stevedore-
 
 /** Refuses (CONFLICT naming the owner) unless the container is the deployment's own. */
 export function assertOwned(desired: DesiredContainer, c: Docker.ContainerInspectInfo, name: string): void {
-  const why = ownershipConflict(desired, observedFromInspect(c).owner, name);
+  const why = ownershipConflict(desired, observedFromInspect(c).owner, name, c.Id);
   if (why) throw conflict(`CONFLICT: ${why}; it is never changed`, 'Rename or remove that container, or choose another containerName', 'containerName');
 }
 

@@ -9,7 +9,7 @@ describe('deployment plan (desired vs observed)', () => {
   const d = desired();
 
   it('does nothing when the container runs the desired spec (image defaults and image volumes aside)', () => {
-    expect(plan(d, observedOf(d))).to.deep.equal({ action: 'none', differences: [], runningTag: 'v1' });
+    expect(plan(d, observedOf(d))).to.deep.equal({ action: 'none', adopted: false, differences: [], runningTag: 'v1' });
   });
 
   it('creates a missing container', () => {
@@ -77,5 +77,33 @@ describe('deployment plan (desired vs observed)', () => {
   it('refuses another deployment of the same environment', () => {
     const o = observedOf(d);
     expect(plan(d, { ...o, owner: { ...o.owner, deploymentId: 'dep-2' } }).differences[0].message).to.match(/another deployment \(dep-2\)/);
+  });
+
+  describe('adoption (a container started outside Stevedore, taken over by its id)', () => {
+    const ID = 'a'.repeat(64);
+    const adopting = desired({ deployment: { id: 'dep-1', containerName: 'web-1', serverId: 'srv-1', adoptedContainerId: ID } });
+    const unlabelled = { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null };
+    const handRun = () => ({ ...observedOf(adopting), id: ID, owner: { ...unlabelled }, specHash: null });
+
+    it('leaves the adopted container alone while it matches the spec field by field (no labels, no spec hash)', () => {
+      expect(plan(adopting, handRun())).to.deep.equal({ action: 'none', adopted: true, differences: [], runningTag: 'v1' });
+    });
+
+    it('is a conflict without the recorded adoption, or for another container id', () => {
+      expect(plan(d, { ...handRun() }).action).to.equal('conflict');
+      expect(plan(adopting, { ...handRun(), id: 'b'.repeat(64) }).action).to.equal('conflict');
+    });
+
+    it('never adopts a container that carries ownership labels (another environment or deployment)', () => {
+      const other = plan(adopting, { ...handRun(), owner: { ...unlabelled, managed: true, environmentId: 'env-2', deploymentId: 'dep-9' } });
+      expect(other.action).to.equal('conflict');
+      expect(other.adopted).to.equal(false);
+    });
+
+    it('recreates the adopted container through a normal difference (a new tag), still naming it adopted', () => {
+      const p = plan(desired({ imageTag: 'v2', deployment: { id: 'dep-1', containerName: 'web-1', serverId: 'srv-1', adoptedContainerId: ID } }), handRun());
+      expect(p).to.include({ action: 'recreate', adopted: true });
+      expect(fields(p)).to.deep.equal(['image']);
+    });
   });
 });

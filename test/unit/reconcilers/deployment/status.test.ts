@@ -52,4 +52,13 @@ describe('deployment conditions from observation', () => {
     const again = deploymentConditions(first, look(observedOf(d)), facts, new Date('2026-02-01T00:00:00Z'));
     expect(again.map((c) => c.lastTransitionTime)).to.deep.equal(first.map((c) => c.lastTransitionTime));
   });
+
+  it('reports an adopted container as Adopted (Ready), naming its id, until a rollout recreates it', () => {
+    const ID = 'c'.repeat(64);
+    const a = desired({ deployment: { id: 'dep-1', containerName: 'web-1', serverId: 'srv-1', adoptedContainerId: ID } });
+    const o = { ...observedOf(a), id: ID, specHash: null, owner: { managed: false, environmentId: null, environmentName: null, serviceId: null, deploymentId: null } };
+    const out = deploymentConditions([], { kind: 'observed', desired: a, observed: o, plan: plan(a, o) }, facts);
+    expect(brief(out)).to.deep.equal({ Ready: 'True/Adopted', Drifted: 'False/InSync', Degraded: 'False/AsDesired' });
+    expect(getCondition(out, 'Ready')!.message).to.include('adopted').and.include(ID.slice(0, 12));
+  });
 });
