@@ -2,6 +2,7 @@ import { assertComposeTemplate, assertVolumeSpec, NAME_PATTERN, TAG_PATTERN, TYP
 import { assertTargetPath } from '../config-files/target-path.js';
 import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
+import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
 import { name } from './manifest-fields.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import {
@@ -39,6 +40,7 @@ const schemas = resourceSchemas({
         + 'and takes over its network alias once healthy (no fixed host port; docs/deploys.md)',
     },
     drainSec: int(0, 600, { default: DEFAULT_DRAIN_SEC, description: 'start-first: seconds between the old container leaving the network and its stop' }),
+    serverSelector: nullable(serverSelectorSchema),
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
@@ -88,8 +90,15 @@ const attachedConfigFile: Schema = object({
 /** What the store holds for the optional template fields a manifest leaves out. */
 const DEFAULTS = {
   type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
-  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC,
+  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, serverSelector: null,
 };
+
+/** A selector's labels follow the label rules (a manifest's selector and deployments together: manifestProblems). */
+function selectorProblem(fields: Record<string, any>): { field: string; message: string } | null {
+  if (!fields.serverSelector) return null;
+  const message = labelsProblem(fields.serverSelector.matchLabels);
+  return message ? { field: 'serverSelector', message } : null;
+}
 
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
@@ -116,6 +125,9 @@ function manifestProblems(spec: Record<string, any>): { path: string[]; message:
   (spec.volumes ?? []).forEach((v: string, i: number) => check(['volumes', String(i)], () => assertVolumeSpec(v, 'volume')));
   (spec.configFiles ?? []).forEach((c: { targetPath: string }, i: number) => check(['configFiles', String(i), 'targetPath'], () => assertTargetPath(c.targetPath)));
   if (spec.composeTemplate) check(['composeTemplate'], () => assertComposeTemplate(spec.composeTemplate));
+  if (spec.serverSelector && spec.deployments?.length) {
+    problems.push({ path: ['serverSelector'], message: 'a service placed by serverSelector lists no deployments: the servers its selector matches get them' });
+  }
   return problems;
 }
 
@@ -125,8 +137,8 @@ export const service: KindDescriptor = {
   description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
   table: 'services',
   schemas,
-  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck'],
-  problem: updateOrderProblem,
+  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector'],
+  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields),
   references: [
     { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
     { path: 'deployments.*.server', kind: 'Server' },
@@ -151,14 +163,15 @@ export const service: KindDescriptor = {
       const { image, deployments, dependsOn, configFiles, ...plain } = spec;
       return {
         ...DEFAULTS, ...plain, image,
-        deployments: normaliseDeployments(serviceName, deployments ?? []),
+        // placed by selector: the deployments follow the servers' labels, not the manifest
+        ...(!spec.serverSelector && { deployments: normaliseDeployments(serviceName, deployments ?? []) }),
         dependsOn: [...(dependsOn ?? [])].sort(),
         ...(configFiles && { configFiles: configFiles.map((c: { name: string; targetPath: string }) => ({ name: c.name, targetPath: c.targetPath })).sort(byJson) }),
       };
     },
     actual(row, { nameOf, relatedOf }) {
       return {
-        deployments: normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
+        deployments: row.serverSelector ? undefined : normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
           .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath }))),
         dependsOn: relatedOf('service_dependencies', 'serviceId', row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
         configFiles: relatedOf('config_attachments', 'serviceId', row.id)

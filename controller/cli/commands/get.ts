@@ -11,10 +11,10 @@ async function get(kind: string, nameArg: string | undefined, _o: unknown, cmd: 
   const { api, environment, opts } = contextOf(cmd);
   const format = outputFormat(opts.output);
   const [, view] = kindOf(kind);
-  const { items, single, environmentId } = await listKind(api, view, environment, nameArg);
+  const { items, single, environmentId } = await listKind(api, view, environment, nameArg, opts.selector);
   if (single && !items.length) throw new CliError(`no ${kind} ${nameArg}`);
   out(render(items, view.columns, format, single));
-  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId);
+  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId, opts.selector);
 }
 
 const indent = (s: string) => s.split('\n').filter(Boolean).map((l) => `  ${l}`).join('\n');
@@ -69,6 +69,7 @@ export function registerGetCommands(program: Command): void {
     .addOption(envOption())
     .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
     .option('-w, --watch', 'then print each item again when it changes (until Ctrl-C)')
+    .option('-l, --selector <labels>', 'key=value,…: servers whose labels hold every pair, services whose serverSelector asks for them')
     .action(get);
   program.command('describe').argument('<kind>', 'service (any other kind: its read as YAML)').argument('<name>', 'its name or id')
     .description('a service in detail: spec, status and conditions, deployments, revisions, recent events')

@@ -154,6 +154,10 @@ function ServiceSpec({ service }: { service: any }) {
         <dt>Ports</dt><dd>{service.ports?.length ? service.ports.map((p: string) => <code>{p} </code>) : 'none'}</dd>
         <dt>Volumes</dt><dd>{service.volumes?.length ? service.volumes.map((v: string) => <code>{v} </code>) : 'none'}</dd>
         <dt>Update order</dt><dd>{service.updateOrder}</dd>
+        <dt>Placement</dt>
+        <dd data-testid="placement">{service.serverSelector
+          ? <>every server labelled <code>{Object.entries(service.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></>
+          : 'the deployments listed below'}</dd>
         <dt>Env</dt>
         <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
       </dl>
