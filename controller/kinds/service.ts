@@ -3,6 +3,7 @@ import { assertTargetPath } from '../config-files/target-path.js';
 import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
 import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
+import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
 import { name } from './manifest-fields.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import {
@@ -41,6 +42,7 @@ const schemas = resourceSchemas({
     },
     drainSec: int(0, 600, { default: DEFAULT_DRAIN_SEC, description: 'start-first: seconds between the old container leaving the network and its stop' }),
     serverSelector: nullable(serverSelectorSchema),
+    rollout: nullable(rolloutSchema),
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
@@ -90,14 +92,19 @@ const attachedConfigFile: Schema = object({
 /** What the store holds for the optional template fields a manifest leaves out. */
 const DEFAULTS = {
   type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
-  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, serverSelector: null,
+  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, serverSelector: null, rollout: null,
 };
 
 /** A selector's labels follow the label rules (a manifest's selector and deployments together: manifestProblems). */
 function selectorProblem(fields: Record<string, any>): { field: string; message: string } | null {
-  if (!fields.serverSelector) return null;
-  const message = labelsProblem(fields.serverSelector.matchLabels);
+  const message = fields.serverSelector ? labelsProblem(fields.serverSelector.matchLabels) : null;
   return message ? { field: 'serverSelector', message } : null;
+}
+
+/** Steps belong to canary, and a canary starts with a wave. */
+function rolloutRule(fields: Record<string, any>): { field: string; message: string } | null {
+  const message = rolloutProblem(fields.rollout);
+  return message ? { field: 'rollout', message } : null;
 }
 
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
@@ -137,8 +144,8 @@ export const service: KindDescriptor = {
   description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
   table: 'services',
   schemas,
-  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector'],
-  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields),
+  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout'],
+  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields) ?? rolloutRule(fields),
   references: [
     { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
     { path: 'deployments.*.server', kind: 'Server' },

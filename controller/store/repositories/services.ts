@@ -3,6 +3,7 @@ import { BaseRepository, type Page, type PageQuery } from './base-repository.js'
 import { toDeployment, type DeploymentRow } from './deployments.js';
 import type { Condition } from '../../model/conditions.js';
 import type { ServerSelector } from '../../placement/labels.js';
+import type { Rollout } from '../../model/rollout.js';
 
 export interface HealthCheck {
   test: string[];
@@ -34,6 +35,8 @@ export interface ServiceRow {
   drainSec: number;
   /** Placement by server labels instead of deployments written by hand (reconcilers/service/placement.ts). */
   serverSelector: ServerSelector | null;
+  /** How its rollouts are split into waves and analysed (controller/model/rollout.ts); null: the plan's strategy. */
+  rollout: Rollout | null;
   generation: number;
   observedGeneration: number | null;
   /** Aggregated from the deployments' conditions (Degraded when a rollout failed). */
@@ -54,11 +57,11 @@ export interface ServiceRow {
 /** Spec fields of a service: a change to any of them bumps `generation`. */
 export const SERVICE_SPEC_FIELDS = [
   'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
-  'updateOrder', 'drainSec', 'serverSelector',
+  'updateOrder', 'drainSec', 'serverSelector', 'rollout',
 ] as const;
 export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
 
-const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector']);
+const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout']);
 
 /** jsonb columns are written as JSON text (knex would otherwise send arrays as PostgreSQL arrays). */
 function toColumns(spec: ServiceSpec): Record<string, unknown> {
@@ -181,7 +184,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
-    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, serverSelector: s.serverSelector ?? null, generation: s.generation,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, generation: s.generation,
     observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source,
     desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
     failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,
