@@ -33,6 +33,8 @@ export class PlanEngine {
   readonly leaseMs: number;
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Set by stop(): a plan waiting in a pause or an analysis is let go (its lease runs out and the next process resumes it). */
+  private stopping = false;
 
   constructor(private readonly s: Services) {
     this.repo = new DeploymentPlansRepository(s.db);
@@ -57,6 +59,7 @@ export class PlanEngine {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     // a plan still running after this is left to the lease: the next process recovers it
     await Promise.race([Promise.allSettled([...this.active.values()]), new Promise((r) => setTimeout(r, 30_000).unref())]);
@@ -189,6 +192,7 @@ export class PlanEngine {
       for (const wave of waves) {
         const outcome = await this.runWave(plan, wave, group, runSteps, stillWanted);
         if (outcome === 'stopped') stopped = true;
+        else if (outcome === 'released') lost = true;
         else if (outcome === 'failed') failed = true;
         else if (outcome !== 'go') { failed = true; analysisFailure = outcome.failure; }
         if (failed || stopped || lost) break;
@@ -225,7 +229,7 @@ export class PlanEngine {
    */
   private async runWave(plan: DeploymentPlanRow, wave: PlanWave, group: PlanStepRow[],
     runSteps: (g: PlanStepRow[], width: number) => Promise<boolean>, stillWanted: () => Promise<boolean>)
-    : Promise<'go' | 'stopped' | 'failed' | { failure: string }> {
+    : Promise<'go' | 'stopped' | 'released' | 'failed' | { failure: string }> {
     const at = (await this.repo.findById(plan.id))!.waveState;
     if (at && at.wave > wave.index) return 'go';
     const resumed = at?.wave === wave.index ? at : null;
@@ -243,13 +247,14 @@ export class PlanEngine {
       const targets = await this.analysisTargets(plan.id, wave);
       const records = () => this.repo.findById(plan.id).then((p) => p!.analysis ?? []);
       // an analysis a stopped process left running starts again from its beginning: its record goes
-      const result = await runAnalysis(this.s, wave.index, wave.analysis, targets, stillWanted, async (r) => {
+      const wanted = async () => !this.stopping && stillWanted();
+      const result = await runAnalysis(this.s, wave.index, wave.analysis, targets, wanted, async (r) => {
         const list = (await records()).filter((x) => !(x.wave === r.wave && (x.startedAt === r.startedAt || x.verdict === 'running')));
         await this.repo.setAnalysis(plan.id, this.owner, [...list, r]);
         const row = await this.repo.findById(plan.id);
         if (row) await planEvent(this.s, row);
       });
-      if (result === 'stopped') return 'stopped';
+      if (result === 'stopped') return this.stopping ? 'released' : 'stopped';
       if (result.failure) {
         const message = `analysis after wave ${wave.index + 1} failed: ${result.failure.message}`;
         await analysisFailedEvent(this.s, plan, wave, result);
@@ -261,7 +266,7 @@ export class PlanEngine {
 
   /** The pause after a wave, if any: its own (pauseSec, pause: true) or an operator's. */
   private async pauseAfter(plan: DeploymentPlanRow, wave: PlanWave, resumed: WaveState | null, stillWanted: () => Promise<boolean>)
-    : Promise<'go' | 'stopped'> {
+    : Promise<'go' | 'stopped' | 'released'> {
     const isLast = wave.index === (plan.waves ?? []).length - 1;
     let row = (await this.repo.findById(plan.id))!;
     const operator = row.pauseRequested && !isLast;
@@ -272,6 +277,8 @@ export class PlanEngine {
       if (!set) return 'stopped';
     }
     for (;;) {
+      // this process stops: the pause is kept in the store, and the next process waits on
+      if (this.stopping) return 'released';
       if (!(await stillWanted())) return 'stopped';
       row = (await this.repo.findById(plan.id))!;
       if (row.promotedWave !== null && row.promotedWave >= wave.index) return 'go';

@@ -6,6 +6,8 @@ import { expect } from 'chai';
 import { cleanup, startWorld, waitPlan, type World } from '../deploy/deploy-world.js';
 import { serverExec } from '../../fleet/fleet.js';
 import { sleep, until } from '../../support/until.js';
+import { openStream } from '../../support/sse-stream.js';
+import { CliHome } from '../../support/cli-run.js';
 
 const SERVERS = ['s1', 's2', 's3'] as const;
 
@@ -126,31 +128,53 @@ describe('progressive delivery: canary waves with analysis (e2e)', function () {
     if (restored !== id) expect((await waitPlan(w, restored)).status).to.equal('succeeded');
   });
 
-  it('a paused canary is promoted through the API', async () => {
+  it('a paused canary is promoted through the API; its SSE stream and `stevedore plan follow` show the waves', async () => {
     const from = await tagNow();
     const to = from === 'v1' ? 'v2' : 'v1';
     await setRollout({ strategy: 'canary', steps: [{ servers: 1 }, { pause: true }] });
     const before = Object.fromEntries(await Promise.all(SERVERS.map(async (x) => [x, await inspect(x, name)] as const)));
+    const [{ max: lastEventId }] = await w.s.db('events').max('id');
     const id = await deploy(to);
-    const paused = await until('the canary to pause', async () => {
-      const p = await plan(id);
-      return p.currentWave?.phase === 'paused' && p;
-    }, { timeoutMs: 60_000, everyMs: 100 });
-    expect(paused.currentWave).to.include({ index: 0, pausedBy: 'rollout', pauseUntil: null });
-    // it stays paused: nothing moves on the other servers while nobody promotes it
-    await sleep(2000);
-    expect((await plan(id)).currentWave.phase).to.equal('paused');
-    for (const x of ['s2', 's3']) expect(await inspect(x, name), x).to.deep.equal(before[x]);
-    expect((await inspect('s1', name)).image).to.match(new RegExp(`web:${to}$`));
+    // resumed from before the deploy (Last-Event-ID): every event of the plan, the first wave's included
+    const stream = openStream(`${w.svc.url}/api/deployment-plans/${id}/events`, w.admin.token!, { 'last-event-id': String(lastEventId ?? 0) });
+    const home = new CliHome();
+    let followed = '';
+    const follow = home.run(['plan', 'follow', id], { env: { STEVEDORE_URL: w.svc.url, STEVEDORE_TOKEN: w.admin.token! }, onStdout: (c) => { followed += c; } });
+    try {
+      const paused = await until('the canary to pause', async () => {
+        const p = await plan(id);
+        return p.currentWave?.phase === 'paused' && p;
+      }, { timeoutMs: 60_000, everyMs: 100 });
+      expect(paused.currentWave).to.include({ index: 0, pausedBy: 'rollout', pauseUntil: null });
+      // it stays paused: nothing moves on the other servers while nobody promotes it
+      await sleep(2000);
+      expect((await plan(id)).currentWave.phase).to.equal('paused');
+      for (const x of ['s2', 's3']) expect(await inspect(x, name), x).to.deep.equal(before[x]);
+      expect((await inspect('s1', name)).image).to.match(new RegExp(`web:${to}$`));
+      await until('plan follow to print the pause', () => followed.includes(`plan ${id}: wave 1/2 paused until promoted`), { timeoutMs: 15_000 });
 
-    // resume is for an operator's pause; a rollout's pause ends by promote
-    expect((await w.admin.post(`/api/deployment-plans/${id}/resume`)).status).to.equal(409);
-    const promoted = await w.admin.post(`/api/deployment-plans/${id}/promote`);
-    expect(promoted.status, promoted.text).to.equal(200);
-    const done = await waitPlan(w, id);
-    expect(done.status, JSON.stringify(done)).to.equal('succeeded');
-    for (const x of SERVERS) expect((await inspect(x, name)).image, x).to.match(new RegExp(`web:${to}$`));
-    expect((await w.admin.post(`/api/deployment-plans/${id}/promote`)).status).to.equal(409);
+      // resume is for an operator's pause; a rollout's pause ends by promote
+      expect((await w.admin.post(`/api/deployment-plans/${id}/resume`)).status).to.equal(409);
+      const promoted = await w.admin.post(`/api/deployment-plans/${id}/promote`);
+      expect(promoted.status, promoted.text).to.equal(200);
+      const done = await waitPlan(w, id);
+      expect(done.status, JSON.stringify(done)).to.equal('succeeded');
+      for (const x of SERVERS) expect((await inspect(x, name)).image, x).to.match(new RegExp(`web:${to}$`));
+      expect((await w.admin.post(`/api/deployment-plans/${id}/promote`)).status).to.equal(409);
+
+      const result = await follow;
+      expect(result.code, result.stderr).to.equal(0);
+      expect(followed).to.include(`plan ${id}: succeeded`);
+      expect(followed.indexOf(`plan ${id}: wave 1/2 paused until promoted`)).to.be.below(followed.indexOf(`plan ${id}: succeeded`));
+      await until('the stream to show the end', () => stream.frames.some((f) => f.event === 'plan.updated' && f.data.status === 'succeeded'), { timeoutMs: 10_000 });
+      const phases = stream.frames.filter((f) => f.event === 'plan.updated' && f.data.currentWave).map((f) => `${f.data.currentWave.index}:${f.data.currentWave.phase}`);
+      expect(phases).to.include('0:paused').and.include('1:deploying');
+      expect(stream.frames.filter((f) => f.event === 'deployment.wave_started').map((f) => f.data.wave)).to.deep.equal([1, 2]);
+    } finally {
+      stream.close();
+      follow.kill();
+      home.remove();
+    }
   });
 
   it('a metric-ceiling analysis fails on a container that burns CPU', async () => {

@@ -1,48 +1,22 @@
 // A rollout's waves survive their controller: a replica killed while the canary is analysed is
-// taken over by the next one, which analyses again and pauses; killed while paused, the next one
+// taken over by the next one, which analyses again and pauses; stopped while paused, the next one
 // stays paused (the other servers untouched) until the plan is promoted through it. Controllers are
 // real child processes (`node bin/stevedore.js serve`) on one database; containers are checked on
 // the servers themselves.
-import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createKnex } from '../../../controller/store/knex.js';
-import { HttpClient } from '../../support/http-client.js';
-import { listeningUrl } from '../../support/log-lines.js';
+import { killController, serveController, type ControllerProcess } from '../../support/controller-process.js';
 import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 import { until } from '../../support/until.js';
 import { serverExec } from '../../fleet/fleet.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
 
-interface Replica { child: ChildProcess; api: HttpClient }
-
-function serve(env: Record<string, string>, token: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const lines: string[] = [];
-  return new Promise((resolve, reject) => {
-    let rest = '';
-    const timer = setTimeout(() => reject(new Error(`the controller did not start:\n${lines.join('\n')}`)), 120_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      const parts = (rest + d.toString()).split('\n');
-      rest = parts.pop()!;
-      for (const l of parts) {
-        lines.push(l);
-        const url = listeningUrl(l);
-        if (url) { clearTimeout(timer); resolve({ child, api: new HttpClient(url, token) }); }
-      }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`the controller exited ${code}:\n${lines.join('\n')}`)); });
-  });
-}
-
-const kill = async (r: Replica | undefined) => {
-  if (!r || r.child.exitCode !== null || r.child.signalCode !== null) return;
-  r.child.kill('SIGKILL');
-  await new Promise((x) => r.child.once('exit', x));
-};
+type Replica = ControllerProcess;
+const kill = killController;
 
 const imageOf = async (server: string, name: string) =>
   (await serverExec(server, ['docker', 'inspect', '--format', '{{.Id}} {{.Config.Image}}', name])).trim();
@@ -85,13 +59,13 @@ describe('rollout waves across controller restarts (e2e)', function () {
   });
 
   const start = async () => {
-    const r = await serve({ ...env, STEVEDORE_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-waves-')) }, w.admin.token!);
+    const r = await serveController(`controller ${replicas.length + 1}`, { ...env, STEVEDORE_STATE_DIR: fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-waves-')) }, w.admin.token!);
     replicas.push(r);
     return r;
   };
   const planRow = (id: string) => db('deployment_plans').where({ id }).first();
 
-  it('a canary analysed when its controller dies is analysed again by the next; paused when that one dies, it stays paused until promoted', async () => {
+  it('a canary analysed when its controller dies is analysed again by the next; paused when that one stops, it stays paused until promoted', async () => {
     const before = { s2: await imageOf('s2', name), s3: await imageOf('s3', name) };
     const a = await start();
     const started = await a.api.post(`/api/services/${serviceId}/deploy`, { imageTag: 'v2' });
@@ -110,7 +84,12 @@ describe('rollout waves across controller restarts (e2e)', function () {
     // one analysis of the canary: the interrupted one was replaced by the one B ran to the end
     expect(paused.analysis.map((r: { wave: number; verdict: string }) => [r.wave, r.verdict])).to.deep.equal([[0, 'passed']]);
     expect(new Date(paused.analysis[0].finishedAt).getTime() - new Date(paused.analysis[0].startedAt).getTime()).to.be.at.least(8000);
-    await kill(b);
+    // B is stopped gracefully (SIGTERM): it lets the paused plan go at once instead of waiting on it
+    const stopAt = Date.now();
+    b.child.kill('SIGTERM');
+    await new Promise((x) => b.child.once('exit', x));
+    expect(Date.now() - stopAt).to.be.below(15_000);
+    expect((await planRow(id)).status).to.equal('running');
 
     const c = await start();
     // C holds the plan (its lease) and keeps it paused: the other servers are not touched
