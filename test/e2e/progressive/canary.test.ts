@@ -8,6 +8,7 @@ import { serverExec } from '../../fleet/fleet.js';
 import { sleep, until } from '../../support/until.js';
 import { openStream } from '../../support/sse-stream.js';
 import { CliHome } from '../../support/cli-run.js';
+import { Receiver } from '../../support/receiver.js';
 
 const SERVERS = ['s1', 's2', 's3'] as const;
 
@@ -93,6 +94,13 @@ describe('progressive delivery: canary waves with analysis (e2e)', function () {
   });
 
   it('a version whose container turns unhealthy is stopped at the canary and rolled back; the other two containers are the same as before', async () => {
+    // an outgoing webhook subscribed to the two new event types hears of the wave and of the failure
+    const rx = new Receiver();
+    await rx.start();
+    const hook = await w.admin.post('/api/admin/webhooks', {
+      name: `waves-${w.tag}`, url: `${rx.url}/hook`, enabled: true, eventTypes: ['deployment.wave_started', 'deployment.analysis_failed'], environmentIds: [w.envId],
+    });
+    expect(hook.status, hook.text).to.equal(201);
     await setRollout({ strategy: 'canary', steps: [{ servers: 1 }], analysis: { durationSec: 20 } });
     const before = Object.fromEntries(await Promise.all(SERVERS.map(async (x) => [x, await inspect(x, name)] as const)));
     // healthy at its first check, unhealthy from about four seconds after it
@@ -121,6 +129,13 @@ describe('progressive delivery: canary waves with analysis (e2e)', function () {
     const failed = await eventsOf(id, 'deployment.analysis_failed');
     expect(failed).to.have.length(1);
     expect(failed[0].data).to.include({ check: 'health', target: 's1', wave: 1 });
+    await rx.waitFor(() => rx.requests.some((r) => r.json?.event === 'deployment.analysis_failed'), 30_000, 'the analysis_failed delivery');
+    const delivered = rx.requests.find((r) => r.json?.event === 'deployment.analysis_failed')!.json;
+    expect(delivered.data).to.include({ planId: id, check: 'health', target: 's1' });
+    expect(delivered.data.message).to.match(/analysis after wave 1 failed: s1: unhealthy after \d+ s$/);
+    expect(rx.requests.filter((r) => r.json?.event === 'deployment.wave_started').map((r) => r.json.data.planId)).to.include(id);
+    await w.admin.delete(`/api/admin/webhooks/${hook.body.id}`);
+    await rx.stop();
     // put the healthcheck back for the next tests (a revert of the desired state, rolled out at once)
     const back = await w.admin.patch(`/api/services/${serviceId}`, { healthCheck: null, rollout: null });
     expect(back.status, back.text).to.equal(200);
