@@ -5,6 +5,7 @@ import { kindOf } from '../../controller/cli/kinds.js';
 import { rollbackTarget } from '../../controller/cli/commands/deploy.js';
 import { planFailure, type Plan } from '../../controller/cli/follow-plan.js';
 import { liveDisplay, plainDisplay, stepLine, waveLine } from '../../controller/cli/plan-display.js';
+import { rolloutText } from '../../controller/cli/commands/get.js';
 import { PLAIN } from '../../controller/cli/format-changes.js';
 import { UsageError } from '../../controller/cli/cli-error.js';
 import { completionScript } from '../../controller/cli/commands/completion.js';
@@ -121,6 +122,13 @@ describe('cli arguments', () => {
     let live = '';
     liveDisplay(names, PLAIN, (s) => { live += s; }).show('p', 'running', steps, wave('analysing'));
     expect(live).to.equal('plan p: running, wave 1/2 analysing\n  web-1 on s1: deploy v2 succeeded\n');
+  });
+
+  it('describe tells a service\'s rollout in one line', () => {
+    expect(rolloutText(null)).to.equal('one server at a time (no rollout)');
+    expect(rolloutText({ strategy: 'canary', steps: [{ servers: 1 }, { pauseSec: 60 }, { servers: '50%' }, { pause: true }], analysis: { durationSec: 30 } }))
+      .to.equal('canary: servers 1, pause 60 s, servers 50%, pause until promoted; analysis 30 s');
+    expect(rolloutText({ strategy: 'rolling', maxUnavailable: 2 })).to.equal('rolling (maxUnavailable 2)');
   });
 
   it('completion scripts name every command and the kinds of get', () => {
