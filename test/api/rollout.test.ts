@@ -7,6 +7,7 @@ import type { TestService } from '../support/test-service.js';
 import { startWithRoles } from '../support/fixtures.js';
 import { createImage, expectError } from '../support/catalog-fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { buildPlan } from '../../reconcilers/deployment/plans/plan-builder.js';
 
 describe('service rollout and plan waves (promote, pause, resume)', () => {
   let svc: TestService;
@@ -74,6 +75,14 @@ describe('service rollout and plan waves (promote, pause, resume)', () => {
       [0, 1, true, true, 'pending', 1], [1, 2, false, false, 'pending', 2],
     ]);
     await operator.post(`/api/deployment-plans/${plan.body.id}/cancel`);
+
+    // a heal restores what is desired: its plan has no waves (and so never waits for a promote)
+    const heal = await svc.services.transaction((trx) => buildPlan(svc.services, {
+      environmentId: envId, items: [{ serviceId: created.body.id }], trigger: 'drift-heal', name: 'heal waves',
+    }, trx));
+    expect(heal.waves).to.equal(null);
+    expect((await svc.services.plans.steps.ofPlan(heal.id)).map((x) => x.wave)).to.deep.equal([null, null, null]);
+    await svc.services.db('deployment_plans').where({ id: heal.id }).update({ status: 'cancelled' });
   });
 
   /** A plan as a runner leaves it paused after its first wave (another process holds it: nothing here runs it). */

@@ -48,7 +48,8 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
     let deployments = await s.deployments.listByServiceInServerOrder(svc.id, trx);
     if (item.deploymentIds) deployments = deployments.filter((d) => item.deploymentIds!.includes(d.id));
     // a service with a rollout: its steps in waves (canary first, in server order), each a group the engine runs, checks and pauses after
-    const shapes = splitWaves(svc.rollout, deployments.length);
+    // a heal restores what is already desired (or last good): it is not a new version to canary
+    const shapes = input.trigger === 'drift-heal' ? null : splitWaves(svc.rollout, deployments.length);
     const waveOf: number[] = [];
     for (const shape of shapes ?? []) {
       const index = waves.length;
