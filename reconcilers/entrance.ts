@@ -235,19 +235,20 @@ export async function requestRevert(s: EntranceServices, service: ServiceRow, re
 }
 
 /**
- * The containers of deployments a manifest pruned (their rows are gone): one plan of remove steps,
+ * The containers of deployments a manifest pruned, or whose server stopped matching their
+ * service's serverSelector (trigger 'selector'; their rows are gone): one plan of remove steps,
  * visible and cancellable like any plan, each removing its container only if that deployment owns
  * it. Containers on servers that were pruned too cannot be reached and are left (logged).
  */
 export async function requestRemoval(s: Pick<Services, 'events' | 'logger' | 'plans' | 'servers' | 'transaction'>, environmentId: string, removed: Array<{ id: string; serverId: string; containerName: string }>,
-  name: string): Promise<DeploymentPlanRow | null> {
+  name: string, trigger = 'manifest-prune'): Promise<DeploymentPlanRow | null> {
   const servers = new Set((await s.servers.findByIds(removed.map((d) => d.serverId))).map((x) => x.id));
   const reachable = removed.filter((d) => servers.has(d.serverId));
   for (const d of removed.filter((x) => !servers.has(x.serverId))) s.logger.warn('a pruned container is left: its server was pruned too', { container: d.containerName, server: d.serverId });
   if (!reachable.length) return null;
   const plan = await s.transaction(async (trx) => {
     const p = await s.plans.repo.create({
-      environmentId, name, autoRollback: false, strategy: 'rolling', pullImage: false, generateArtifacts: false, trigger: 'manifest-prune',
+      environmentId, name, autoRollback: false, strategy: 'rolling', pullImage: false, generateArtifacts: false, trigger,
       items: JSON.stringify([]) as never, createdBy: null,
     }, trx);
     await s.plans.steps.insertForPlan(p.id, reachable.map((d) => ({

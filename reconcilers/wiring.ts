@@ -4,6 +4,7 @@ import { startPlanWorker } from './deployment/plans/plan-recovery.js';
 import { startDeploymentWorker } from './deployment/deployment-worker.js';
 import { startImageWorker } from './image/image-worker.js';
 import { removeContainers, startPlans } from './manifest-hand-off.js';
+import { syncPlacements } from './service/placement.js';
 
 /**
  * The reconcilers as controller/ runs them (controller/model/reconcilers.ts): the composition
@@ -15,6 +16,11 @@ export const RECONCILERS: Reconcilers = {
   manifestHandOff: (s) => ({
     startPlans: (changed, revision) => startPlans(s, changed, revision),
     removeContainers: (removed, revision) => removeContainers(s, removed, revision),
+    placeServices: async (environmentIds) => {
+      const plans: string[] = [];
+      for (const id of environmentIds) plans.push(...(await syncPlacements(s, id)).planIds);
+      return plans;
+    },
   }),
   workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker },
 };

@@ -14,6 +14,7 @@ import { lastEventIdOf, openSse, SSE_ANSWER } from '../http/sse.js';
 import { DRY_RUN_ANSWER, planRead, WAITED_ANSWER } from './plan-schemas.js';
 import { environmentOf } from './loaders.js';
 import { planOf } from './deploy-loaders.js';
+import { planEvent } from '../../reconcilers/deployment/plans/plan-events.js';
 
 const itemSchema = object({ serviceId: uuid, imageTag: nullable(nonEmpty(128)) }, ['serviceId']);
 const createBody = object({
@@ -101,8 +102,48 @@ export default function deploymentPlanRoutes(s: Services) {
     }),
 
     route({
+      method: 'POST', path: '/api/deployment-plans/{id}/promote', operationId: 'promoteDeploymentPlan', tag: 'deployment-plans',
+      access: 'operator', summary: 'End the pause a running plan is in between waves (pause: true, a pauseSec wait, or an operator pause): the next wave starts',
+      load, response: planRead, errors: [409],
+      async handler(ctx, { resource }) {
+        const row = await s.plans.repo.promote(resource.id);
+        if (!row) throw conflict(`the plan is ${resource.status}${resource.status === 'running' ? `, ${resource.waveState?.phase ?? 'without waves'}` : ''}; only a plan paused between waves can be promoted`);
+        await planEvent(s, row);
+        ctx.state.audit = { details: { wave: row.promotedWave } };
+        return withSteps(resource.id);
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/deployment-plans/{id}/pause', operationId: 'pauseDeploymentPlan', tag: 'deployment-plans',
+      access: 'operator', summary: 'Stop a running plan with waves at its next wave boundary, until resumed or promoted',
+      load, response: planRead, errors: [409],
+      async handler(_ctx, { resource }) {
+        if (resource.status === 'running' && !resource.waves) throw conflict('the plan has no waves to pause between (its services have no rollout)');
+        const row = await s.plans.repo.requestPause(resource.id);
+        if (!row) throw conflict(`the plan is ${resource.status}; only a running plan can be paused`);
+        await planEvent(s, row);
+        return withSteps(resource.id);
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/deployment-plans/{id}/resume', operationId: 'resumeDeploymentPlan', tag: 'deployment-plans',
+      access: 'operator', summary: "Lift an operator's pause (POST …/pause); a rollout's own pause: true waits for promote", load, response: planRead, errors: [409],
+      async handler(_ctx, { resource }) {
+        const row = await s.plans.repo.resume(resource.id);
+        if (!row) {
+          throw conflict(`the plan is ${resource.status}${resource.status === 'running' ? ' and was not paused by an operator' : ''}; nothing to resume`,
+            resource.waveState?.phase === 'paused' ? 'A pause of the rollout itself ends with POST …/promote' : undefined);
+        }
+        await planEvent(s, row);
+        return withSteps(resource.id);
+      },
+    }),
+
+    route({
       method: 'GET', path: '/api/deployment-plans/{id}/events', operationId: 'streamDeploymentPlan', tag: 'deployment-plans',
-      access: 'viewer', summary: 'SSE: plan.updated, plan.step and deployment.updated events of the plan (Last-Event-ID resume)', load, ...SSE_ANSWER,
+      access: 'viewer', summary: 'SSE: plan.updated (with currentWave), plan.step, deployment.updated, deployment.wave_started and deployment.analysis_failed events of the plan (Last-Event-ID resume)', load, ...SSE_ANSWER,
       async handler(ctx, { resource }) {
         const sse = openSse(ctx);
         const deploymentIds = new Set((await s.plans.steps.ofPlan(resource.id)).map((x) => x.deploymentId));

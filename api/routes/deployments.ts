@@ -1,5 +1,6 @@
 import type { Services } from '../../controller/services.js';
-import { notFound } from '../../controller/errors/app-error.js';
+import { conflict, notFound } from '../../controller/errors/app-error.js';
+import { formatLabels } from '../../controller/placement/labels.js';
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
 import { toDeployment, type DeploymentRow, type DeploymentSpec } from '../../controller/store/repositories/deployments.js';
 import { route } from '../http/route.js';
@@ -42,6 +43,10 @@ export default function deploymentRoutes(s: Services) {
       summary: 'Place a service on a server of its environment as one container', load: loadService,
       body: deploymentSchemas.create, readOnly: deploymentSchemas.readOnly, status: 201, response: deploymentSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
+        if (resource.serverSelector) {
+          throw conflict(`${resource.name} is placed by serverSelector (${formatLabels(resource.serverSelector.matchLabels)}): its deployments follow the servers' labels`,
+            'Label the server instead, or clear serverSelector to place the service by hand', 'serverSelector');
+        }
         await checkDeploymentSpec(s, resource.environmentId, body);
         const row = await s.transaction(async (trx) => {
           const created = await s.deployments.create(resource.id, resource.environmentId, body, trx);

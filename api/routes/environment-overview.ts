@@ -8,19 +8,20 @@ import { arrayOf, bool, condition, enumOf, int, nullable, nullableTimestamp, obj
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';
 import { applyRecord } from './manifest-schemas.js';
+import { labelsSchema, serverSelectorSchema } from '../../controller/placement/labels.js';
 
 // written from controller/store/repositories/environment-overview.ts: every field is always there
 const conditions = arrayOf(condition);
 const serverItem = object({
-  id: uuid, name: str(), hostname: str(), status: nullable(enumOf('healthy', 'unhealthy', 'unknown')), message: nullable(str()),
+  id: uuid, name: str(), hostname: str(), labels: labelsSchema, status: nullable(enumOf('healthy', 'unhealthy', 'unknown')), message: nullable(str()),
   checkedAt: nullableTimestamp, conditions,
-}, ['id', 'name', 'hostname', 'status', 'message', 'checkedAt', 'conditions']);
+}, ['id', 'name', 'hostname', 'labels', 'status', 'message', 'checkedAt', 'conditions']);
 const deploymentItem = object({
   deploymentId: uuid, serverId: uuid, serverName: str(), containerName: str(), status: str(), runningTag: nullable(str()), conditions,
 }, ['deploymentId', 'serverId', 'serverName', 'containerName', 'status', 'runningTag', 'conditions']);
 const serviceItem = object({
-  id: uuid, name: str(), desiredTag: nullable(str()), conditions, deployments: arrayOf(deploymentItem),
-}, ['id', 'name', 'desiredTag', 'conditions', 'deployments']);
+  id: uuid, name: str(), desiredTag: nullable(str()), serverSelector: nullable(serverSelectorSchema), conditions, deployments: arrayOf(deploymentItem),
+}, ['id', 'name', 'desiredTag', 'serverSelector', 'conditions', 'deployments']);
 const planItem = object({
   id: uuid, name: str(), status: enumOf(...PLAN_STATUSES), error: nullable(str()), createdAt: timestamp, finishedAt: nullableTimestamp,
 }, ['id', 'name', 'status', 'error', 'createdAt', 'finishedAt']);

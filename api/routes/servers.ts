@@ -19,6 +19,8 @@ import { environmentOf, rowOf } from './loaders.js';
 import { server } from '../../controller/kinds/server.js';
 import { changeMetricsMode } from '../../controller/monitoring/agent/change-metrics-mode.js';
 import { agentInstallFields, agentInstallOptions } from './agent-install-body.js';
+import { labelSelectorOf, labelSelectorQuery } from '../http/label-selector.js';
+import { syncPlacements } from '../../reconcilers/service/placement.js';
 
 const serverSchemas = server.schemas!;
 
@@ -31,6 +33,13 @@ const containerSchema = object({
 });
 
 type ServerBody = Partial<Omit<ServerRow, 'tags'>> & { tags?: string[] };
+
+/** Label keys and values the schema cannot check (Kubernetes' rules): 400 naming the label. */
+function checkLabels(labels: Record<string, string> | undefined): void {
+  const problem = server.problem!({ labels });
+  if (problem) throw validationError(problem.message, problem.field);
+}
+
 
 export default function serverRoutes(s: Services) {
   const env = environmentOf(s);
@@ -56,6 +65,7 @@ export default function serverRoutes(s: Services) {
       dockerSocketPath: normalizeSocketPath(body.dockerSocketPath) ?? null,
       metricsMode: (body.metricsMode ?? d.metricsMode) as ServerRow['metricsMode'],
       tags: JSON.stringify(body.tags ?? []) as unknown as string[],
+      labels: JSON.stringify(body.labels ?? {}) as unknown as Record<string, string>,
       source: JSON.stringify(source) as unknown as Record<string, unknown>,
     }, trx);
   };
@@ -142,11 +152,12 @@ export default function serverRoutes(s: Services) {
     }),
 
     // ---- servers ------------------------------------------------------------------------
-    route<unknown, { limit: number; offset: number }>({
+    route<unknown, { limit: number; offset: number; labelSelector?: string }>({
       method: 'GET', path: '/api/environments/{envId}/servers', operationId: 'listServers', tag: 'servers', access: 'viewer',
-      load: env, summary: 'Servers of the environment, by name', query: paginationQuery, response: listOf(serverSchemas.read),
+      load: env, summary: 'Servers of the environment, by name; labelSelector keeps those whose labels hold every pair',
+      query: { ...paginationQuery, labelSelector: labelSelectorQuery }, response: listOf(serverSchemas.read),
       async handler(_ctx, { resource, query }) {
-        const page = await s.servers.list({ environmentId: resource.id }, query, 'name');
+        const page = await s.servers.pageByLabels(resource.id, labelSelectorOf(query.labelSelector), query);
         return { ...page, items: page.items.map(toServer) };
       },
     }),
@@ -156,7 +167,10 @@ export default function serverRoutes(s: Services) {
       load: env, summary: "Add a server; sshUser, dockerMode and metricsMode default to the environment's settings",
       body: serverSchemas.create, readOnly: serverSchemas.readOnly, status: 201, response: serverSchemas.read, errors: [409],
       async handler(_ctx, { resource, body }) {
-        return toServer(await insertServer(resource.id, body, { kind: 'api' }));
+        checkLabels(body.labels);
+        const row = await insertServer(resource.id, body, { kind: 'api' });
+        if (Object.keys(row.labels ?? {}).length) await syncPlacements(s, resource.id);
+        return toServer(row);
       },
     }),
 
@@ -255,17 +269,21 @@ export default function serverRoutes(s: Services) {
 
     route<ServerBody>({
       method: 'PATCH', path: '/api/servers/{id}', operationId: 'updateServer', tag: 'servers', access: 'admin', load,
-      summary: 'Change a server; a new hostname or port forgets the pinned host key', body: serverSchemas.update,
+      summary: 'Change a server; a new hostname or port forgets the pinned host key; new labels move the deployments of services placed by serverSelector', body: serverSchemas.update,
       readOnly: serverSchemas.readOnly, response: serverSchemas.read, errors: [409],
       async handler(_ctx, { resource, body }) {
+        checkLabels(body.labels);
         const changes: Record<string, unknown> = { ...body, generation: resource.generation + 1 };
         if (body.tags) changes.tags = JSON.stringify(body.tags);
+        if (body.labels) changes.labels = JSON.stringify(body.labels);
         if (body.dockerSocketPath !== undefined) changes.dockerSocketPath = normalizeSocketPath(body.dockerSocketPath);
         if ((body.hostname && body.hostname !== resource.hostname) || (body.sshPort && body.sshPort !== resource.sshPort)) {
           changes.hostKeyFingerprint = null;
         }
         const row = await s.servers.update(resource.id, changes as Partial<ServerRow>);
         s.hosts.invalidate(resource.id);
+        // a server that starts or stops matching a service's selector gains or loses its deployment
+        if (body.labels && JSON.stringify(body.labels) !== JSON.stringify(resource.labels)) await syncPlacements(s, resource.environmentId);
         return toServer(row!);
       },
     }),

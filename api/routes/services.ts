@@ -9,10 +9,12 @@ import { service } from '../../controller/kinds/service.js';
 import { checkServiceSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
 import { changeServiceSpec } from '../../reconcilers/entrance.js';
+import { syncPlacements } from '../../reconcilers/service/placement.js';
+import { labelSelectorOf, labelSelectorQuery } from '../http/label-selector.js';
 
 const serviceSchemas = service.schemas!;
 
-type ListQuery = { limit: number; offset: number; type?: string; containerImageId?: string };
+type ListQuery = { limit: number; offset: number; type?: string; containerImageId?: string; labelSelector?: string };
 
 /** Groups deployments by service so a list read costs two queries, not one per service. */
 function withDeployments(services: ServiceRow[], deployments: DeploymentRow[]) {
@@ -27,11 +29,13 @@ export default function serviceRoutes(s: Services) {
   return [
     route<unknown, ListQuery>({
       method: 'GET', path: '/api/environments/{envId}/services', operationId: 'listServices', tag: 'services', access: 'viewer',
-      summary: 'Service templates of an environment, by name, each with its deployments; filter by type or image',
-      load: env, query: { ...paginationQuery, type: str({ pattern: TYPE_NAME_PATTERN }), containerImageId: uuid },
+      summary: 'Service templates of an environment, by name, each with its deployments; filter by type, image or labelSelector (services whose serverSelector asks for every pair)',
+      load: env, query: { ...paginationQuery, type: str({ pattern: TYPE_NAME_PATTERN }), containerImageId: uuid, labelSelector: labelSelectorQuery },
       response: listOf(serviceSchemas.read),
       async handler(_ctx, { resource, query }) {
-        const page = await s.services.listFiltered({ environmentId: resource.id, type: query.type, containerImageId: query.containerImageId }, query);
+        const page = await s.services.listFiltered({
+          environmentId: resource.id, type: query.type, containerImageId: query.containerImageId, selecting: labelSelectorOf(query.labelSelector),
+        }, query);
         const deployments = await s.deployments.listByServices(page.items.map((x) => x.id));
         return { ...page, items: withDeployments(page.items, deployments) };
       },
@@ -45,7 +49,9 @@ export default function serviceRoutes(s: Services) {
         await checkServiceSpec(s, resource.id, body);
         const row = await s.services.create(resource.id, body);
         ctx.state.audit = { resourceId: row.id, details: { name: row.name, fields: Object.keys(body) } };
-        return toService(row, []);
+        // placed by selector: a deployment on every matching server (containers come with the first deploy)
+        if (row.serverSelector) await syncPlacements(s, resource.id, [row.id]);
+        return toService(row, await s.deployments.listByService(row.id));
       },
     }),
 
@@ -75,7 +81,8 @@ export default function serviceRoutes(s: Services) {
       async handler(ctx, { resource, body }) {
         await checkServiceSpec(s, resource.environmentId, body, resource);
         const { row, changed, plan } = await changeServiceSpec(s, resource, body, ctx.state.actor!.name);
-        ctx.state.audit = { details: { name: row.name, changed, generation: row.generation, planId: plan?.id ?? null } };
+        const placement = changed.includes('serverSelector') && row.serverSelector ? await syncPlacements(s, row.environmentId, [row.id]) : null;
+        ctx.state.audit = { details: { name: row.name, changed, generation: row.generation, planId: plan?.id ?? null, ...(placement && { placementPlanIds: placement.planIds }) } };
         return toService(row, await s.deployments.listByService(row.id));
       },
     }),

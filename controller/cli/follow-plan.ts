@@ -1,13 +1,13 @@
 import type { ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
 import type { Palette } from './format-changes.js';
-import { liveDisplay, plainDisplay, type PlanStep } from './plan-display.js';
+import { liveDisplay, plainDisplay, waveLine, type CurrentWave, type PlanStep } from './plan-display.js';
 import { readSse } from './sse-client.js';
 
 const ENDED = ['succeeded', 'failed', 'cancelled', 'rolled_back', 'rollback_failed'];
 
 export type Step = PlanStep & { rollbackError?: string | null };
-export interface Plan { id: string; status: string; error: string | null; steps: Step[] }
+export interface Plan { id: string; status: string; error: string | null; steps: Step[]; currentWave?: CurrentWave | null }
 
 /** Why a plan did not succeed, from its failed step when it has one. */
 export function planFailure(plan: Plan, names: Map<string, string>): string {
@@ -27,7 +27,7 @@ export async function followPlan(api: ApiClient, planId: string, p: Palette, wri
   const display = (live ? liveDisplay : plainDisplay)(names, p, write);
   const check = async (): Promise<Plan | null> => {
     const plan = await api.get<Plan>(`/api/deployment-plans/${planId}`);
-    display.show(planId, plan.status, [...plan.steps].sort((a, b) => a.position - b.position));
+    display.show(planId, plan.status, [...plan.steps].sort((a, b) => a.position - b.position), waveLine(plan.currentWave));
     return ENDED.includes(plan.status) ? plan : null;
   };
   let final = await check();

@@ -17,24 +17,28 @@ export interface KindView {
   scope: 'global' | 'environment' | 'service';
   route: (scopeId: string) => string;
   columns: Column[];
+  /** `-l key=value,…`: servers by their labels, services by what their serverSelector asks for. */
+  labelSelector?: boolean;
 }
 
 const name: Column = { header: 'name', cell: (i) => i.name };
 const created: Column = { header: 'age', cell: (i) => age(i.createdAt) };
 const id: Column = { header: 'id', cell: (i) => i.id, wide: true };
+const pairs = (m: Record<string, string> | null | undefined) => Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
 
 export const KINDS: Record<string, KindView> = {
   environments: { aliases: ['environment', 'env', 'envs'], scope: 'global', route: () => '/api/environments', columns: [name, id, created] },
   servers: {
-    aliases: ['server'], scope: 'environment', route: (e) => `/api/environments/${e}/servers`,
-    columns: [name, { header: 'hostname', cell: (i) => i.hostname }, { header: 'health', cell: (i) => i.health?.status }, { header: 'user', cell: (i) => i.sshUser, wide: true }, id, created],
+    aliases: ['server'], scope: 'environment', route: (e) => `/api/environments/${e}/servers`, labelSelector: true,
+    columns: [name, { header: 'hostname', cell: (i) => i.hostname }, { header: 'health', cell: (i) => i.health?.status }, { header: 'labels', cell: (i) => pairs(i.labels) },
+      { header: 'user', cell: (i) => i.sshUser, wide: true }, id, created],
   },
   services: {
-    aliases: ['service', 'svc'], scope: 'environment', route: (e) => `/api/environments/${e}/services`,
+    aliases: ['service', 'svc'], scope: 'environment', route: (e) => `/api/environments/${e}/services`, labelSelector: true,
     columns: [name, { header: 'tag', cell: (i) => i.imageTag }, { header: 'ready', cell: (i) => condition(i, 'Ready') },
       { header: 'revision', cell: (i) => (i.desiredRevision ? `${i.currentRevision ?? '-'}/${i.desiredRevision}` : '') },
       { header: 'deployments', cell: (i) => i.deployments?.length ?? 0 }, { header: 'progressing', cell: (i) => condition(i, 'Progressing'), wide: true },
-      { header: 'degraded', cell: (i) => condition(i, 'Degraded'), wide: true }, id, created],
+      { header: 'degraded', cell: (i) => condition(i, 'Degraded'), wide: true }, { header: 'selector', cell: (i) => pairs(i.serverSelector?.matchLabels), wide: true }, id, created],
   },
   deployments: {
     aliases: ['deployment', 'deploy'], scope: 'service', route: (s) => `/api/services/${s}/deployments`,
@@ -69,14 +73,16 @@ export function kindOf(word: string): [string, KindView] {
 }
 
 /** The items of a kind: NAME filters them, except for kinds under a service, where NAME is the service. */
-export async function listKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined): Promise<{ items: any[]; single: boolean; environmentId?: string }> {
+export async function listKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined, selector?: string)
+  : Promise<{ items: any[]; single: boolean; environmentId?: string }> {
+  if (selector !== undefined && !view.labelSelector) throw new UsageError('-l selects servers and services only');
   if (view.scope === 'service') {
     if (!nameArg) throw new UsageError('this kind belongs to a service: stevedore get KIND SERVICE');
     const svc = await serviceOf(api, env, nameArg);
     return { items: await api.list(view.route(svc.id)), single: false, environmentId: svc.environmentId };
   }
   const environmentId = view.scope === 'environment' ? (await environmentOf(api, env)).id : undefined;
-  const items = await api.list(view.route(environmentId ?? ''));
+  const items = await api.list(view.route(environmentId ?? '') + (selector !== undefined ? `?labelSelector=${encodeURIComponent(selector)}` : ''));
   if (!nameArg) return { items, single: false, environmentId };
   const matching = items.filter((i) => i.name === nameArg || i.id === nameArg || i.key === nameArg);
   return { items: matching, single: true, environmentId };

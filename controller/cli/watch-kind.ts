@@ -11,11 +11,11 @@ import { readSse } from './sse-client.js';
  * stream says when to look; its 15 s heartbeat makes it look too, for changes without an event.
  */
 export async function watchKind(api: ApiClient, view: KindView, env: string | undefined, nameArg: string | undefined,
-  format: OutputFormat, first: any[], environmentId: string | undefined): Promise<void> {
+  format: OutputFormat, first: any[], environmentId: string | undefined, selector?: string): Promise<void> {
   const shown = new Map(first.map((i) => [i.id ?? i.revision, JSON.stringify(i)]));
   const columns = view.columns.filter((c) => format === 'wide' || !c.wide);
   const look = async () => {
-    const changed = (await listKind(api, view, env, nameArg)).items.filter((i) => shown.get(i.id ?? i.revision) !== JSON.stringify(i));
+    const changed = (await listKind(api, view, env, nameArg, selector)).items.filter((i) => shown.get(i.id ?? i.revision) !== JSON.stringify(i));
     for (const i of changed) shown.set(i.id ?? i.revision, JSON.stringify(i));
     if (!changed.length) return;
     if (format === 'json' || format === 'yaml') for (const i of changed) out(`${JSON.stringify(i)}\n`);

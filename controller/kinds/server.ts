@@ -2,6 +2,7 @@ import {
   HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN,
 } from '../servers/validation.js';
 import type { KindDescriptor } from './kind.js';
+import { labelsProblem, labelsSchema } from '../placement/labels.js';
 import {
   arrayOf, condition, enumOf, int, nonEmpty, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid,
 } from './schema.js';
@@ -23,6 +24,7 @@ export const server: KindDescriptor = {
       dockerSocketPath: nullable(str({ maxLength: 255, pattern: SOCKET_PATH_PATTERN, description: 'default /var/run/docker.sock' })),
       metricsMode: enumOf('disabled', 'ssh', 'agent'),
       tags: arrayOf(str({ minLength: 1, maxLength: 64, pattern: TAG_PATTERN }), { maxItems: 50, uniqueItems: true }),
+      labels: { ...labelsSchema, default: {} },
     },
     readOnly: {
       id: uuid, environmentId: uuid, health: healthSchema, hostKeyFingerprint: nullable(str()),
@@ -30,7 +32,11 @@ export const server: KindDescriptor = {
     },
     required: ['name', 'hostname'],
   }),
-  jsonColumns: ['tags'],
+  jsonColumns: ['tags', 'labels'],
+  problem(fields) {
+    const message = labelsProblem(fields.labels);
+    return message ? { field: 'labels', message } : null;
+  },
   manifest: {
     spec: object({
       hostname: nonEmpty(255, { description: 'Host name or IP address' }),
@@ -39,8 +45,9 @@ export const server: KindDescriptor = {
       dockerMode: enumOf('ssh', 'socket'),
       metricsMode: enumOf('disabled', 'ssh', 'agent'),
       tags: arrayOf(nonEmpty(100), { maxItems: 50, uniqueItems: true }),
+      labels: { ...labelsSchema, description: 'Labels services select servers by (serverSelector.matchLabels); Kubernetes rules for keys and values' },
     }, ['hostname']),
-    columns: ['hostname', 'sshPort', 'sshUser', 'dockerMode', 'metricsMode', 'tags'],
+    columns: ['hostname', 'sshPort', 'sshUser', 'dockerMode', 'metricsMode', 'tags', 'labels'],
     environmentDefaults: {
       sshUser: ['general', 'sshUser'], dockerMode: ['operations', 'defaultDockerMode'], metricsMode: ['operations', 'defaultMetricsMode'],
     },

@@ -2,6 +2,8 @@ import { assertComposeTemplate, assertVolumeSpec, NAME_PATTERN, TAG_PATTERN, TYP
 import { assertTargetPath } from '../config-files/target-path.js';
 import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
+import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
+import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
 import { name } from './manifest-fields.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import {
@@ -39,6 +41,8 @@ const schemas = resourceSchemas({
         + 'and takes over its network alias once healthy (no fixed host port; docs/deploys.md)',
     },
     drainSec: int(0, 600, { default: DEFAULT_DRAIN_SEC, description: 'start-first: seconds between the old container leaving the network and its stop' }),
+    serverSelector: nullable(serverSelectorSchema),
+    rollout: nullable(rolloutSchema),
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
@@ -94,8 +98,20 @@ const attachedConfigFile: Schema = object({
 /** What the store holds for the optional template fields a manifest leaves out. */
 const DEFAULTS = {
   type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
-  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC,
+  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, serverSelector: null, rollout: null,
 };
+
+/** A selector's labels follow the label rules (a manifest's selector and deployments together: manifestProblems). */
+function selectorProblem(fields: Record<string, any>): { field: string; message: string } | null {
+  const message = fields.serverSelector ? labelsProblem(fields.serverSelector.matchLabels) : null;
+  return message ? { field: 'serverSelector', message } : null;
+}
+
+/** Steps belong to canary, and a canary starts with a wave. */
+function rolloutRule(fields: Record<string, any>): { field: string; message: string } | null {
+  const message = rolloutProblem(fields.rollout);
+  return message ? { field: 'rollout', message } : null;
+}
 
 const byJson = (a: unknown, b: unknown) => JSON.stringify(a).localeCompare(JSON.stringify(b));
 
@@ -126,6 +142,9 @@ function manifestProblems(spec: Record<string, any>): { path: string[]; message:
   (spec.volumes ?? []).forEach((v: string, i: number) => check(['volumes', String(i)], () => assertVolumeSpec(v, 'volume')));
   (spec.configFiles ?? []).forEach((c: { targetPath: string }, i: number) => check(['configFiles', String(i), 'targetPath'], () => assertTargetPath(c.targetPath)));
   if (spec.composeTemplate) check(['composeTemplate'], () => assertComposeTemplate(spec.composeTemplate));
+  if (spec.serverSelector && spec.deployments?.length) {
+    problems.push({ path: ['serverSelector'], message: 'a service placed by serverSelector lists no deployments: the servers its selector matches get them' });
+  }
   return problems;
 }
 
@@ -135,8 +154,8 @@ export const service: KindDescriptor = {
   description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
   table: 'services',
   schemas,
-  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck'],
-  problem: updateOrderProblem,
+  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout'],
+  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields) ?? rolloutRule(fields),
   references: [
     { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
     { path: 'deployments.*.server', kind: 'Server' },
@@ -161,14 +180,15 @@ export const service: KindDescriptor = {
       const { image, deployments, dependsOn, configFiles, ...plain } = spec;
       return {
         ...DEFAULTS, ...plain, image,
-        deployments: normaliseDeployments(serviceName, deployments ?? []),
+        // placed by selector: the deployments follow the servers' labels, not the manifest
+        ...(!spec.serverSelector && { deployments: normaliseDeployments(serviceName, deployments ?? []) }),
         dependsOn: [...(dependsOn ?? [])].sort(),
         ...(configFiles && { configFiles: configFiles.map((c: { name: string; targetPath: string }) => ({ name: c.name, targetPath: c.targetPath })).sort(byJson) }),
       };
     },
     actual(row, { nameOf, relatedOf }) {
       return {
-        deployments: normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
+        deployments: row.serverSelector ? undefined : normaliseDeployments(row.name, relatedOf('deployments', 'serviceId', row.id)
           .map((d) => ({ server: nameOf('Server', d.serverId)!, containerName: d.containerName, composePath: d.composePath, adoptContainerId: d.adoptedContainerId }))),
         dependsOn: relatedOf('service_dependencies', 'serviceId', row.id).map((d) => nameOf('Service', d.dependsOnServiceId)).sort(),
         configFiles: relatedOf('config_attachments', 'serviceId', row.id)

@@ -50,6 +50,8 @@ export interface ApplyResult {
   removedDeployments: Array<Record<string, any>>;
   /** Environments whose SSH key changed: pooled connections must be dropped after commit. */
   sshKeyChanged: string[];
+  /** Environments where a server or a service changed: placement by selector is looked at again after commit. */
+  placementChanged: string[];
 }
 
 // Fields of a service whose change means its containers must be redeployed.
@@ -73,7 +75,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
     if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
-    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[] };
+    const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[], placementChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
     const changes = diffStates(desired.objects, snap.objects, { prune, origin: opts.scope?.origin });
     const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
@@ -93,6 +95,8 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
       else if (c.action === 'update') await updateObject(w, d!, a!.id!, fieldNames);
       else if (c.action === 'delete') await deleteObject(w, c.kind, a!.id!);
       if (c.action === 'orphan') continue;
+      const envId = c.environment ? snap.envIds.get(c.environment) : undefined;
+      if ((c.kind === 'Server' || c.kind === 'Service') && envId && !result.placementChanged.includes(envId)) result.placementChanged.push(envId);
       if (c.kind === 'Environment' && c.action === 'update' && fieldNames.includes('sshPrivateKey')) result.sshKeyChanged.push(id!);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.includes('dependsOn'))) dependencySyncs.push(d);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.some((f) => DEPLOYED_FIELDS.has(f)))) {

@@ -37,9 +37,18 @@ export async function runApply(s: Services, trigger: ApplyRecord['trigger'] | 'g
   let plans: string[] = [];
   let message: string | undefined;
   const name = revisionName(result.revision);
+  // servers that now match a selector get their deployments before the changed services' plans are made
+  if (result.ok && !result.dryRun && result.placementChanged.length) {
+    try {
+      plans.push(...await s.handOff.placeServices(result.placementChanged));
+    } catch (e) {
+      message = `applied, but placing services by their serverSelector failed: ${(e as Error).message}`;
+      s.logger.warn('manifests: placing services by selector failed', { error: (e as Error).message });
+    }
+  }
   if (result.ok && !result.dryRun && result.changedServices.length) {
     try {
-      plans = await s.handOff.startPlans(result.changedServices, name);
+      plans.push(...await s.handOff.startPlans(result.changedServices, name));
     } catch (e) {
       message = `applied, but starting deploy plans failed: ${(e as Error).message}`;
       s.logger.warn('manifests: starting deploy plans failed', { error: (e as Error).message });

@@ -89,7 +89,8 @@ export async function createObject(w: WriteContext, o: ObjectState): Promise<str
     await writeSettings(w, id, o, fields);
   }
   if (o.kind === 'ConfigFile') await addManifestRevision(w.trx, id, o.fields.content);
-  if (o.kind === 'Service') await syncDeployments(w, id, o);
+  // a service placed by selector gets its deployments from reconcilers/service/placement.ts after commit
+  if (o.kind === 'Service' && !o.fields.serverSelector) await syncDeployments(w, id, o);
   if (o.kind === 'Service' && o.fields.configFiles) await syncAttachments(w, id, o);
   if (o.kind === 'ServerCluster') await syncClusterMembers(w, id, o);
   return id;

@@ -12,4 +12,6 @@ export interface ManifestHandOff {
   startPlans(changed: ChangedService[], name: string): Promise<string[]>;
   /** Per environment, one plan of remove steps for the containers of deployments the apply deleted; the plan ids. */
   removeContainers(removed: Array<Record<string, any>>, name: string): Promise<string[]>;
+  /** Per environment, the deployments of services placed by selector follow the servers' labels; the plan ids (removals, heals). */
+  placeServices(environmentIds: string[]): Promise<string[]>;
 }

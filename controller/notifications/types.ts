@@ -26,6 +26,8 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { code: 'deployment.started', category: 'deployment', defaultSeverity: 'info', bounceThreshold: 1, title: 'Deployment started' },
   { code: 'deployment.success', category: 'deployment', defaultSeverity: 'info', bounceThreshold: 1, title: 'Deployment succeeded' },
   { code: 'deployment.failed', category: 'deployment', defaultSeverity: 'error', bounceThreshold: 1, title: 'Deployment failed' },
+  { code: 'deployment.wave_started', category: 'deployment', defaultSeverity: 'info', bounceThreshold: 1, title: 'Rollout wave started' },
+  { code: 'deployment.analysis_failed', category: 'deployment', defaultSeverity: 'error', bounceThreshold: 1, title: 'Rollout analysis failed' },
   { code: 'plan.rolled_back', category: 'deployment', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Deployment plan rolled back' },
   { code: 'deployment.crash_looping', category: 'deployment', defaultSeverity: 'error', bounceThreshold: 1, title: 'Container crash-looping' },
   {

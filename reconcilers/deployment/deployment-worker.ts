@@ -8,6 +8,7 @@ import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { DEPLOYMENT_BATCH, DEPLOYMENT_KIND, deploymentKey, reconcileDeployments } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
+import { syncPlacements } from '../service/placement.js';
 
 /** How often the set of watched servers follows servers added, deleted or given a key. */
 export const WATCH_SYNC_MS = 5000;
@@ -73,6 +74,8 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
   const lookAtAll = async () => {
     const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
     for (const env of items) {
+      // the safety net of placement by selector: a label written straight to the store is followed here
+      await syncPlacements(s, env.id).catch((err: unknown) => s.logger.warn('could not place services by selector', { environmentId: env.id, error: String(err) }));
       if ((await driftPolicyOf(s, env.id)) === 'off') continue;
       for (const id of await s.deployments.listDeployedIds(env.id)) s.queue.add(deploymentKey(id));
     }

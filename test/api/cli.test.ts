@@ -170,6 +170,35 @@ describe('stevedore CLI against a running service', function () {
     expect(unreachable.stderr).to.match(/^stevedore: GET \/api\/environments\/[0-9a-f-]+\/manifests\/export\?serverId=[0-9a-f-]+: /);
   });
 
+  it('get servers -l and get services -l select by labels and by serverSelector; -l on another kind is a usage error', async () => {
+    const env = (await admin.get('/api/environments?limit=200')).body.items.find((e: { name: string }) => e.name === envName);
+    const mk = async (name: string, labels: Record<string, string>) =>
+      expect((await admin.post(`/api/environments/${env.id}/servers`, { name, hostname: `${name}.internal`, labels })).status).to.equal(201);
+    await mk('web-a', { role: 'web', zone: 'a' });
+    await mk('db-a', { role: 'db', zone: 'a' });
+    const imageId = (await admin.get(`/api/environments/${env.id}/container-images`)).body.items[0].id;
+    const placed = await admin.post(`/api/environments/${env.id}/services`, { name: 'front', containerImageId: imageId, imageTag: 'v1', serverSelector: { matchLabels: { role: 'web' } } });
+    expect(placed.status, placed.text).to.equal(201);
+    const servers = await home.run(['get', 'servers', '-l', 'role=web', '-e', envName], { env: auth });
+    expect(servers.code, servers.stderr).to.equal(0);
+    const [header, ...rows] = servers.stdout.trimEnd().split('\n');
+    expect(header).to.match(/^NAME\s+HOSTNAME\s+HEALTH\s+LABELS\s+AGE$/);
+    expect(rows.map((r) => r.split(/\s+/)[0])).to.deep.equal(['web-a']);
+    expect(rows[0]).to.include('role=web,zone=a');
+    const zoneA = await home.run(['get', 'servers', '-l', 'zone=a', '-e', envName, '-o', 'json'], { env: auth });
+    expect(JSON.parse(zoneA.stdout).items.map((x: { name: string }) => x.name)).to.deep.equal(['db-a', 'web-a']);
+    const services = await home.run(['get', 'services', '-l', 'role=web', '-e', envName, '-o', 'wide'], { env: auth });
+    expect(services.code, services.stderr).to.equal(0);
+    expect(services.stdout).to.match(/\bSELECTOR\b/).and.match(/\nfront\s.*role=web/);
+    expect(services.stdout).to.not.match(/\nweb\s/);
+    const wrong = await home.run(['get', 'plans', '-l', 'role=web', '-e', envName], { env: auth });
+    expect(wrong.code).to.equal(64);
+    const bad = await home.run(['get', 'servers', '-l', 'role', '-e', envName], { env: auth });
+    expect(bad.code).to.equal(1);
+    expect(bad.stderr.trim().split('\n')).to.have.length(1);
+    expect(bad.stderr).to.include('labelSelector');
+  });
+
   it('an unreachable URL is one line and exit 1', async () => {
     const port = await closedPort();
     const res = await home.run(['get', 'environments', '--url', `http://127.0.0.1:${port}`, '--token', 'x']);

@@ -41,7 +41,7 @@ describe('GET /api/environments/{envId}/overview', () => {
     const o = res.body;
     expect(o.environmentId).to.equal(envId);
     expect(o.servers.map((s: { name: string }) => s.name)).to.deep.equal(['alpha', 'beta']);
-    expect(o.servers[0]).to.deep.equal({ id: alpha.id, name: 'alpha', hostname: '127.0.0.1', status: 'unknown', message: null, checkedAt: null, conditions: [] });
+    expect(o.servers[0]).to.deep.equal({ id: alpha.id, name: 'alpha', hostname: '127.0.0.1', labels: {}, status: 'unknown', message: null, checkedAt: null, conditions: [] });
     expect(o.services.map((s: { name: string }) => s.name)).to.deep.equal(['api', 'web']);
     const w = o.services[1];
     expect(w).to.include({ id: web.id, desiredTag: '2.0' });

@@ -4,7 +4,8 @@ import { parseDuration, parseWaitFor } from '../../controller/cli/duration.js';
 import { kindOf } from '../../controller/cli/kinds.js';
 import { rollbackTarget } from '../../controller/cli/commands/deploy.js';
 import { planFailure, type Plan } from '../../controller/cli/follow-plan.js';
-import { liveDisplay, plainDisplay, stepLine } from '../../controller/cli/plan-display.js';
+import { liveDisplay, plainDisplay, stepLine, waveLine } from '../../controller/cli/plan-display.js';
+import { rolloutText } from '../../controller/cli/commands/get.js';
 import { PLAIN } from '../../controller/cli/format-changes.js';
 import { UsageError } from '../../controller/cli/cli-error.js';
 import { completionScript } from '../../controller/cli/commands/completion.js';
@@ -101,6 +102,33 @@ describe('cli arguments', () => {
     live = '';
     l.show('p', 'succeeded', steps('succeeded', 'succeeded'));
     expect(live).to.equal('\u001b[3F\u001b[Jplan p: succeeded\n  web-1 on s1: deploy v2 succeeded\n  web-2 on s2: deploy v2 succeeded\n');
+  });
+
+  it('a followed plan with waves prints each phase of its current wave once, and the block shows it', () => {
+    const names = new Map([['x', 's1']]);
+    const steps = [{ id: '1', position: 0, status: 'succeeded', containerName: 'web-1', serverId: 'x', imageTag: 'v2', error: null }];
+    const wave = (phase: string, pauseUntil: string | null = null, pausedBy: string | null = null) => waveLine({ index: 0, of: 2, phase, pauseUntil, pausedBy });
+    expect(wave('analysing')).to.equal('wave 1/2 analysing');
+    expect(wave('paused', null, 'rollout')).to.equal('wave 1/2 paused until promoted');
+    expect(wave('paused', '2026-11-27T10:02:13.000Z', 'rollout')).to.equal('wave 1/2 paused until 10:02:13 UTC');
+    expect(wave('paused', null, 'operator')).to.match(/^wave 1\/2 paused by an operator/);
+    expect(waveLine(null)).to.equal(null);
+    let plain = '';
+    const d = plainDisplay(names, PLAIN, (s) => { plain += s; });
+    d.show('p', 'running', steps, wave('analysing'));
+    d.show('p', 'running', steps, wave('analysing'));
+    d.show('p', 'running', steps, wave('paused', null, 'rollout'));
+    expect(plain).to.equal(['plan p: running', 'plan p: wave 1/2 analysing', 'web-1 on s1: deploy v2 succeeded', 'plan p: wave 1/2 paused until promoted', ''].join('\n'));
+    let live = '';
+    liveDisplay(names, PLAIN, (s) => { live += s; }).show('p', 'running', steps, wave('analysing'));
+    expect(live).to.equal('plan p: running, wave 1/2 analysing\n  web-1 on s1: deploy v2 succeeded\n');
+  });
+
+  it('describe tells a service\'s rollout in one line', () => {
+    expect(rolloutText(null)).to.equal('one server at a time (no rollout)');
+    expect(rolloutText({ strategy: 'canary', steps: [{ servers: 1 }, { pauseSec: 60 }, { servers: '50%' }, { pause: true }], analysis: { durationSec: 30 } }))
+      .to.equal('canary: servers 1, pause 60 s, servers 50%, pause until promoted; analysis 30 s');
+    expect(rolloutText({ strategy: 'rolling', maxUnavailable: 2 })).to.equal('rolling (maxUnavailable 2)');
   });
 
   it('completion scripts name every command and the kinds of get', () => {

@@ -11,10 +11,18 @@ async function get(kind: string, nameArg: string | undefined, _o: unknown, cmd: 
   const { api, environment, opts } = contextOf(cmd);
   const format = outputFormat(opts.output);
   const [, view] = kindOf(kind);
-  const { items, single, environmentId } = await listKind(api, view, environment, nameArg);
+  const { items, single, environmentId } = await listKind(api, view, environment, nameArg, opts.selector);
   if (single && !items.length) throw new CliError(`no ${kind} ${nameArg}`);
   out(render(items, view.columns, format, single));
-  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId);
+  if (opts.watch) await watchKind(api, view, environment, nameArg, format, items, environmentId, opts.selector);
+}
+
+/** `canary: servers 1, pause 60 s, servers 50%, pause; analysis 60 s` (docs/progressive-delivery.md). */
+export function rolloutText(r: any): string {
+  if (!r) return 'one server at a time (no rollout)';
+  const steps = (r.steps ?? []).map((st: any) => ('servers' in st ? `servers ${st.servers}` : 'pauseSec' in st ? `pause ${st.pauseSec} s` : 'pause until promoted'));
+  const parts = [r.strategy + (r.maxUnavailable !== undefined ? ` (maxUnavailable ${r.maxUnavailable})` : ''), ...(steps.length ? [steps.join(', ')] : [])];
+  return `${parts.join(': ')}${r.analysis ? `; analysis ${r.analysis.durationSec} s` : ''}`;
 }
 
 const indent = (s: string) => s.split('\n').filter(Boolean).map((l) => `  ${l}`).join('\n');
@@ -47,6 +55,8 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
     `Ports:             ${(svc.ports ?? []).join(', ') || '<none>'}`,
     `Env:               ${Object.keys(svc.env ?? {}).join(', ') || '<none>'}`,
     `Source:            ${svc.source?.kind ?? 'api'}${svc.source?.path ? ` (${svc.source.path})` : ''}`,
+    `Placement:         ${svc.serverSelector ? `servers labelled ${Object.entries(svc.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}` : 'the deployments below'}`,
+    `Rollout:           ${rolloutText(svc.rollout)}`,
     `Desired revision:  ${svc.desiredRevision ?? '<none>'}`,
     `Current revision:  ${svc.currentRevision ?? '<none>'}`,
     `Failed revision:   ${svc.failedRevision ? `${svc.failedRevision.revision} (${svc.failedRevision.reason})` : '<none>'}`,
@@ -69,6 +79,7 @@ export function registerGetCommands(program: Command): void {
     .addOption(envOption())
     .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
     .option('-w, --watch', 'then print each item again when it changes (until Ctrl-C)')
+    .option('-l, --selector <labels>', 'key=value,…: servers whose labels hold every pair, services whose serverSelector asks for them')
     .action(get);
   program.command('describe').argument('<kind>', 'service (any other kind: its read as YAML)').argument('<name>', 'its name or id')
     .description('a service in detail: spec, status and conditions, deployments, revisions, recent events')

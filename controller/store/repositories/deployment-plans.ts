@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import type { PlanStatus } from '../../model/plan-states.js';
 import { camelizeRow } from '../case.js';
+import { waveStatus, type AnalysisRecord, type PlanWave, type WaveState } from '../../model/plan-waves.js';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 
 export interface PlanItem { serviceId: string; imageTag?: string | null; deploymentIds?: string[] }
@@ -23,6 +24,16 @@ export interface DeploymentPlanRow {
   heartbeatAt: Date | null;
   /** How often another replica took the plan over after its runner's lease ran out. */
   takeovers: number;
+  /** Its waves, when a service of it has a rollout (controller/model/plan-waves.ts); null: no waves. */
+  waves: PlanWave[] | null;
+  /** Where the running plan is: wave, phase, pause deadline. */
+  waveState: WaveState | null;
+  /** Each analysis run between waves, in order. */
+  analysis: AnalysisRecord[];
+  /** An operator asked it to stop at its next wave boundary (POST …/pause; …/resume clears it). */
+  pauseRequested: boolean;
+  /** The wave whose pause was promoted (POST …/promote). */
+  promotedWave: number | null;
   error: string | null;
   createdBy: string | null;
   startedAt: Date | null;
@@ -138,6 +149,38 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
     return (await this.q(trx).where({ id, status: 'pending' } as never).forUpdate().first()) as DeploymentPlanRow | undefined;
   }
 
+  /** The running plan's wave and phase, only while `owner` holds it (a runner that lost its lease writes nothing). */
+  async setWaveState(id: string, owner: string, waveState: WaveState): Promise<DeploymentPlanRow | undefined> {
+    const [row] = await this.q().where({ id, owner } as never).update({ waveState: JSON.stringify(waveState), updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
+  /** The analyses run so far (the whole list, written by the plan's runner). */
+  async setAnalysis(id: string, owner: string, analysis: AnalysisRecord[]): Promise<void> {
+    await this.q().where({ id, owner } as never).update({ analysis: JSON.stringify(analysis), updatedAt: this.db.fn.now() } as never);
+  }
+
+  /** POST …/pause: a running plan with waves stops at its next wave boundary; undefined when it is not such a plan. */
+  async requestPause(id: string): Promise<DeploymentPlanRow | undefined> {
+    const [row] = await this.q().where({ id, status: 'running' } as never).whereNotNull('waves')
+      .update({ pauseRequested: true, updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
+  /** POST …/resume: an operator's pause lifted; undefined when none was asked for. */
+  async resume(id: string): Promise<DeploymentPlanRow | undefined> {
+    const [row] = await this.q().where({ id, status: 'running', pauseRequested: true } as never)
+      .update({ pauseRequested: false, updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
+  /** POST …/promote: the pause the running plan is in ends (an operator's pause too); undefined when it is not paused. */
+  async promote(id: string): Promise<DeploymentPlanRow | undefined> {
+    const [row] = await this.q().where({ id, status: 'running' } as never).whereRaw(`wave_state->>'phase' = 'paused'`)
+      .update({ promotedWave: this.db.raw(`(wave_state->>'wave')::int`), pauseRequested: false, updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as DeploymentPlanRow | undefined;
+  }
+
   /** Renews the lease of the plans `owner` runs; answers the ids it still holds (another replica may have taken one over). */
   async heartbeat(owner: string, ids: string[]): Promise<Set<string>> {
     if (!ids.length) return new Set();
@@ -146,12 +189,33 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
   }
 }
 
-export function toPlan(p: DeploymentPlanRow, steps?: unknown[]) {
+/** The wave the running plan is in, as reads show it; null when it has none (or has ended). */
+export function currentWaveOf(p: DeploymentPlanRow) {
+  const st = p.waveState;
+  if (!st || !p.waves || p.status !== 'running') return null;
+  return { index: st.wave, of: p.waves.length, phase: st.phase, since: st.since, pauseUntil: st.pauseUntil, pausedBy: st.pausedBy };
+}
+
+/** Each wave with its steps' containers, its status and its analysis (reads with steps). */
+export function wavesOf(p: DeploymentPlanRow, steps: Array<{ wave: number | null; status: string; deploymentId: string | null; serverId: string | null; containerName: string }>) {
+  if (!p.waves) return null;
+  const analysis = p.analysis ?? [];
+  return p.waves.map((w) => ({
+    index: w.index, serviceId: w.serviceId, service: w.serviceName, size: w.size, width: w.width,
+    pauseSec: w.pauseSec, pause: w.pause, analysis: w.analysis,
+    status: waveStatus(w.index, steps, p.waveState, p.status === 'running', analysis),
+    deployments: steps.filter((x) => x.wave === w.index).map((x) => ({ deploymentId: x.deploymentId, serverId: x.serverId, containerName: x.containerName })),
+    result: analysis.filter((a) => a.wave === w.index).at(-1) ?? null,
+  }));
+}
+
+export function toPlan(p: DeploymentPlanRow, steps?: Array<{ wave: number | null; status: string; deploymentId: string | null; serverId: string | null; containerName: string }>) {
   return {
     id: p.id, environmentId: p.environmentId, name: p.name, status: p.status, strategy: p.strategy,
     autoRollback: p.autoRollback, pullImage: p.pullImage, generateArtifacts: p.generateArtifacts, trigger: p.trigger,
     items: p.items, cancelRequested: p.cancelRequested, supersededBy: p.supersededBy ?? null, error: p.error, createdBy: p.createdBy,
     startedAt: p.startedAt, finishedAt: p.finishedAt, createdAt: p.createdAt, updatedAt: p.updatedAt,
-    ...(steps && { steps }),
+    currentWave: currentWaveOf(p), pauseRequested: p.pauseRequested ?? false,
+    ...(steps && { waves: wavesOf(p, steps), steps }),
   };
 }

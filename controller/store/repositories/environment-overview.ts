@@ -2,14 +2,16 @@ import type { Knex } from 'knex';
 
 /** A server as the overview shows it: health and conditions, no connection details. */
 export interface OverviewServer {
-  id: string; name: string; hostname: string; status: string | null; message: string | null; checkedAt: Date | null; conditions: unknown[];
+  id: string; name: string; hostname: string; labels: Record<string, string>; status: string | null; message: string | null; checkedAt: Date | null; conditions: unknown[];
 }
 export interface OverviewDeployment {
   deploymentId: string; serverId: string; serverName: string; containerName: string; status: string;
   /** The tag the container was last seen running (the desired one is the service's). */
   runningTag: string | null; conditions: unknown[];
 }
-export interface OverviewService { id: string; name: string; desiredTag: string | null; conditions: unknown[]; deployments: OverviewDeployment[] }
+export interface OverviewService {
+  id: string; name: string; desiredTag: string | null; serverSelector: { matchLabels: Record<string, string> } | null; conditions: unknown[]; deployments: OverviewDeployment[];
+}
 export interface OverviewPlan { id: string; name: string; status: string; error: string | null; createdAt: Date; finishedAt: Date | null }
 export interface OverviewNotification { id: string; type: string; title: string | null; message: string | null; createdAt: Date }
 
@@ -25,9 +27,9 @@ export class EnvironmentOverview {
     const unread = () => this.db('notifications').where({ userId, environmentId }).whereNull('readAt');
     const [servers, services, deployments, plans, notes, [{ count }]] = await Promise.all([
       this.db('servers').where({ environmentId }).orderBy('name')
-        .select('id', 'name', 'hostname', 'healthStatus as status', 'healthMessage as message', 'healthCheckedAt as checkedAt', 'conditions') as Promise<OverviewServer[]>,
+        .select('id', 'name', 'hostname', 'labels', 'healthStatus as status', 'healthMessage as message', 'healthCheckedAt as checkedAt', 'conditions') as Promise<OverviewServer[]>,
       this.db('services').where({ environmentId }).orderBy('name')
-        .select('id', 'name', 'imageTag as desiredTag', 'conditions') as Promise<Array<Omit<OverviewService, 'deployments'>>>,
+        .select('id', 'name', 'imageTag as desiredTag', 'serverSelector', 'conditions') as Promise<Array<Omit<OverviewService, 'deployments'>>>,
       this.db('deployments').join('servers', 'servers.id', 'deployments.serverId')
         .where('deployments.environmentId', environmentId).orderBy('deployments.containerName')
         .select('deployments.serviceId', 'deployments.id as deploymentId', 'deployments.serverId', 'servers.name as serverName',

@@ -21,6 +21,8 @@ export interface PlanStepRow {
   previousRevision: number | null;
   /** A remove step: the pruned deployment whose container it removes (its row is gone). */
   removedDeploymentId: string | null;
+  /** The wave of its plan the step belongs to (null: the plan has no waves). */
+  wave: number | null;
   mode: string | null;
   log: string;
   error: string | null;
@@ -132,7 +134,7 @@ export function toHistoryRecord(r: HistoryRow) {
 
 export function toStep(s: PlanStepRow) {
   return {
-    id: s.id, planId: s.planId, position: s.position, stage: s.stage, action: s.action, serviceId: s.serviceId,
+    id: s.id, planId: s.planId, position: s.position, stage: s.stage, wave: s.wave ?? null, action: s.action, serviceId: s.serviceId,
     deploymentId: s.deploymentId, serverId: s.serverId, containerName: s.containerName, status: s.status,
     imageTag: s.imageTag, previousImageTag: s.previousImageTag, revision: s.revision ?? null, previousRevision: s.previousRevision ?? null,
     mode: s.mode, log: s.log, error: s.error, rollbackError: s.rollbackError, startedAt: s.startedAt, finishedAt: s.finishedAt,

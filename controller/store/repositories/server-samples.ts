@@ -73,6 +73,16 @@ export class ServerSamplesRepository {
     return r.rows.map(toSample);
   }
 
+  /** Each container's samples on these servers since `since` (a rollout's analysis reads its new containers'). */
+  async containerSamplesSince(serverIds: string[], since: Date): Promise<Array<{ serverId: string; at: Date; containers: ContainerSample[] }>> {
+    if (serverIds.length === 0) return [];
+    const rows = await this.db(TABLE).whereIn('serverId', serverIds).where('at', '>=', since).whereNotNull('containers')
+      .orderBy('at').select('serverId', 'at', 'containers');
+    return (rows as Array<Record<string, unknown>>).map((r) => ({
+      serverId: r.serverId as string, at: new Date(r.at as string), containers: (r.containers ?? []) as ContainerSample[],
+    }));
+  }
+
   /**
    * Buckets of `stepSec` over [from, to): per server the mean of its samples in the bucket, then
    * across servers the mean (percentages, load) or the sum (bytes, counts).

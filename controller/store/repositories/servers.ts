@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BaseRepository, isUuid } from './base-repository.js';
+import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
 import type { Condition } from '../../model/conditions.js';
 
 export type DockerMode = 'ssh' | 'socket';
@@ -17,6 +17,8 @@ export interface ServerRow {
   dockerSocketPath: string | null;
   metricsMode: MetricsMode;
   tags: string[];
+  /** Labels services select servers by (serverSelector.matchLabels). */
+  labels: Record<string, string>;
   hostKeyFingerprint: string | null;
   healthStatus: HealthStatus;
   healthCheckedAt: Date | null;
@@ -40,6 +42,19 @@ export class ServersRepository extends BaseRepository<ServerRow> {
 
   listByEnvironment(environmentId: string, trx?: Knex.Transaction): Promise<ServerRow[]> {
     return this.q(trx).where({ environmentId }).orderBy('name') as unknown as Promise<ServerRow[]>;
+  }
+
+  /** A page of an environment's servers by name, only those whose labels hold every pair of `labels` when given. */
+  async pageByLabels(environmentId: string, labels: Record<string, string> | undefined, page: PageQuery): Promise<Page<ServerRow>> {
+    const base = () => {
+      const q = this.q().where({ environmentId });
+      return labels ? q.whereRaw('labels @> ?::jsonb', [JSON.stringify(labels)]) : q;
+    };
+    const [rows, [{ count }]] = await Promise.all([
+      base().orderBy([{ column: 'name' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      base().count({ count: '*' }),
+    ]);
+    return { items: rows as ServerRow[], total: Number(count), limit: page.limit, offset: page.offset };
   }
 
   listAll(trx?: Knex.Transaction): Promise<ServerRow[]> {
@@ -112,7 +127,7 @@ export function toServer(r: ServerRow) {
   return {
     id: r.id, environmentId: r.environmentId, name: r.name, hostname: r.hostname, sshPort: r.sshPort,
     sshUser: r.sshUser, dockerMode: r.dockerMode, dockerSocketPath: r.dockerSocketPath, metricsMode: r.metricsMode,
-    tags: r.tags, hostKeyFingerprint: r.hostKeyFingerprint,
+    tags: r.tags, labels: r.labels ?? {}, hostKeyFingerprint: r.hostKeyFingerprint,
     health: { status: r.healthStatus, checkedAt: r.healthCheckedAt, message: r.healthMessage },
     generation: r.generation, observedGeneration: r.observedGeneration, conditions: r.conditions, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
   };

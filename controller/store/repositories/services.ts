@@ -2,6 +2,8 @@ import type { Knex } from 'knex';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 import { toDeployment, type DeploymentRow } from './deployments.js';
 import type { Condition } from '../../model/conditions.js';
+import type { ServerSelector } from '../../placement/labels.js';
+import type { Rollout } from '../../model/rollout.js';
 
 export interface HealthCheck {
   test: string[];
@@ -31,6 +33,10 @@ export interface ServiceRow {
   updateOrder: UpdateOrder;
   /** start-first: seconds the old container, out of the network alias, is given before it is stopped. */
   drainSec: number;
+  /** Placement by server labels instead of deployments written by hand (reconcilers/service/placement.ts). */
+  serverSelector: ServerSelector | null;
+  /** How its rollouts are split into waves and analysed (controller/model/rollout.ts); null: the plan's strategy. */
+  rollout: Rollout | null;
   generation: number;
   observedGeneration: number | null;
   /** Aggregated from the deployments' conditions (Degraded when a rollout failed). */
@@ -51,11 +57,11 @@ export interface ServiceRow {
 /** Spec fields of a service: a change to any of them bumps `generation`. */
 export const SERVICE_SPEC_FIELDS = [
   'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
-  'updateOrder', 'drainSec',
+  'updateOrder', 'drainSec', 'serverSelector', 'rollout',
 ] as const;
 export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
 
-const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck']);
+const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout']);
 
 /** jsonb columns are written as JSON text (knex would otherwise send arrays as PostgreSQL arrays). */
 function toColumns(spec: ServiceSpec): Record<string, unknown> {
@@ -71,6 +77,8 @@ export interface ServiceListFilter {
   environmentId: string;
   type?: string;
   containerImageId?: string;
+  /** Only services whose serverSelector.matchLabels holds every one of these pairs. */
+  selecting?: Record<string, string>;
 }
 
 export class ServicesRepository extends BaseRepository<ServiceRow> {
@@ -101,7 +109,14 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     const where: Partial<ServiceRow> = { environmentId: filter.environmentId };
     if (filter.type !== undefined) where.type = filter.type;
     if (filter.containerImageId !== undefined) where.containerImageId = filter.containerImageId;
-    return this.list(where, page, 'name', trx);
+    if (!filter.selecting) return this.list(where, page, 'name', trx);
+    // services whose selector asks for every pair given (`get services -l role=web`)
+    const base = () => this.q(trx).where(where as never).whereRaw(`server_selector->'matchLabels' @> ?::jsonb`, [JSON.stringify(filter.selecting)]);
+    const [rows, [{ count }]] = await Promise.all([
+      base().orderBy([{ column: 'name' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      base().count({ count: '*' }),
+    ]);
+    return { items: rows as ServiceRow[], total: Number(count), limit: page.limit, offset: page.offset };
   }
 
   /** Every service of an environment, by name (dependency graphs, plans). */
@@ -169,7 +184,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
-    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, generation: s.generation,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, generation: s.generation,
     observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source,
     desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
     failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,

@@ -25,6 +25,7 @@ export function PlanProgress({ planId, initial }: { planId: string; initial?: an
         {active ? 'In progress…' : `Finished ${when(plan.finishedAt)}.`}
         {plan.error && <span class="plan-error"> {plan.error}</span>}
       </p>
+      {plan.waves && <Waves plan={plan} />}
       <ol class="steps">
         {(plan.steps ?? []).map((st: any) => (
           <li data-step-status={st.status}>
@@ -40,11 +41,48 @@ export function PlanProgress({ planId, initial }: { planId: string; initial?: an
       </ol>
       {can(me, 'operator') && (
         <div class="actions">
+          {plan.currentWave?.phase === 'paused' && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/promote`)))}>Promote</button>}
+          {plan.status === 'running' && plan.waves && !plan.pauseRequested && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/pause`)))}>Pause</button>}
+          {plan.status === 'running' && plan.pauseRequested && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/resume`)))}>Resume</button>}
           {active && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/cancel`)))}>Cancel plan</button>}
           {!active && plan.status !== 'rolled_back' && <button type="button" disabled={action.busy} onClick={() => action.run(async () => setPlan(await post(`/api/deployment-plans/${planId}/rollback`)))}>Roll back</button>}
         </div>
       )}
       <ErrorNote error={action.error} />
     </section>
+  );
+}
+
+/** What the current wave does, in words: "analysing", "paused until promoted", "paused until 10:02:13". */
+export function wavePhaseText(w: { phase: string; pauseUntil: string | null; pausedBy: string | null }): string {
+  if (w.phase !== 'paused') return w.phase;
+  if (w.pausedBy === 'operator') return 'paused by an operator until resumed or promoted';
+  return w.pauseUntil ? `paused until ${new Date(w.pauseUntil).toLocaleTimeString()}` : 'paused until promoted';
+}
+
+/** The plan's waves: each one's servers, status and analysis result; the current one's phase. */
+function Waves({ plan }: { plan: any }) {
+  return (
+    <div class="waves">
+      {plan.currentWave && (
+        <p class="reason" data-current-wave={plan.currentWave.index} aria-live="polite">
+          Wave {plan.currentWave.index + 1} of {plan.currentWave.of}: <strong data-wave-phase={plan.currentWave.phase}>{wavePhaseText(plan.currentWave)}</strong>
+          {plan.pauseRequested && plan.currentWave.phase !== 'paused' && ' (an operator pause is held for the next wave boundary)'}
+        </p>
+      )}
+      <ol class="plain">
+        {plan.waves.map((w: any) => (
+          <li data-wave={w.index} data-wave-status={w.status}>
+            Wave {w.index + 1}: {w.service}, {w.deployments.map((d: any) => d.containerName).join(', ') || `${w.size} server(s)`}{' '}
+            <PlanStatus status={w.status} />
+            {w.analysis && <span class="reason"> analysis {w.analysis.durationSec} s</span>}
+            {w.pause && <span class="reason"> then pause until promoted</span>}
+            {w.pauseSec && <span class="reason"> then pause {w.pauseSec} s</span>}
+            {w.result?.verdict === 'passed' && <span class="reason"> — analysis passed ({w.result.checks.join('; ')})</span>}
+            {w.result?.failure && <p class="error" data-analysis-failure>{w.result.failure.message}</p>}
+          </li>
+        ))}
+      </ol>
+    </div>
   );
 }

@@ -7,9 +7,9 @@ import { Link } from '../router';
 import { Block, useProgressiveBlocks } from '../progressive';
 import { ConditionBadge, ErrorNote, HealthBadge, PlanStatus, when, type Condition } from '../components/status';
 
-interface Server { id: string; name: string; hostname: string; status: string | null; message: string | null; checkedAt: string | null; conditions: Condition[] }
+interface Server { id: string; name: string; hostname: string; labels: Record<string, string>; status: string | null; message: string | null; checkedAt: string | null; conditions: Condition[] }
 interface Placement { deploymentId: string; serverId: string; serverName: string; containerName: string; status: string; runningTag: string | null; conditions: Condition[] }
-interface Service { id: string; name: string; desiredTag: string | null; conditions: Condition[]; deployments: Placement[] }
+interface Service { id: string; name: string; desiredTag: string | null; serverSelector: { matchLabels: Record<string, string> } | null; conditions: Condition[]; deployments: Placement[] }
 interface Overview {
   servers: Server[]; services: Service[];
   plans: Array<{ id: string; name: string; status: string; error: string | null; createdAt: string }>;
@@ -52,11 +52,12 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
       <section aria-labelledby="servers-h">
         <h2 id="servers-h">Servers ({servers.length})</h2>
         <table>
-          <thead><tr><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Health</th><th scope="col">Conditions</th><th scope="col">Checked</th></tr></thead>
+          <thead><tr><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Labels</th><th scope="col">Health</th><th scope="col">Conditions</th><th scope="col">Checked</th></tr></thead>
           <tbody>
             {servers.map((s) => (
               <tr data-server={s.name}>
                 <th scope="row">{s.name}</th><td>{s.hostname}</td>
+                <td data-labels>{Object.entries(s.labels ?? {}).map(([k, v]) => <code class="label">{k}={v} </code>)}</td>
                 <td><HealthBadge status={s.status} /> <span class="reason">{s.message}</span></td>
                 <td><ConditionBadge conditions={s.conditions} /></td><td>{when(s.checkedAt)}</td>
               </tr>
@@ -121,6 +122,7 @@ function ServiceRow({ envId, s }: { envId: string; s: Service }) {
       <td><code>{s.desiredTag ?? '—'}</code></td>
       <td><ConditionBadge conditions={s.conditions} /></td>
       <td>
+        {s.serverSelector && <p class="reason" data-selector>on servers labelled <code>{Object.entries(s.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></p>}
         <ul class="plain">
           {s.deployments.map((d) => (
             <li data-deployment={d.containerName}>

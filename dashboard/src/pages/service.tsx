@@ -177,6 +177,10 @@ function ServiceSpec({ service, editable, onSaved }: { service: any; editable: b
         <dt>Health check</dt>
         <dd>{hc ? <><code>{hc.test.join(' ')}</code> every {hc.intervalSec ?? 30} s, timeout {hc.timeoutSec ?? 30} s, {hc.retries ?? 3} retries</> : 'the image default'}</dd>
         <dt>Update order</dt><dd>{service.updateOrder}{service.updateOrder === 'start-first' && `, drain ${service.drainSec} s`}</dd>
+        <dt>Placement</dt>
+        <dd data-testid="placement">{service.serverSelector
+          ? <>every server labelled <code>{Object.entries(service.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></>
+          : 'the deployments listed below'}</dd>
         <dt>Env</dt>
         <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li data-env={k}><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
       </dl>

@@ -7,6 +7,8 @@ import { notFound, validationError } from '../../../controller/errors/app-error.
 import { dependencyOrder } from '../../../controller/catalog/dependency-order.js';
 import type { DeploymentPlanRow, PlanItem } from '../../../controller/store/repositories/deployment-plans.js';
 import { assertImageTag } from '../../../controller/deploy/names.js';
+import { splitWaves } from '../../../controller/model/rollout.js';
+import type { PlanWave } from '../../../controller/model/plan-waves.js';
 
 export interface CreatePlanInput {
   environmentId: string;
@@ -38,14 +40,30 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
   const edges = await s.serviceDependencies.listByEnvironment(input.environmentId, trx);
   const ordered = dependencyOrder(services, edges);
   const rows: Array<Record<string, unknown>> = [];
+  const waves: PlanWave[] = [];
   for (const [stage, svc] of ordered.entries()) {
     const item = input.items.find((i) => i.serviceId === svc.id)!;
     const target = targets?.get(svc.id);
     const tag = target?.imageTag ?? await targetTag(s, svc, item.imageTag ?? null, trx);
     let deployments = await s.deployments.listByServiceInServerOrder(svc.id, trx);
     if (item.deploymentIds) deployments = deployments.filter((d) => item.deploymentIds!.includes(d.id));
-    for (const d of deployments) {
-      rows.push({ stage, serviceId: svc.id, deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, imageTag: tag, revision: target?.revision ?? null });
+    // a service with a rollout: its steps in waves (canary first, in server order), each a group the engine runs, checks and pauses after
+    // a heal restores what is already desired (or last good): it is not a new version to canary
+    const shapes = input.trigger === 'drift-heal' ? null : splitWaves(svc.rollout, deployments.length);
+    const waveOf: number[] = [];
+    for (const shape of shapes ?? []) {
+      const index = waves.length;
+      waves.push({
+        index, stage, serviceId: svc.id, serviceName: svc.name, size: shape.size, width: shape.width,
+        analysis: shape.analysis ? svc.rollout!.analysis ?? null : null, pauseSec: shape.pauseSec ?? null, pause: !!shape.pause,
+      });
+      for (let n = 0; n < shape.size; n++) waveOf.push(index);
+    }
+    for (const [n, d] of deployments.entries()) {
+      rows.push({
+        stage, serviceId: svc.id, deploymentId: d.id, serverId: d.serverId, containerName: d.containerName, imageTag: tag, revision: target?.revision ?? null,
+        wave: shapes ? waveOf[n] : null,
+      });
     }
   }
   if (!rows.length) throw validationError('the services named have no deployments to deploy', 'items', 'Add a deployment to the service first');
@@ -53,7 +71,7 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
   const plan = await s.plans.repo.create({
     environmentId: input.environmentId, name, autoRollback: input.autoRollback ?? true, strategy: input.strategy ?? 'rolling',
     pullImage: input.pullImage ?? true, generateArtifacts: input.generateArtifacts ?? true, trigger: input.trigger ?? 'api',
-    items: JSON.stringify(input.items) as never, createdBy: input.createdBy ?? null,
+    items: JSON.stringify(input.items) as never, createdBy: input.createdBy ?? null, waves: (waves.length ? JSON.stringify(waves) : null) as never,
     // stamped when the request was accepted (the entrance holds the services' locks): plans list
     // in the order they were accepted, not the order their transactions began
   }, trx);

@@ -15,15 +15,19 @@ import { PlanPulls } from './plan-pulls.js';
 import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../service/revisions.js';
 import { refreshServiceConditions } from '../../service/record-rollout.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from '../../../controller/model/plan-states.js';
-import { outcomeEvent, planEvent } from './plan-events.js';
+import { analysisFailedEvent, outcomeEvent, planEvent, waveStartedEvent } from './plan-events.js';
+import { runAnalysis, type AnalysisTarget } from './analysis.js';
+import type { PlanWave, WavePhase, WaveState } from '../../../controller/model/plan-waves.js';
 
 const PARALLELISM = 4;
+/** How often a paused plan looks whether it was promoted, resumed or cancelled. */
+const PAUSE_POLL_MS = 250;
 
 /** What the engine reads and writes itself, and what the steps, pulls, records and events it runs need. */
 export type EngineServices = Pick<Services, 'db' | 'config' | 'logger' | 'metrics' | 'services' | 'containerImages'>
   & StepServices & Parameters<PlanPulls['prefetch']>[0] & Parameters<typeof failureSummary>[0]
   & Parameters<typeof recordPlanOutcome>[0] & Parameters<typeof restoreDesiredAfterRollback>[0]
-  & Parameters<typeof refreshServiceConditions>[0] & Parameters<typeof outcomeEvent>[0];
+  & Parameters<typeof refreshServiceConditions>[0] & Parameters<typeof outcomeEvent>[0] & Parameters<typeof runAnalysis>[0];
 
 export class PlanEngine {
   readonly repo: DeploymentPlansRepository;
@@ -35,6 +39,8 @@ export class PlanEngine {
   readonly leaseMs: number;
   private readonly active = new Map<string, Promise<void>>();
   private timer: NodeJS.Timeout | null = null;
+  /** Set by stop(): a plan waiting in a pause or an analysis is let go (its lease runs out and the next process resumes it). */
+  private stopping = false;
 
   constructor(private readonly s: EngineServices) {
     this.repo = new DeploymentPlansRepository(s.db);
@@ -59,6 +65,7 @@ export class PlanEngine {
   }
 
   async stop(): Promise<void> {
+    this.stopping = true;
     if (this.timer) clearInterval(this.timer);
     // a plan still running after this is left to the lease: the next process recovers it
     await Promise.race([Promise.allSettled([...this.active.values()]), new Promise((r) => setTimeout(r, 30_000).unref())]);
@@ -153,6 +160,8 @@ export class PlanEngine {
     let failed = false;
     let stopped = false;
     let lost = false;
+    /** The failed analysis that stopped the plan: its message is the plan's error. */
+    let analysisFailure: string | null = null;
     const stillWanted = async () => {
       const row = (await this.repo.findById(plan.id))!;
       // another replica took the plan over (this one could not renew its lease): it goes on from here
@@ -161,10 +170,10 @@ export class PlanEngine {
     };
     const pulls = new PlanPulls();
     if (plan.pullImage) pulls.prefetch(this.s, plan, steps);
-    for (const stage of stages) {
+    /** Runs the steps given (those left to run), `width` at once; false when the plan must stop. */
+    const runSteps = async (group: PlanStepRow[], width: number) => {
       // a step left running is one a stopped process was in the middle of (resume)
-      const queue = steps.filter((x) => x.stage === stage && (x.status === 'pending' || x.status === 'running'));
-      const width = plan.strategy === 'parallel' ? PARALLELISM : 1;
+      const queue = group.filter((x) => x.status === 'pending' || x.status === 'running');
       const worker = async () => {
         for (let st = queue.shift(); st; st = queue.shift()) {
           // rolling stops at the first failure; parallel lets started steps finish but starts no more
@@ -177,7 +186,24 @@ export class PlanEngine {
         }
       };
       await Promise.all(Array.from({ length: Math.min(width, queue.length) }, worker));
-      if (failed || stopped) break;
+      return !failed && !stopped;
+    };
+    for (const stage of stages) {
+      const group = steps.filter((x) => x.stage === stage);
+      const waves = (plan.waves ?? []).filter((w) => w.stage === stage);
+      if (!waves.length || group.every((x) => x.wave === null)) {
+        if (!(await runSteps(group, plan.strategy === 'parallel' ? PARALLELISM : 1))) break;
+        continue;
+      }
+      for (const wave of waves) {
+        const outcome = await this.runWave(plan, wave, group, runSteps, stillWanted);
+        if (outcome === 'stopped') stopped = true;
+        else if (outcome === 'released') lost = true;
+        else if (outcome === 'failed') failed = true;
+        else if (outcome !== 'go') { failed = true; analysisFailure = outcome.failure; }
+        if (failed || stopped || lost) break;
+      }
+      if (failed || stopped || lost) break;
     }
     if (lost) return;
     const fresh = (await this.repo.findById(plan.id))!;
@@ -185,18 +211,111 @@ export class PlanEngine {
     let all = await this.steps.ofPlan(plan.id);
     // a superseded plan never rolls back: a newer plan owns these services now
     if (failed && plan.autoRollback && !fresh.supersededBy) {
-      const rolling = await this.repo.transition(plan.id, ['running'], { status: 'rolling_back', error: `${await failureSummary(this.s, all)}; rolling back` });
+      const cause = analysisFailure ?? await failureSummary(this.s, all);
+      const rolling = await this.repo.transition(plan.id, ['running'], { status: 'rolling_back', error: `${cause}; rolling back` });
       if (rolling) {
         await planEvent(this.s, rolling);
         return this.rollBackSteps(rolling);
       }
     }
-    const outcome = outcomeOf(all, fresh.cancelRequested);
+    const outcome = analysisFailure ? 'failed' : outcomeOf(all, fresh.cancelRequested);
     const error = outcome === 'cancelled' && fresh.supersededBy ? `superseded by plan ${fresh.supersededBy}`
-      : outcome === 'cancelled' ? 'cancelled' : failed ? await failureSummary(this.s, all) : null;
+      : outcome === 'cancelled' ? 'cancelled' : analysisFailure ?? (failed ? await failureSummary(this.s, all) : null);
     all = await this.steps.ofPlan(plan.id);
     await this.finish(plan.id, 'running', outcome, error);
     if (outcome === 'succeeded') await this.recordImageTags(all);
+  }
+
+  /**
+   * One wave: its steps (`width` at once), then the analysis of every container of the service
+   * this plan has put on the new version so far, then its pause (pauseSec, until promoted, or an
+   * operator's pause). Each phase is persisted before it starts (plan.waveState), so a plan taken
+   * over resumes the wave where it was: a wave already past is skipped, an analysis starts again
+   * from its beginning, a pause keeps its deadline. 'go' when the plan goes on.
+   */
+  private async runWave(plan: DeploymentPlanRow, wave: PlanWave, group: PlanStepRow[],
+    runSteps: (g: PlanStepRow[], width: number) => Promise<boolean>, stillWanted: () => Promise<boolean>)
+    : Promise<'go' | 'stopped' | 'released' | 'failed' | { failure: string }> {
+    const at = (await this.repo.findById(plan.id))!.waveState;
+    if (at && at.wave > wave.index) return 'go';
+    const resumed = at?.wave === wave.index ? at : null;
+    const mine = group.filter((x) => x.wave === wave.index);
+    if (!resumed || resumed.phase === 'deploying') {
+      if (!resumed) {
+        const row = await this.setPhase(plan.id, wave.index, 'deploying');
+        if (!row) return 'stopped';
+        await waveStartedEvent(this.s, row, wave, mine);
+      }
+      if (!(await runSteps(mine, wave.width))) return (await stillWanted()) ? 'failed' : 'stopped';
+    }
+    if (wave.analysis && resumed?.phase !== 'paused') {
+      if (!(await this.setPhase(plan.id, wave.index, 'analysing'))) return 'stopped';
+      const targets = await this.analysisTargets(plan.id, wave);
+      const records = () => this.repo.findById(plan.id).then((p) => p!.analysis ?? []);
+      // an analysis a stopped process left running starts again from its beginning: its record goes
+      const wanted = async () => !this.stopping && stillWanted();
+      const result = await runAnalysis(this.s, wave.index, wave.analysis, targets, wanted, async (r) => {
+        const list = (await records()).filter((x) => !(x.wave === r.wave && (x.startedAt === r.startedAt || x.verdict === 'running')));
+        await this.repo.setAnalysis(plan.id, this.owner, [...list, r]);
+        const row = await this.repo.findById(plan.id);
+        if (row) await planEvent(this.s, row);
+      });
+      if (result === 'stopped') return this.stopping ? 'released' : 'stopped';
+      if (result.failure) {
+        const message = `analysis after wave ${wave.index + 1} failed: ${result.failure.message}`;
+        await analysisFailedEvent(this.s, plan, wave, result);
+        return { failure: message };
+      }
+    }
+    return this.pauseAfter(plan, wave, resumed?.phase === 'paused' ? resumed : null, stillWanted);
+  }
+
+  /** The pause after a wave, if any: its own (pauseSec, pause: true) or an operator's. */
+  private async pauseAfter(plan: DeploymentPlanRow, wave: PlanWave, resumed: WaveState | null, stillWanted: () => Promise<boolean>)
+    : Promise<'go' | 'stopped' | 'released'> {
+    const isLast = wave.index === (plan.waves ?? []).length - 1;
+    let row = (await this.repo.findById(plan.id))!;
+    const operator = row.pauseRequested && !isLast;
+    if (!wave.pause && !wave.pauseSec && !operator && !resumed) return 'go';
+    const until = resumed ? resumed.pauseUntil : wave.pauseSec ? new Date(Date.now() + wave.pauseSec * 1000).toISOString() : null;
+    if (!resumed || resumed.pausedBy !== (operator ? 'operator' : 'rollout')) {
+      const set = await this.setPhase(plan.id, wave.index, 'paused', { pauseUntil: until, pausedBy: operator ? 'operator' : 'rollout' });
+      if (!set) return 'stopped';
+    }
+    for (;;) {
+      // this process stops: the pause is kept in the store, and the next process waits on
+      if (this.stopping) return 'released';
+      if (!(await stillWanted())) return 'stopped';
+      row = (await this.repo.findById(plan.id))!;
+      if (row.promotedWave !== null && row.promotedWave >= wave.index) return 'go';
+      if (!row.pauseRequested) {
+        // the rollout's own pause: timed, or until promoted (a resumed operator pause of a wave without one goes on)
+        if (!wave.pause && (!until || Date.now() >= new Date(until).getTime())) return 'go';
+      }
+      await new Promise((r) => setTimeout(r, PAUSE_POLL_MS));
+    }
+  }
+
+  /** Writes the plan's wave and phase (only while this process holds it) and tells SSE clients. */
+  private async setPhase(planId: string, wave: number, phase: WavePhase, extra: Partial<WaveState> = {}): Promise<DeploymentPlanRow | undefined> {
+    const row = await this.repo.setWaveState(planId, this.owner, {
+      wave, phase, since: new Date().toISOString(), pauseUntil: null, pausedBy: null, ...extra,
+    });
+    if (row) await planEvent(this.s, row);
+    return row;
+  }
+
+  /** The containers an analysis watches: every deploy step of the service this plan has put on the new version so far. */
+  private async analysisTargets(planId: string, wave: PlanWave): Promise<AnalysisTarget[]> {
+    const done = (await this.steps.ofPlan(planId)).filter((x) => x.serviceId === wave.serviceId && x.wave !== null && x.wave <= wave.index
+      && x.status === 'succeeded' && x.serverId);
+    const servers = new Map((await this.s.servers.findByIds(done.map((x) => x.serverId!))).map((x) => [x.id, x.name]));
+    const perServer = new Map<string, number>();
+    for (const x of done) perServer.set(x.serverId!, (perServer.get(x.serverId!) ?? 0) + 1);
+    return done.map((x) => {
+      const server = servers.get(x.serverId!) ?? x.serverId!;
+      return { serverId: x.serverId!, containerName: x.containerName, label: perServer.get(x.serverId!)! > 1 ? `${x.containerName}@${server}` : server };
+    });
   }
 
   /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */

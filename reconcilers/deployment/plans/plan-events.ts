@@ -1,12 +1,31 @@
 // What plans tell the rest of the product (SSE, notifications, webhooks). Ids, names, states and
 // tags only: never an env value or anything else that could hold a secret.
 import type { Services } from '../../../controller/services.js';
-import type { DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import { currentWaveOf, type DeploymentPlanRow } from '../../../controller/store/repositories/deployment-plans.js';
+import type { AnalysisRecord, PlanWave } from '../../../controller/model/plan-waves.js';
 import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
 import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
 
 export const planEvent = (s: Pick<Services, 'events'>, p: DeploymentPlanRow) =>
-  s.events.publish('plan.updated', p.environmentId, { planId: p.id, name: p.name, status: p.status, error: p.error, trigger: p.trigger });
+  s.events.publish('plan.updated', p.environmentId, {
+    planId: p.id, name: p.name, status: p.status, error: p.error, trigger: p.trigger, currentWave: currentWaveOf(p),
+  });
+
+/** deployment.wave_started (a notification type): a wave of a rollout begins, with its servers. */
+export const waveStartedEvent = (s: Pick<Services, 'events'>, p: DeploymentPlanRow, w: PlanWave, steps: PlanStepRow[]) =>
+  s.events.publish('deployment.wave_started', p.environmentId, {
+    planId: p.id, planName: p.name, serviceId: w.serviceId, serviceName: w.serviceName, wave: w.index + 1, waves: p.waves?.length ?? 1,
+    imageTag: steps[0]?.imageTag ?? null, containers: steps.map((x) => x.containerName), serverIds: steps.map((x) => x.serverId),
+    message: `${w.serviceName}: wave ${w.index + 1} of ${p.waves?.length ?? 1} (${steps.length} server${steps.length === 1 ? '' : 's'}) started`,
+  });
+
+/** deployment.analysis_failed (a notification type): the check and figure that stopped a rollout. */
+export const analysisFailedEvent = (s: Pick<Services, 'events'>, p: DeploymentPlanRow, w: PlanWave, r: AnalysisRecord) =>
+  s.events.publish('deployment.analysis_failed', p.environmentId, {
+    planId: p.id, planName: p.name, serviceId: w.serviceId, serviceName: w.serviceName, wave: w.index + 1,
+    check: r.failure?.check ?? null, target: r.failure?.target ?? null, figure: r.failure?.figure ?? null,
+    message: `${w.serviceName}: analysis after wave ${w.index + 1} failed: ${r.failure?.message ?? 'unknown'}`,
+  });
 
 export const stepEvent = (s: Pick<Services, 'events'>, p: DeploymentPlanRow, st: PlanStepRow) =>
   s.events.publish('plan.step', p.environmentId, {

@@ -42,7 +42,9 @@ export const MAX_TAKEOVERS = 2;
 export async function recoverStalePlans(s: RecoveryServices): Promise<number> {
   const taken = await s.plans.repo.takeOverStale(s.plans.owner, s.plans.leaseMs, [...s.plans.activeIds()]);
   for (const plan of taken) {
-    const resume = plan.status === 'running' && plan.previousOwner !== s.plans.owner && plan.takeovers <= MAX_TAKEOVERS;
+    // a plan paused between waves runs nothing that could have killed its process: it waits on, however often taken over
+    const resume = plan.status === 'running' && plan.previousOwner !== s.plans.owner
+      && (plan.takeovers <= MAX_TAKEOVERS || plan.waveState?.phase === 'paused');
     s.logger.warn('taking over a plan whose lease ran out', { planId: plan.id, status: plan.status, resume, takeovers: plan.takeovers });
     await recoverOne(s, plan, resume);
   }

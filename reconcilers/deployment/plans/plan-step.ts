@@ -101,7 +101,7 @@ export async function runRemoveStep(s: StepServices, steps: PlanStepsRepository,
       if (!running) return 'succeeded';
       await stepEvent(s, plan, running);
       const gone = { id: st.removedDeploymentId!, serverId: st.serverId!, containerName: st.containerName, composePath: null } as DeploymentRow;
-      await removeDeploymentContainer(s, gone, log, 'its deployment was pruned');
+      await removeDeploymentContainer(s, gone, log, plan.trigger === 'selector' ? 'its server no longer matches the serverSelector' : 'its deployment was pruned');
       const done = await steps.transition(st.id, ['running'], { status: 'succeeded', finishedAt: new Date() });
       await stepEvent(s, plan, done!);
       return 'succeeded';

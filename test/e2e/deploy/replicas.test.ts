@@ -2,44 +2,21 @@
 // ports, one DATABASE_URL: scheduler jobs run on the leader only, a revoked token is refused by
 // the other replica within a second, and a deploy started through A is seen live by an SSE
 // client of B, survives SIGKILL of A and is finished by B (checked on the servers themselves).
-import { listeningUrl, logRecords } from '../../support/log-lines.js';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { logRecords } from '../../support/log-lines.js';
+import { serveController, type ControllerProcess } from '../../support/controller-process.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { expect } from 'chai';
 import type { Knex } from 'knex';
 import { createKnex } from '../../../controller/store/knex.js';
-import { HttpClient } from '../../support/http-client.js';
 import { addService, cleanup, containerImage, startWorld, type World } from './deploy-world.js';
 import { until } from '../../support/until.js';
 import { sseFrames } from '../../support/sse-stream.js';
 import { TEST_ALLOW_LIST } from '../../support/outgoing-allow.js';
 
-interface Replica { name: string; child: ChildProcess; url: string; api: HttpClient; lines: string[] }
-
-
-function serve(name: string, env: Record<string, string>, token: string): Promise<Replica> {
-  const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], { env: { ...process.env, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
-  const lines: string[] = [];
-  return new Promise((resolve, reject) => {
-    let rest = '';
-    const timer = setTimeout(() => reject(new Error(`replica ${name} did not start:\n${lines.join('\n')}`)), 120_000);
-    child.stderr!.on('data', (d: Buffer) => {
-      const parts = (rest + d.toString()).split('\n');
-      rest = parts.pop()!;
-      for (const l of parts) {
-        lines.push(l);
-        const url = listeningUrl(l);
-        if (url) {
-          clearTimeout(timer);
-          resolve({ name, child, url, api: new HttpClient(url, token), lines });
-        }
-      }
-    });
-    child.once('exit', (code) => { clearTimeout(timer); reject(new Error(`replica ${name} exited ${code}:\n${lines.join('\n')}`)); });
-  });
-}
+type Replica = ControllerProcess;
+const serve = serveController;
 
 /** How many times this replica ran the scheduler job `job`. */
 const jobRuns = (r: Replica, job: string) => logRecords(r.lines.join('\n')).filter((l) => l.msg === 'scheduled job ran' && l.job === job).length;
