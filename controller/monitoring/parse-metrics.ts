@@ -16,15 +16,15 @@ export interface ParsedMetrics {
   cpu?: CpuReading;
 }
 
-export function splitSections(stdout: string): Map<MetricsSection, string> {
-  const out = new Map<MetricsSection, string>();
-  let current: MetricsSection | null = null;
+export function splitSections(stdout: string): Map<MetricsSection | 'stat0', string> {
+  const out = new Map<MetricsSection | 'stat0', string>();
+  let current: MetricsSection | 'stat0' | null = null;
   let lines: string[] = [];
   const flush = () => { if (current) out.set(current, lines.join('\n')); };
   for (const line of stdout.split('\n')) {
     if (line.startsWith(SECTION_MARKER)) {
       flush();
-      current = line.slice(SECTION_MARKER.length).trim() as MetricsSection;
+      current = line.slice(SECTION_MARKER.length).trim() as MetricsSection | 'stat0';
       lines = [];
     } else if (current) {
       lines.push(line);
@@ -110,7 +110,9 @@ export function parseMetrics(stdout: string, toggles: MetricsToggles, previousCp
     const cur = parseCpuReading(s.get('stat')!);
     if (cur) {
       result.cpu = cur;
-      set('cpuPercent', cpuPercentBetween(previousCpu, cur));
+      // the first sample of a server: its own earlier reading (readMetrics firstCpu)
+      const before = previousCpu ?? (s.has('stat0') ? parseCpuReading(s.get('stat0')!) : undefined);
+      set('cpuPercent', cpuPercentBetween(before, cur));
     }
   }
   if (s.has('meminfo')) {

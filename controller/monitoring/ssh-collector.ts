@@ -1,7 +1,7 @@
 // SSH metrics collection of one server: one batched read over the pooled connection, parsed by
 // parse-metrics.ts. CPU is the busy share since the previous reading of the same server (kept
-// here, in memory): the first reading after start-up has no cpuPercent, every later one covers
-// the whole interval instead of a sub-second glimpse.
+// here, in memory), so every reading covers the whole interval instead of a sub-second glimpse;
+// the first one after start-up reads /proc/stat twice, half a second apart, to carry CPU too.
 import type { HostAccess } from '../hosts/host-access.js';
 import { dockerRootDir, readMetrics } from '../hosts/commands/metrics.js';
 import type { ServerRow } from '../store/repositories/servers.js';
@@ -24,7 +24,7 @@ export class SshCollector {
     if (sections.length === 0) return null;
     const at = new Date();
     const root = sections.includes('df') ? await this.dockerRoot(server.id, timeoutMs) : DEFAULT_DOCKER_ROOT;
-    const res = await this.hosts.exec(server.id, readMetrics(sections, root), { timeoutMs, check: false });
+    const res = await this.hosts.exec(server.id, readMetrics(sections, root, { firstCpu: !this.cpu.has(server.id) }), { timeoutMs, check: false });
     const parsed = parseMetrics(res.stdout, toggles, this.cpu.get(server.id));
     if (parsed.cpu) this.cpu.set(server.id, parsed.cpu);
     return { serverId: server.id, at, source: 'ssh', ...parsed.values };

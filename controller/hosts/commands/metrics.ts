@@ -24,9 +24,21 @@ export function sectionCommand(section: MetricsSection, dockerRoot: string): Arg
   }
 }
 
-/** One command reading the given sections; a section that fails leaves the others be. */
-export function readMetrics(sections: MetricsSection[], dockerRoot: string): string[] {
-  return sequence(...sections.flatMap((s) => [['echo', `${SECTION_MARKER}${s}`], sectionCommand(s, dockerRoot)]));
+/** How far apart the two CPU readings of a server's first sample are (CPU is a share of an interval). */
+export const FIRST_CPU_INTERVAL_SEC = 0.5;
+
+/**
+ * One command reading the given sections; a section that fails leaves the others be. `firstCpu`:
+ * no earlier reading of the server is known, so /proc/stat is also read once before the other
+ * sections (`stat0`), at least FIRST_CPU_INTERVAL_SEC earlier: the first sample carries CPU too.
+ */
+export function readMetrics(sections: MetricsSection[], dockerRoot: string, o: { firstCpu?: boolean } = {}): string[] {
+  const before = o.firstCpu && sections.includes('stat')
+    ? [['echo', `${SECTION_MARKER}stat0`], sectionCommand('stat', dockerRoot), ['sleep', String(FIRST_CPU_INTERVAL_SEC)]]
+    : [];
+  // with a reading before them, the other sections fill part of the interval; the current one comes last
+  const ordered = before.length ? [...sections.filter((s) => s !== 'stat'), 'stat' as const] : sections;
+  return sequence(...before, ...ordered.flatMap((s) => [['echo', `${SECTION_MARKER}${s}`], sectionCommand(s, dockerRoot)]));
 }
 
 /** Where Docker keeps its data (the disk metric is that filesystem's). */

@@ -80,6 +80,14 @@ describe('ssh metrics on the fleet (e2e)', function () {
     expect(hist.body.series.cpuPercent.filter((v: number | null) => v !== null).length).to.be.at.least(1);
   });
 
+  it('the first sample of each server already carries CPU (two readings of /proc/stat a moment apart)', async () => {
+    for (const f of fleet.servers) {
+      await sampleAfter(f.name, 0, false);
+      const first = await svc.services.db('server_samples').where({ serverId: ids[f.name] }).orderBy('at').first();
+      expect(first.cpuPercent, `${f.name}'s first sample`).to.be.a('number').and.within(0, 100);
+    }
+  });
+
   it('leaves out a metric whose monitoring toggle is off, and collects it again once on', async () => {
     const off = await admin.patch(`/api/environments/${envId}/settings/monitoring`, { collectSwap: false, collectTcp: false });
     expect(off.status, off.text).to.equal(200);

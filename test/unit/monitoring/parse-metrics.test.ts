@@ -78,6 +78,21 @@ describe('metrics parser (ssh collection)', () => {
       `echo '${SECTION_MARKER}dockerstats' ; docker stats --no-stream --no-trunc --format '{{json .}}'`);
   });
 
+  it('the first sample of a server reads /proc/stat before the other sections and again last, and carries CPU from the two', () => {
+    const argv = readMetrics(['stat', 'meminfo'], '/var/lib/docker', { firstCpu: true });
+    expect(argv[2]).to.equal(
+      `echo '${SECTION_MARKER}stat0' ; head -n 1 /proc/stat ; sleep 0.5 ; echo '${SECTION_MARKER}meminfo' ; cat /proc/meminfo ; ` +
+      `echo '${SECTION_MARKER}stat' ; head -n 1 /proc/stat`);
+    // without CPU collection there is nothing to read twice
+    expect(readMetrics(['meminfo'], '/d', { firstCpu: true })[2]).to.equal(`echo '${SECTION_MARKER}meminfo' ; cat /proc/meminfo`);
+    // 100 jiffies passed, 25 of them idle: 75 % busy
+    const out = section('stat0', 'cpu  100 0 0 1000 0 0 0 0 0 0') + section('stat', 'cpu  175 0 0 1025 0 0 0 0 0 0');
+    expect(parseMetrics(out, all).values.cpuPercent).to.equal(75);
+    // a known earlier reading wins over stat0 (the interval since the last sample)
+    expect(parseMetrics(out, all, { total: 1075, idle: 1000 }).values.cpuPercent).to.equal(
+      cpuPercentBetween({ total: 1075, idle: 1000 }, parseCpuReading('cpu  175 0 0 1025 0 0 0 0 0 0')!));
+  });
+
   it('converts docker sizes', () => {
     expect(parseSize('1.5GiB')).to.equal(1.5 * 1024 ** 3);
     expect(parseSize('2kB')).to.equal(2000);
