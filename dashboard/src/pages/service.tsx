@@ -69,6 +69,7 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
 
       <ContainerCharts service={service} />
 
+      <ImageUpdates service={service} canDeploy={can(me, 'operator')} onPlan={(id) => { setPlanId(id); loaded.reload(); }} />
       {can(me, 'operator') && <DeployForm service={service} tags={tags} onPlan={setPlanId} />}
       {planId && <PlanProgress key={planId} planId={planId} />}
 
@@ -93,6 +94,46 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         ) : <p>Never deployed.</p>}
       </section>
     </div>
+  );
+}
+
+/** The tags of the service's image newer than its own (under the image's version policy), each deployable in a click. */
+function ImageUpdates({ service, canDeploy, onPlan }: { service: any; canDeploy: boolean; onPlan(id: string): void }) {
+  const tags = useLoad((signal) => get(`/api/services/${service.id}/image-tags`, signal), [service.id, service.imageTag]);
+  const action = useAction();
+  const newer: string[] = (tags.data?.tags ?? []).filter((t: any) => t.newer).map((t: any) => t.tag);
+  return (
+    <section aria-labelledby="updates-h">
+      <h2 id="updates-h">Image updates</h2>
+      {!service.containerImageId ? <p>The service has no container image.</p>
+        : tags.error ? <p class="reason" data-testid="updates-unavailable">The registry's tags are unavailable: {tags.error.message}</p>
+          : !tags.data ? <p role="status">Asking the registry…</p>
+            : (
+              <>
+                <p><code>{tags.data.imageName}</code> at <code>{tags.data.currentTag ?? '—'}</code>: {newer.length
+                  ? `${newer.length} newer ${newer.length === 1 ? 'tag' : 'tags'} in the registry, newest first.`
+                  : 'no newer tag in the registry.'}</p>
+                {newer.length > 0 && (
+                  <ul class="updates" aria-label="Newer tags">
+                    {newer.map((tag) => (
+                      <li data-tag={tag}><code>{tag}</code>
+                        {canDeploy && <> <button type="button" disabled={action.busy} onClick={() => action.run(async () => {
+                          onPlan((await post(`/api/services/${service.id}/deploy`, { imageTag: tag })).id);
+                        })}>Deploy {tag}</button></>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </>
+            )}
+      {canDeploy && service.containerImageId && (
+        <div class="actions"><button type="button" disabled={action.busy || tags.loading} onClick={() => action.run(async () => {
+          await post(`/api/services/${service.id}/check-updates`, {});
+          tags.reload();
+        })}>Check the registry now</button></div>
+      )}
+      <ErrorNote error={action.error} />
+    </section>
   );
 }
 

@@ -15,6 +15,7 @@ import { bootstrapAdmin, createEnvironment, PASSWORD, userWithRole } from '../..
 import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { recordHealth } from '../../../controller/servers/health.js';
+import { startLocalRegistry } from '../../support/local-registry.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
@@ -342,6 +343,52 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     const html = await page.content();
     expect(html).to.not.include('first-Hk1');
     expect(html).to.not.include('second-Hk2');
+  });
+
+  it("shows the newer tags of a service's image from its registry and deploys one with its button", async () => {
+    const reg = await startLocalRegistry();
+    try {
+      for (const t of ['1.4.0', '1.4.1', '1.5.0', 'latest']) await reg.push('shop/updates', t);
+      const registry = await admin.post(`/api/environments/${envId}/registries`, { name: 'updates-reg', type: 'generic', registryUrl: reg.url });
+      expect(registry.status, registry.text).to.equal(201);
+      const image = await admin.post(`/api/environments/${envId}/container-images`, { imageName: `${reg.host}/shop/updates`, registryConnectionId: registry.body.id });
+      expect(image.status, image.text).to.equal(201);
+      const service = await admin.post(`/api/environments/${envId}/services`, { name: 'updatable', containerImageId: image.body.id, imageTag: '1.4.0' });
+      expect(service.status, service.text).to.equal(201);
+      // a deployment to deploy to (its server is never reached: the plan is what this test reads)
+      const host = await admin.post(`/api/environments/${envId}/servers`, { name: 'updates-host', hostname: 'updates-host.example.test' });
+      expect((await admin.post(`/api/services/${service.body.id}/deployments`, { serverId: host.body.id, containerName: 'updatable-1' })).status).to.equal(201);
+
+      // a viewer sees the newer tags, and no button to deploy them
+      const viewerPage = await signIn(viewerEmail);
+      await open(viewerPage, `/env/${envId}/services/${service.body.id}`, 'Service');
+      const viewerList = viewerPage.getByRole('list', { name: 'Newer tags' });
+      await viewerList.locator('li[data-tag="1.5.0"]').waitFor();
+      expect(await viewerList.getByRole('button').count()).to.equal(0);
+
+      const page = await signIn();
+      await open(page, `/env/${envId}/services/${service.body.id}`, 'Service');
+      const updates = page.getByRole('region', { name: 'Image updates' });
+      const list = updates.getByRole('list', { name: 'Newer tags' });
+      await list.locator('li[data-tag="1.5.0"]').waitFor();
+      // what the API reports as newer than 1.4.0, newest first; 1.4.0 and latest are not offered
+      expect(await list.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-tag')))).to.deep.equal(['1.5.0', '1.4.1']);
+      expect(await updates.innerText()).to.contain('2 newer tags');
+
+      await list.getByRole('button', { name: 'Deploy 1.5.0' }).click();
+      // the deploy went through the deploy route: a plan for 1.5.0, followed on the page
+      const audit = await until('the deploy audited', async () => (await svc.services.db('audit_logs')
+        .where({ resourceId: service.body.id, action: 'deployService' })).find((a: any) => a.details.imageTag === '1.5.0'));
+      const plan = await admin.get(`/api/deployment-plans/${audit.details.planId}`);
+      expect(plan.status, plan.text).to.equal(200);
+      expect(JSON.stringify(plan.body)).to.contain('1.5.0');
+      await page.locator(`[data-plan="${audit.details.planId}"]`).waitFor();
+      // the service now wants 1.5.0: nothing newer is left to offer
+      expect((await admin.get(`/api/services/${service.body.id}`)).body.imageTag).to.equal('1.5.0');
+      await updates.getByText('no newer tag in the registry').waitFor();
+    } finally {
+      await reg.stop();
+    }
   });
 
   it("edits a service's env in the page and stores it", async () => {
