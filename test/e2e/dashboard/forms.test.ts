@@ -16,6 +16,8 @@ import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { recordHealth } from '../../../controller/servers/health.js';
 import { startLocalRegistry } from '../../support/local-registry.js';
+import { recordCheck } from '../../../controller/monitoring/record-check.js';
+import { containerCheck } from '../../../controller/monitoring/service-checks.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
@@ -389,6 +391,48 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     } finally {
       await reg.stop();
     }
+  });
+
+  it("shows a service's health checks with their alert state and latest results, live as a check goes down and recovers", async () => {
+    const server = (await admin.post(`/api/environments/${envId}/servers`, { name: 'checked-host', hostname: 'checked-host.example.test' })).body;
+    const service = (await admin.post(`/api/environments/${envId}/services`, { name: 'checked', containerImageId: imageId })).body;
+    const other = (await admin.post(`/api/environments/${envId}/services`, { name: 'not-checked', containerImageId: imageId })).body;
+    const dep = (await admin.post(`/api/services/${service.id}/deployments`, { serverId: server.id, containerName: 'checked-1' })).body;
+    const otherDep = (await admin.post(`/api/services/${other.id}/deployments`, { serverId: server.id, containerName: 'not-checked-1' })).body;
+    // results as the health sweep makes and records them (no Docker here: the containers are missing)
+    const serverRow = (await svc.services.servers.findById(server.id))!;
+    const policy = { failuresBeforeDown: 2, successesBeforeUp: 1, reminderIntervalSec: 0 };
+    const check = async (depId: string, look: any) =>
+      recordCheck(svc.services, containerCheck(serverRow, (await svc.services.deployments.findById(depId))!, look, 7), policy);
+    await check(otherDep.id, undefined);
+    await check(dep.id, undefined);
+    await check(dep.id, undefined);
+    const stored = (await admin.get(`/api/environments/${envId}/health-checks`)).body.items.find((c: any) => c.deploymentId === dep.id);
+    expect(stored).to.include({ status: 'down', failures: 2, lastResult: 'failed', lastError: 'the container does not exist' });
+
+    const page = await signIn(viewerEmail);
+    await open(page, `/env/${envId}/services/${service.id}`, 'Service');
+    const panel = page.getByRole('region', { name: 'Health checks and alerts' });
+    const row = panel.locator(`tr[data-check="container:${dep.id}"]`);
+    await row.waitFor();
+    expect(await panel.getByTestId('alert-summary').innerText()).to.equal('1 of 1 check down: alerting.');
+    const cells = await row.locator('th, td').allInnerTexts();
+    expect(cells[0]).to.equal('container checked-1 on checked-host');
+    expect(cells[2]).to.match(/^down since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(cells[3]).to.equal('2');
+    expect(cells[4]).to.equal('failed the container does not exist');
+    // only this service's checks: the other service's deployment is not in it
+    expect(await panel.locator(`tr[data-check="container:${otherDep.id}"]`).count()).to.equal(0);
+    expect(await panel.getByRole('list', { name: 'Latest results' }).locator('li').count()).to.equal(2);
+
+    // the container runs again: the recovery comes through the event stream, no reload
+    await check(dep.id, { State: 'running', Status: 'Up 3 seconds' });
+    await panel.getByTestId('alert-summary').filter({ hasText: 'The check is up.' }).waitFor();
+    expect(await row.locator('td').nth(1).innerText()).to.equal('up');
+    expect(await panel.getByRole('list', { name: 'Latest results' }).locator('li').count()).to.equal(3);
+    expect((await admin.get(`/api/environments/${envId}/health-checks`)).body.items.find((c: any) => c.deploymentId === dep.id)).to.include({ status: 'up' });
+    for (const s of [service, other]) await admin.delete(`/api/services/${s.id}`);
+    await admin.delete(`/api/servers/${server.id}`);
   });
 
   it("edits a service's env in the page and stores it", async () => {
