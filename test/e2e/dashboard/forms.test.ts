@@ -435,6 +435,62 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     await admin.delete(`/api/servers/${server.id}`);
   });
 
+  it('lays the topology out with service → server placement, no edge crossing a box', async () => {
+    const env = (await createEnvironment(admin, 'laid-out')).id;
+    const servers: Record<string, string> = {};
+    for (const n of ['a1', 'a2', 'a3']) servers[n] = (await admin.post(`/api/environments/${env}/servers`, { name: n, hostname: `${n}.example.test` })).body.id;
+    const img = (await admin.post(`/api/environments/${env}/container-images`, { imageName: 'registry.example.test/shop/api' })).body.id;
+    const services: Record<string, string> = {};
+    for (const n of ['front', 'api', 'worker']) services[n] = (await admin.post(`/api/environments/${env}/services`, { name: n, containerImageId: img })).body.id;
+    const placed = [['front', 'a1'], ['front', 'a2'], ['api', 'a2'], ['api', 'a3'], ['worker', 'a1'], ['worker', 'a3']];
+    for (const [svcName, srv] of placed) {
+      const res = await admin.post(`/api/services/${services[svcName!]}/deployments`, { serverId: servers[srv!], containerName: `${svcName}-${srv}` });
+      expect(res.status, res.text).to.equal(201);
+    }
+    const link = await admin.post('/api/connections', { environmentId: env, from: { kind: 'Service', id: services.front }, to: { kind: 'Server', id: servers.a3 }, label: 'metrics' });
+    expect(link.status, link.text).to.equal(201);
+
+    const page = await signIn();
+    await open(page, `/env/${env}/topology`, 'Topology');
+    await page.getByTestId('topology-placements').waitFor();
+    expect((await page.getByTestId('topology-placements').innerText()).split('\n').sort())
+      .to.deep.equal(placed.map(([a, b]) => `${a} runs on ${b}`).sort());
+    expect(await page.getByTestId('topology-links').innerText()).to.equal('front → a3 connection: metrics');
+    expect(await page.locator('svg.topology g[data-kind="placement"]').count()).to.equal(placed.length);
+    // every segment of every edge keeps out of every box but its own two ends' (1 px of slack at their borders)
+    const problems = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const boxes = [...doc.querySelectorAll('svg.topology g.node')].map((g: any) => {
+        const r = g.querySelector('rect').getBBox();
+        const [x, y] = g.getAttribute('transform').match(/-?[\d.]+/g).map(Number);
+        return { name: g.querySelector('text').textContent, x: x + 1, y: y + 1, w: r.width - 2, h: r.height - 2 };
+      });
+      const out: string[] = [];
+      let segments = 0;
+      for (const g of [...doc.querySelectorAll('svg.topology g[data-edge]')] as any[]) {
+        for (const l of [...g.querySelectorAll('line')] as any[]) {
+          segments++;
+          const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k)));
+          const dx = x2 - x1, dy = y2 - y1;
+          boxes: for (const b of boxes) { // Liang-Barsky: does the segment enter the rectangle?
+            let t0 = 0, t1 = 1;
+            for (const [p, q] of [[-dx, x1 - b.x], [dx, b.x + b.w - x1], [-dy, y1 - b.y], [dy, b.y + b.h - y1]] as Array<[number, number]>) {
+              if (p === 0) { if (q < 0) continue boxes; continue; }
+              const t = q / p;
+              if (p < 0) { if (t > t1) continue boxes; if (t > t0) t0 = t; } else { if (t < t0) continue boxes; if (t < t1) t1 = t; }
+            }
+            if (t0 < t1) out.push(`${g.getAttribute("data-edge")} crosses ${b.name} ${JSON.stringify(b)} ${[x1, y1, x2, y2]}`);
+          }
+        }
+      }
+      return { segments, out, boxes: boxes.length };
+    });
+    expect(problems.boxes).to.equal(6);
+    expect(problems.segments).to.be.at.least(placed.length + 1);
+    // the ends' own boxes are touched at their borders only: a crossing would be listed here
+    expect(problems.out).to.deep.equal([]);
+  });
+
   it("edits a service's env in the page and stores it", async () => {
     const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
     expect(created.status, created.text).to.equal(201);
