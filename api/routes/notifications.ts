@@ -24,7 +24,9 @@ const toType = (t: NotificationType) => ({
 const preferenceRead = object({ type: str(), category: str(), inApp: bool, email: bool });
 
 /** The SSE names of the general stream (DECISIONS.md, Streams). */
-export const STREAM_EVENTS = new Set(['plan.updated', 'plan.step', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created']);
+export const STREAM_EVENTS = new Set(['plan.updated', 'plan.step', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created',
+  // a check's alert going down (or a reminder) and its recovery: names and ids, as the fan-out sends them
+  'health.failed', 'health.recovered']);
 
 /** In-app notifications belong to users; a service account has none. */
 const userIdOf = (ctx: Ctx) => (ctx.state.actor?.type === 'user' ? ctx.state.actor.id : null);
@@ -145,7 +147,7 @@ export default function notificationRoutes(s: Services) {
 
     route<unknown, { environmentId?: string }>({
       method: 'GET', path: '/api/events', operationId: 'streamEvents', tag: 'events', access: 'viewer', envExempt: true, ...SSE_ANSWER,
-      summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, drift.changed, notification.created; '
+      summary: 'Server-sent events: plan.updated, plan.step, deployment.updated, health.changed, health.failed, health.recovered, drift.changed, notification.created; '
         + 'id for Last-Event-ID resume; a comment heartbeat every 15 s',
       query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) }, errors: [404], // an unknown environmentId
       async handler(ctx, { query }) {

@@ -299,6 +299,24 @@ export default function serverRoutes(s: Services) {
       },
     }),
 
+    route<{ fingerprint: string }>({
+      method: 'POST', path: '/api/servers/{id}/host-key/reset', operationId: 'resetServerHostKey', tag: 'servers', access: 'admin', load,
+      summary: 'Forget the pinned SSH host key (after a rebuild, as ssh-keygen -R): the next connection pins the key the server presents then',
+      description: 'Body {fingerprint}: the pinned fingerprint the caller saw (GET /api/servers/{id}); a different pin (409) is kept, so '
+        + 'a key pinned meanwhile is never forgotten unseen. Audited with the forgotten fingerprint.',
+      body: object({ fingerprint: nonEmpty(200) }, ['fingerprint']), response: serverSchemas.read, errors: [409],
+      async handler(ctx, { resource, body }) {
+        if (!resource.hostKeyFingerprint) throw conflict(`server ${resource.name} has no pinned host key`, 'its next connection pins the key it presents');
+        // compare and clear in one statement: a key pinned since the caller looked is kept
+        if (!(await s.servers.forgetHostKey(resource.id, body.fingerprint))) {
+          throw conflict(`server ${resource.name} has another pinned host key than ${body.fingerprint}`, 'read the server again and confirm the key shown', 'fingerprint');
+        }
+        s.hosts.invalidate(resource.id);
+        ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, forgottenFingerprint: body.fingerprint } };
+        return toServer((await s.servers.findById(resource.id))!);
+      },
+    }),
+
     // ---- live operations ----------------------------------------------------------------
     route<{ timeoutMs?: number }>({
       method: 'POST', path: '/api/servers/{id}/health', operationId: 'checkServerHealth', tag: 'servers', access: 'operator', load,

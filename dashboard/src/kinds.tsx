@@ -12,7 +12,19 @@ import { HealthBadge, when } from './components/status';
 export interface Column { label: string; cell(item: any): ComponentChildren }
 
 /** A button on each row that runs an operation of the item (test a connection) and shows its answer. */
-export interface ItemAction { label: string; op: string; body?: Record<string, unknown>; says(answer: any): string }
+export interface ItemAction {
+  label: string;
+  op: string;
+  body?: Record<string, unknown> | ((item: any) => Record<string, unknown>);
+  says(answer: any): string;
+  /** Lowest role the API accepts for it, when above the page's editRole. */
+  role?: Role;
+  /** Shown only for the items this holds for. */
+  when?(item: any): boolean;
+  /** Asked first: the sentence shown with a confirm button (its label is confirmLabel). */
+  confirm?(item: any): string;
+  confirmLabel?: string;
+}
 
 export interface KindView {
   /** The page's address under /env/:envId/ and its title. */
@@ -70,6 +82,13 @@ export const KIND_VIEWS: KindView[] = [
     actions: [{
       label: 'Test connection', op: 'testServerSsh', body: {},
       says: (r) => `${r.ok ? 'Connected' : 'Failed'}${r.latencyMs != null ? ` in ${r.latencyMs} ms` : ''}: ${r.message}${r.hostKeyFingerprint ? ` (host key ${r.hostKeyFingerprint})` : ''}`,
+    }, {
+      // after a rebuild the server presents a new key and is refused: forget the pinned one (ssh-keygen -R)
+      label: 'Forget host key', op: 'resetServerHostKey', role: 'admin', when: (s) => !!s.hostKeyFingerprint,
+      body: (s) => ({ fingerprint: s.hostKeyFingerprint }),
+      confirm: (s) => `Forget the pinned host key ${s.hostKeyFingerprint}? The next connection trusts the key the server presents then: do it only after a rebuild you know of.`,
+      confirmLabel: 'Forget this key',
+      says: () => 'Host key forgotten: the next connection pins the key the server presents.',
     }],
   },
   {

@@ -210,6 +210,40 @@ describe('servers API', () => {
     expect(audit[0].details).to.include({ source: 'terraform-import' });
   });
 
+  it('forgets a pinned host key only for an admin who names it, audits it, and lets the next connection pin again', async () => {
+    const srv = (await create({ name: 'rebuilt', hostname: 'rebuilt.internal' })).body;
+    const url = `/api/servers/${srv.id}/host-key/reset`;
+    const old = 'SHA256:oldkeyoldkeyoldkeyoldkeyoldkeyoldkeyoldkey0';
+    // nothing pinned yet: nothing to forget
+    expect((await admin.post(url, { fingerprint: old })).status).to.equal(409);
+    // pinned the way a first connection pins (trust on first use)
+    expect(await svc.services.servers.pinHostKeyIfUnset(srv.id, old)).to.equal(true);
+    expect((await svc.http.post(url, { fingerprint: old })).status).to.equal(401);
+    expect((await operator.post(url, { fingerprint: old })).status).to.equal(403);
+    expect((await viewer.post(url, { fingerprint: old })).status).to.equal(403);
+    expect((await admin.post('/api/servers/00000000-0000-4000-8000-000000000000/host-key/reset', { fingerprint: old })).status).to.equal(404);
+    expect((await admin.post(url, {})).body).to.include({ code: 'VALIDATION_ERROR', field: 'fingerprint' });
+    // another key than the one pinned: refused, the pin kept
+    const stale = await admin.post(url, { fingerprint: 'SHA256:somethingelse' });
+    expect(stale.status).to.equal(409);
+    expect(stale.body.field).to.equal('fingerprint');
+    expect((await viewer.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(old);
+
+    const res = await admin.post(url, { fingerprint: old });
+    expect(res.status, res.text).to.equal(200);
+    expect(res.body.hostKeyFingerprint).to.equal(null);
+    expect((await viewer.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(null);
+    expect((await svc.services.db('servers').where({ id: srv.id }).first()).hostKeyFingerprint).to.equal(null);
+    const audit = await svc.services.db('audit_logs').where({ resourceId: srv.id, action: 'resetServerHostKey' });
+    expect(audit).to.have.length(1);
+    expect(audit[0]).to.include({ actorType: 'user', actorId: adminUserId });
+    expect(audit[0].details).to.include({ name: 'rebuilt', forgottenFingerprint: old });
+    // the rebuilt machine's key is pinned by the next connection
+    const rebuilt = 'SHA256:newkeynewkeynewkeynewkeynewkeynewkeynewkey0';
+    expect(await svc.services.servers.pinHostKeyIfUnset(srv.id, rebuilt)).to.equal(true);
+    expect((await viewer.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(rebuilt);
+  });
+
   it('registers the controller host in socket mode and the cached health status never starts a check', async () => {
     const env = (await createEnvironment(admin)).id;
     const res = await admin.post(`/api/environments/${env}/servers/register-host`, { dockerSocketPath: '/nonexistent/docker.sock' });

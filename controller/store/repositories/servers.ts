@@ -79,6 +79,11 @@ export class ServersRepository extends BaseRepository<ServerRow> {
     return (await this.q().where({ id }).whereNull('hostKeyFingerprint').update({ hostKeyFingerprint: fingerprint } as never)) > 0;
   }
 
+  /** Forgets the pinned host key only while it is this one; false when another is pinned (or none). */
+  async forgetHostKey(id: string, fingerprint: string): Promise<boolean> {
+    return (await this.q().where({ id, hostKeyFingerprint: fingerprint }).update({ hostKeyFingerprint: null } as never)) > 0;
+  }
+
   async hostKeyOf(id: string): Promise<string | null | undefined> {
     return (await this.q().where({ id }).first('hostKeyFingerprint'))?.hostKeyFingerprint;
   }

@@ -103,7 +103,7 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
           <thead><tr><th scope="col">Name</th>{view.columns.map((c) => <th scope="col">{c.label}</th>)}{ops.declarable && <th scope="col">Managed by</th>}{editor && <th scope="col">Actions</th>}</tr></thead>
           <tbody>
             {items.map((item: any) => (
-              <Row key={item.id} view={view} envId={envId} item={item} ops={ops} options={options} editor={editor} reload={changed} />
+              <Row key={item.id} view={view} envId={envId} me={me} item={item} ops={ops} options={options} editor={editor} reload={changed} />
             ))}
           </tbody>
         </table>
@@ -112,11 +112,12 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
   );
 }
 
-function Row({ view, envId, item, ops, options, editor, reload }: {
-  view: KindView; envId: string; item: any; ops: KindOps; options: Record<string, Option[]>; editor: boolean; reload(): void;
+function Row({ view, envId, me, item, ops, options, editor, reload }: {
+  view: KindView; envId: string; me: Me; item: any; ops: KindOps; options: Record<string, Option[]>; editor: boolean; reload(): void;
 }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const [asking, setAsking] = useState<string | null>(null);
   const [said, setSaid] = useState<string | null>(null);
   const action = useAction();
   const name = view.name(item);
@@ -133,13 +134,24 @@ function Row({ view, envId, item, ops, options, editor, reload }: {
           <td data-label="Actions">
             <div class="actions">
               {ops.update && <button type="button" aria-expanded={editing} onClick={() => setEditing(!editing)}>Edit<span class="sr-only"> {name}</span></button>}
-              {(view.actions ?? []).map((a) => (
-                <button type="button" disabled={action.busy} onClick={() => action.run(async () => {
+              {(view.actions ?? []).filter((a) => (!a.role || can(me, a.role)) && (!a.when || a.when(item))).map((a) => {
+                const run = () => action.run(async () => {
                   setSaid(null);
                   const op = (await operations()).get(a.op)!;
-                  setSaid(a.says(await api(op.method, fillPath(op.path, { id: item.id, envId }), a.body ?? (op.body ? {} : undefined))));
-                })}>{a.label}<span class="sr-only"> {name}</span></button>
-              ))}
+                  const body = typeof a.body === 'function' ? a.body(item) : a.body;
+                  setSaid(a.says(await api(op.method, fillPath(op.path, { id: item.id, envId }), body ?? (op.body ? {} : undefined))));
+                  setAsking(null);
+                  if (a.confirm) reload();
+                });
+                if (!a.confirm) return <button type="button" disabled={action.busy} onClick={run}>{a.label}<span class="sr-only"> {name}</span></button>;
+                return asking === a.label ? (
+                  <div role="group" aria-label={`${a.label} ${name}`} class="confirm">
+                    <p>{a.confirm(item)}</p>
+                    <button type="button" class="danger" disabled={action.busy} onClick={run}>{a.confirmLabel ?? a.label}</button>
+                    <button type="button" onClick={() => setAsking(null)}>Keep it</button>
+                  </div>
+                ) : <button type="button" onClick={() => { setSaid(null); setAsking(a.label); }}>{a.label}<span class="sr-only"> {name}</span></button>;
+              })}
               {ops.remove && !manifest && (confirming ? (
                 <>
                   <button type="button" class="danger" disabled={action.busy} onClick={() => action.run(async () => {

@@ -24,21 +24,31 @@ async function loadService(id: string, signal: AbortSignal) {
     get(`/api/container-images/${service.containerImageId}/digests?limit=50`, signal).then((r) => r.items as any[], () => []),
     get(`/api/services/${id}/revisions?limit=20`, signal),
   ]);
+  // the checks of its deployments (container, and TCP / certificate of their ports) with their alert state, and their latest results
+  const mine = new Set(deployments.map((d: any) => d.id));
+  const [checks, ...logs] = await Promise.all([
+    listAll(`/api/environments/${service.environmentId}/health-checks`, signal),
+    ...deployments.map((d: any) => get(`/api/environments/${service.environmentId}/health-logs?deploymentId=${d.id}&limit=10`, signal)),
+  ]);
+  const results = logs.flatMap((l: any) => l.items as any[]).sort((a, b) => b.checkedAt.localeCompare(a.checkedAt)).slice(0, 10);
   return {
     service, deployments, history: history.items as any[], serverName: new Map(servers.map((s: any) => [s.id, s.name])), tags,
-    revisions: revisions.items as any[],
+    revisions: revisions.items as any[], checks: checks.filter((c: any) => mine.has(c.deploymentId)), results,
   };
 }
+
+/** The events after which the page reads again: a deployment's or plan's progress, a check going down or up. */
+const RELOAD_ON = new Set(['deployment.updated', 'plan.updated', 'health.failed', 'health.recovered']);
 
 export function ServicePage({ params }: { params: Record<string, string> }) {
   const { me } = useSession();
   const { envId, serviceId } = params;
   const loaded = useLoad((signal) => loadService(serviceId, signal), [serviceId]);
   const [planId, setPlanId] = useState<string | null>(null);
-  useEvents(`/api/events?environmentId=${envId}`, (e) => { if (e.type === 'deployment.updated' || e.type === 'plan.updated') loaded.reload(); });
+  useEvents(`/api/events?environmentId=${envId}`, (e) => { if (RELOAD_ON.has(e.type)) loaded.reload(); });
   if (loaded.error) return <ErrorNote error={loaded.error} />;
   if (!loaded.data) return <p role="status">Loading…</p>;
-  const { service, deployments, history, serverName, tags, revisions } = loaded.data;
+  const { service, deployments, history, serverName, tags, revisions, checks, results } = loaded.data;
   return (
     <div class="service">
       <p class="lead"><strong data-testid="service-name">{service.name}</strong> wants tag <code>{service.imageTag ?? '—'}</code> <ConditionBadge conditions={service.conditions} /></p>
@@ -67,8 +77,11 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         {can(me, 'operator') && <AddDeployment service={service} onDone={loaded.reload} />}
       </section>
 
+      <HealthChecks checks={checks} results={results} />
+
       <ContainerCharts service={service} />
 
+      <ImageUpdates service={service} canDeploy={can(me, 'operator')} onPlan={(id) => { setPlanId(id); loaded.reload(); }} />
       {can(me, 'operator') && <DeployForm service={service} tags={tags} onPlan={setPlanId} />}
       {planId && <PlanProgress key={planId} planId={planId} />}
 
@@ -93,6 +106,87 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         ) : <p>Never deployed.</p>}
       </section>
     </div>
+  );
+}
+
+/** Read-only: each check of the service's deployments with its alert state (down after the bounce threshold), and the latest results. */
+function HealthChecks({ checks, results }: { checks: any[]; results: any[] }) {
+  const down = checks.filter((c) => c.status === 'down').length;
+  return (
+    <section aria-labelledby="health-h">
+      <h2 id="health-h">Health checks and alerts</h2>
+      {checks.length ? (
+        <>
+          <p data-testid="alert-summary">{down ? `${down} of ${checks.length} ${checks.length === 1 ? 'check' : 'checks'} down: alerting.` : `${checks.length === 1 ? 'The check is' : `All ${checks.length} checks are`} up.`}</p>
+          <table aria-label="Checks">
+            <thead><tr><th scope="col">Check</th><th scope="col">Kind</th><th scope="col">Alert</th><th scope="col">Failures in a row</th><th scope="col">Last result</th><th scope="col">Last checked</th></tr></thead>
+            <tbody>
+              {checks.map((c) => (
+                <tr data-check={c.checkKey}>
+                  <th scope="row">{c.target}</th><td>{c.kind}</td>
+                  <td><span class={`badge ${c.status === 'down' ? 'bad' : 'good'}`}>{c.status}</span>{c.downSince && <span class="reason"> since {when(c.downSince)}</span>}</td>
+                  <td>{c.failures}</td>
+                  <td><span class={`badge ${RESULT_TONE[c.lastResult] ?? 'muted'}`}>{c.lastResult}</span>{c.lastError && <span class="reason"> {c.lastError}</span>}</td>
+                  <td>{when(c.lastCheckedAt)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </>
+      ) : <p>No check of its containers has run yet.</p>}
+      {results.length > 0 && (
+        <>
+          <h3>Latest results</h3>
+          <ol class="results" aria-label="Latest results">
+            {results.map((r) => (
+              <li data-result={r.id}>{when(r.checkedAt)} <span class={`badge ${RESULT_TONE[r.status] ?? 'muted'}`}>{r.status}</span> {r.target} in {r.latencyMs} ms{r.error && <span class="reason">: {r.error}</span>}</li>
+            ))}
+          </ol>
+        </>
+      )}
+    </section>
+  );
+}
+
+const RESULT_TONE: Record<string, string> = { ok: 'good', warning: 'warn', failed: 'bad' };
+
+/** The tags of the service's image newer than its own (under the image's version policy), each deployable in a click. */
+function ImageUpdates({ service, canDeploy, onPlan }: { service: any; canDeploy: boolean; onPlan(id: string): void }) {
+  const tags = useLoad((signal) => get(`/api/services/${service.id}/image-tags`, signal), [service.id, service.imageTag]);
+  const action = useAction();
+  const newer: string[] = (tags.data?.tags ?? []).filter((t: any) => t.newer).map((t: any) => t.tag);
+  return (
+    <section aria-labelledby="updates-h">
+      <h2 id="updates-h">Image updates</h2>
+      {!service.containerImageId ? <p>The service has no container image.</p>
+        : tags.error ? <p class="reason" data-testid="updates-unavailable">The registry's tags are unavailable: {tags.error.message}</p>
+          : !tags.data ? <p role="status">Asking the registry…</p>
+            : (
+              <>
+                <p><code>{tags.data.imageName}</code> at <code>{tags.data.currentTag ?? '—'}</code>: {newer.length
+                  ? `${newer.length} newer ${newer.length === 1 ? 'tag' : 'tags'} in the registry, newest first.`
+                  : 'no newer tag in the registry.'}</p>
+                {newer.length > 0 && (
+                  <ul class="updates" aria-label="Newer tags">
+                    {newer.map((tag) => (
+                      <li data-tag={tag}><code>{tag}</code>
+                        {canDeploy && <> <button type="button" disabled={action.busy} onClick={() => action.run(async () => {
+                          onPlan((await post(`/api/services/${service.id}/deploy`, { imageTag: tag })).id);
+                        })}>Deploy {tag}</button></>}
+                      </li>
+                    ))}
+                  </ul>
+                )}
+              </>
+            )}
+      {canDeploy && service.containerImageId && (
+        <div class="actions"><button type="button" disabled={action.busy || tags.loading} onClick={() => action.run(async () => {
+          await post(`/api/services/${service.id}/check-updates`, {});
+          tags.reload();
+        })}>Check the registry now</button></div>
+      )}
+      <ErrorNote error={action.error} />
+    </section>
   );
 }
 

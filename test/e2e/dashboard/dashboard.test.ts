@@ -209,7 +209,9 @@ describe('dashboard in a real browser (e2e)', function () {
     const link = await w.admin.post('/api/connections', { environmentId: w.envId, from: { kind: 'Service', id: web.service.id }, to: { kind: 'Server', id: w.servers.s2 }, label: 'metrics' });
     expect(link.status, link.text).to.equal(201);
     await open(page, '/topology', 'Topology');
-    await page.locator('svg.topology line.edge').waitFor();
+    // edges are runs of horizontal and vertical lines: a flat line has no area, so attached, not visible
+    await page.locator('svg.topology g[data-kind="connection"] line.edge').first().waitFor({ state: 'attached' });
+    expect(await page.locator('svg.topology g[data-kind="placement"]').count()).to.be.at.least(1);
     expect(await page.getByTestId('topology-links').innerText()).to.equal('web → s2 connection: metrics');
     const nodes = await page.locator('svg.topology g.node').allTextContents();
     for (const n of ['s1', 's2', 's3', 'web']) expect(nodes.some((t) => t.startsWith(n)), n).to.equal(true);

@@ -15,6 +15,9 @@ import { bootstrapAdmin, createEnvironment, PASSWORD, userWithRole } from '../..
 import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { recordHealth } from '../../../controller/servers/health.js';
+import { startLocalRegistry } from '../../support/local-registry.js';
+import { recordCheck } from '../../../controller/monitoring/record-check.js';
+import { containerCheck } from '../../../controller/monitoring/service-checks.js';
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
@@ -122,6 +125,43 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     await f.getByLabel('Hostname').fill('web-2.example.test');
     await f.getByRole('button', { name: 'Create server' }).click();
     await f.getByRole('alert').filter({ hasText: /already exists|web-1/ }).waitFor();
+  });
+
+  it("forgets a server's pinned host key from its row after a confirm that shows the key; an operator has no such button", async () => {
+    const srv = (await admin.post(`/api/environments/${envId}/servers`, { name: 'rebuilt-1', hostname: 'rebuilt-1.example.test' })).body;
+    const pinned = 'SHA256:Zm9yZ2V0LW1lLXBsZWFzZS10aGlzLWlzLXRoZS1vbGQta2V5';
+    // pinned the way a first connection pins it (trust on first use)
+    expect(await svc.services.servers.pinHostKeyIfUnset(srv.id, pinned)).to.equal(true);
+    const page = await signIn();
+    await open(page, `/env/${envId}/servers`, 'Servers');
+    const row = page.locator('tr[data-item="rebuilt-1"]');
+    await row.getByText(pinned, { exact: true }).waitFor();
+    await row.getByRole('button', { name: 'Forget host key rebuilt-1' }).click();
+    const ask = row.getByRole('group', { name: 'Forget host key rebuilt-1' });
+    expect(await ask.innerText()).to.contain(`Forget the pinned host key ${pinned}?`);
+    // kept when the user changes their mind
+    await ask.getByRole('button', { name: 'Keep it' }).click();
+    expect((await admin.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(pinned);
+    await row.getByRole('button', { name: 'Forget host key rebuilt-1' }).click();
+    await ask.getByRole('button', { name: 'Forget this key' }).click();
+    await row.getByRole('status').filter({ hasText: 'Host key forgotten' }).waitFor();
+    expect((await admin.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(null);
+    const audit = await svc.services.db('audit_logs').where({ resourceId: srv.id, action: 'resetServerHostKey' });
+    expect(audit.map((a: any) => a.details.forgottenFingerprint)).to.deep.equal([pinned]);
+    // the list read again: no key, so nothing to forget
+    await row.getByRole('button', { name: 'Forget host key rebuilt-1' }).waitFor({ state: 'detached' });
+    expect(await row.getByText(pinned, { exact: true }).count()).to.equal(0);
+
+    // the route is admin-only: an operator edits servers but is not offered it
+    expect(await svc.services.servers.pinHostKeyIfUnset(srv.id, pinned)).to.equal(true);
+    const operator = await userWithRole(admin, 'operator');
+    const opPage = await signIn(operator.user.email);
+    await open(opPage, `/env/${envId}/servers`, 'Servers');
+    const opRow = opPage.locator('tr[data-item="rebuilt-1"]');
+    await opRow.getByText(pinned, { exact: true }).waitFor();
+    await opRow.getByRole('button', { name: 'Test connection rebuilt-1' }).waitFor();
+    expect(await opRow.getByRole('button', { name: /Forget host key/ }).count()).to.equal(0);
+    await admin.delete(`/api/servers/${srv.id}`);
   });
 
   it('creates a service through the form (image, tag, env, ports, health check) and stores it', async () => {
@@ -307,6 +347,150 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect(html).to.not.include('second-Hk2');
   });
 
+  it("shows the newer tags of a service's image from its registry and deploys one with its button", async () => {
+    const reg = await startLocalRegistry();
+    try {
+      for (const t of ['1.4.0', '1.4.1', '1.5.0', 'latest']) await reg.push('shop/updates', t);
+      const registry = await admin.post(`/api/environments/${envId}/registries`, { name: 'updates-reg', type: 'generic', registryUrl: reg.url });
+      expect(registry.status, registry.text).to.equal(201);
+      const image = await admin.post(`/api/environments/${envId}/container-images`, { imageName: `${reg.host}/shop/updates`, registryConnectionId: registry.body.id });
+      expect(image.status, image.text).to.equal(201);
+      const service = await admin.post(`/api/environments/${envId}/services`, { name: 'updatable', containerImageId: image.body.id, imageTag: '1.4.0' });
+      expect(service.status, service.text).to.equal(201);
+      // a deployment to deploy to (its server is never reached: the plan is what this test reads)
+      const host = await admin.post(`/api/environments/${envId}/servers`, { name: 'updates-host', hostname: 'updates-host.example.test' });
+      expect((await admin.post(`/api/services/${service.body.id}/deployments`, { serverId: host.body.id, containerName: 'updatable-1' })).status).to.equal(201);
+
+      // a viewer sees the newer tags, and no button to deploy them
+      const viewerPage = await signIn(viewerEmail);
+      await open(viewerPage, `/env/${envId}/services/${service.body.id}`, 'Service');
+      const viewerList = viewerPage.getByRole('list', { name: 'Newer tags' });
+      await viewerList.locator('li[data-tag="1.5.0"]').waitFor();
+      expect(await viewerList.getByRole('button').count()).to.equal(0);
+
+      const page = await signIn();
+      await open(page, `/env/${envId}/services/${service.body.id}`, 'Service');
+      const updates = page.getByRole('region', { name: 'Image updates' });
+      const list = updates.getByRole('list', { name: 'Newer tags' });
+      await list.locator('li[data-tag="1.5.0"]').waitFor();
+      // what the API reports as newer than 1.4.0, newest first; 1.4.0 and latest are not offered
+      expect(await list.locator('li').evaluateAll((lis) => lis.map((li) => li.getAttribute('data-tag')))).to.deep.equal(['1.5.0', '1.4.1']);
+      expect(await updates.innerText()).to.contain('2 newer tags');
+
+      await list.getByRole('button', { name: 'Deploy 1.5.0' }).click();
+      // the deploy went through the deploy route: a plan for 1.5.0, followed on the page
+      const audit = await until('the deploy audited', async () => (await svc.services.db('audit_logs')
+        .where({ resourceId: service.body.id, action: 'deployService' })).find((a: any) => a.details.imageTag === '1.5.0'));
+      const plan = await admin.get(`/api/deployment-plans/${audit.details.planId}`);
+      expect(plan.status, plan.text).to.equal(200);
+      expect(JSON.stringify(plan.body)).to.contain('1.5.0');
+      await page.locator(`[data-plan="${audit.details.planId}"]`).waitFor();
+      // the service now wants 1.5.0: nothing newer is left to offer
+      expect((await admin.get(`/api/services/${service.body.id}`)).body.imageTag).to.equal('1.5.0');
+      await updates.getByText('no newer tag in the registry').waitFor();
+    } finally {
+      await reg.stop();
+    }
+  });
+
+  it("shows a service's health checks with their alert state and latest results, live as a check goes down and recovers", async () => {
+    const server = (await admin.post(`/api/environments/${envId}/servers`, { name: 'checked-host', hostname: 'checked-host.example.test' })).body;
+    const service = (await admin.post(`/api/environments/${envId}/services`, { name: 'checked', containerImageId: imageId })).body;
+    const other = (await admin.post(`/api/environments/${envId}/services`, { name: 'not-checked', containerImageId: imageId })).body;
+    const dep = (await admin.post(`/api/services/${service.id}/deployments`, { serverId: server.id, containerName: 'checked-1' })).body;
+    const otherDep = (await admin.post(`/api/services/${other.id}/deployments`, { serverId: server.id, containerName: 'not-checked-1' })).body;
+    // results as the health sweep makes and records them (no Docker here: the containers are missing)
+    const serverRow = (await svc.services.servers.findById(server.id))!;
+    const policy = { failuresBeforeDown: 2, successesBeforeUp: 1, reminderIntervalSec: 0 };
+    const check = async (depId: string, look: any) =>
+      recordCheck(svc.services, containerCheck(serverRow, (await svc.services.deployments.findById(depId))!, look, 7), policy);
+    await check(otherDep.id, undefined);
+    await check(dep.id, undefined);
+    await check(dep.id, undefined);
+    const stored = (await admin.get(`/api/environments/${envId}/health-checks`)).body.items.find((c: any) => c.deploymentId === dep.id);
+    expect(stored).to.include({ status: 'down', failures: 2, lastResult: 'failed', lastError: 'the container does not exist' });
+
+    const page = await signIn(viewerEmail);
+    await open(page, `/env/${envId}/services/${service.id}`, 'Service');
+    const panel = page.getByRole('region', { name: 'Health checks and alerts' });
+    const row = panel.locator(`tr[data-check="container:${dep.id}"]`);
+    await row.waitFor();
+    expect(await panel.getByTestId('alert-summary').innerText()).to.equal('1 of 1 check down: alerting.');
+    const cells = await row.locator('th, td').allInnerTexts();
+    expect(cells[0]).to.equal('container checked-1 on checked-host');
+    expect(cells[2]).to.match(/^down since \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}$/);
+    expect(cells[3]).to.equal('2');
+    expect(cells[4]).to.equal('failed the container does not exist');
+    // only this service's checks: the other service's deployment is not in it
+    expect(await panel.locator(`tr[data-check="container:${otherDep.id}"]`).count()).to.equal(0);
+    expect(await panel.getByRole('list', { name: 'Latest results' }).locator('li').count()).to.equal(2);
+
+    // the container runs again: the recovery comes through the event stream, no reload
+    await check(dep.id, { State: 'running', Status: 'Up 3 seconds' });
+    await panel.getByTestId('alert-summary').filter({ hasText: 'The check is up.' }).waitFor();
+    expect(await row.locator('td').nth(1).innerText()).to.equal('up');
+    expect(await panel.getByRole('list', { name: 'Latest results' }).locator('li').count()).to.equal(3);
+    expect((await admin.get(`/api/environments/${envId}/health-checks`)).body.items.find((c: any) => c.deploymentId === dep.id)).to.include({ status: 'up' });
+    for (const s of [service, other]) await admin.delete(`/api/services/${s.id}`);
+    await admin.delete(`/api/servers/${server.id}`);
+  });
+
+  it('lays the topology out with service → server placement, no edge crossing a box', async () => {
+    const env = (await createEnvironment(admin, 'laid-out')).id;
+    const servers: Record<string, string> = {};
+    for (const n of ['a1', 'a2', 'a3']) servers[n] = (await admin.post(`/api/environments/${env}/servers`, { name: n, hostname: `${n}.example.test` })).body.id;
+    const img = (await admin.post(`/api/environments/${env}/container-images`, { imageName: 'registry.example.test/shop/api' })).body.id;
+    const services: Record<string, string> = {};
+    for (const n of ['front', 'api', 'worker']) services[n] = (await admin.post(`/api/environments/${env}/services`, { name: n, containerImageId: img })).body.id;
+    const placed = [['front', 'a1'], ['front', 'a2'], ['api', 'a2'], ['api', 'a3'], ['worker', 'a1'], ['worker', 'a3']];
+    for (const [svcName, srv] of placed) {
+      const res = await admin.post(`/api/services/${services[svcName!]}/deployments`, { serverId: servers[srv!], containerName: `${svcName}-${srv}` });
+      expect(res.status, res.text).to.equal(201);
+    }
+    const link = await admin.post('/api/connections', { environmentId: env, from: { kind: 'Service', id: services.front }, to: { kind: 'Server', id: servers.a3 }, label: 'metrics' });
+    expect(link.status, link.text).to.equal(201);
+
+    const page = await signIn();
+    await open(page, `/env/${env}/topology`, 'Topology');
+    await page.getByTestId('topology-placements').waitFor();
+    expect((await page.getByTestId('topology-placements').innerText()).split('\n').sort())
+      .to.deep.equal(placed.map(([a, b]) => `${a} runs on ${b}`).sort());
+    expect(await page.getByTestId('topology-links').innerText()).to.equal('front → a3 connection: metrics');
+    expect(await page.locator('svg.topology g[data-kind="placement"]').count()).to.equal(placed.length);
+    // every segment of every edge keeps out of every box but its own two ends' (1 px of slack at their borders)
+    const problems = await page.evaluate(() => {
+      const doc = (globalThis as any).document;
+      const boxes = [...doc.querySelectorAll('svg.topology g.node')].map((g: any) => {
+        const r = g.querySelector('rect').getBBox();
+        const [x, y] = g.getAttribute('transform').match(/-?[\d.]+/g).map(Number);
+        return { name: g.querySelector('text').textContent, x: x + 1, y: y + 1, w: r.width - 2, h: r.height - 2 };
+      });
+      const out: string[] = [];
+      let segments = 0;
+      for (const g of [...doc.querySelectorAll('svg.topology g[data-edge]')] as any[]) {
+        for (const l of [...g.querySelectorAll('line')] as any[]) {
+          segments++;
+          const [x1, y1, x2, y2] = ['x1', 'y1', 'x2', 'y2'].map((k) => Number(l.getAttribute(k)));
+          const dx = x2 - x1, dy = y2 - y1;
+          boxes: for (const b of boxes) { // Liang-Barsky: does the segment enter the rectangle?
+            let t0 = 0, t1 = 1;
+            for (const [p, q] of [[-dx, x1 - b.x], [dx, b.x + b.w - x1], [-dy, y1 - b.y], [dy, b.y + b.h - y1]] as Array<[number, number]>) {
+              if (p === 0) { if (q < 0) continue boxes; continue; }
+              const t = q / p;
+              if (p < 0) { if (t > t1) continue boxes; if (t > t0) t0 = t; } else { if (t < t0) continue boxes; if (t < t1) t1 = t; }
+            }
+            if (t0 < t1) out.push(`${g.getAttribute("data-edge")} crosses ${b.name} ${JSON.stringify(b)} ${[x1, y1, x2, y2]}`);
+          }
+        }
+      }
+      return { segments, out, boxes: boxes.length };
+    });
+    expect(problems.boxes).to.equal(6);
+    expect(problems.segments).to.be.at.least(placed.length + 1);
+    // the ends' own boxes are touched at their borders only: a crossing would be listed here
+    expect(problems.out).to.deep.equal([]);
+  });
+
   it("edits a service's env in the page and stores it", async () => {
     const created = await admin.post(`/api/environments/${envId}/services`, { name: 'billing', containerImageId: imageId, env: { MODE: 'one', KEEP: 'k' } });
     expect(created.status, created.text).to.equal(201);
@@ -367,7 +551,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await settled(page);
-      const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert)/ });
+      const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert|Forget)/ });
       expect(await controls.count(), `${path}: ${await controls.allInnerTexts()}`).to.equal(0);
       expect(await page.locator('form.schema-form').count(), path).to.equal(0);
     }
