@@ -1,13 +1,13 @@
 // Drift reports: the deployment reconciler's plan(desired, actual) per deployment, not applied.
 import type { Services } from '../../controller/services.js';
 import { notFound } from '../../controller/errors/app-error.js';
-import { driftOf, driftReport } from '../../reconcilers/deployment/drift.js';
+import { driftReport, reportDriftOf } from '../../reconcilers/deployment/drift.js';
 import { route } from '../http/route.js';
 import { fallbackNote } from '../../reconcilers/service/fallback.js';
 import { environmentOf } from './loaders.js';
 import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 
-// driftReport(driftOf(…)) of reconcilers/deployment/drift.ts
+// driftReport(reportDriftOf(…)) of reconcilers/deployment/drift.ts: looks, nothing recorded
 const driftItem = object({
   deploymentId: uuid, serviceId: uuid, serverId: uuid, containerName: str(), imageTag: nullable(str()),
   desiredImageTag: nullable(str()), runningImageTag: nullable(str()),
@@ -41,7 +41,7 @@ export default function driftRoutes(s: Services) {
       },
       async handler(_ctx, { resource }) {
         const deployments = await s.deployments.listByServer(resource.id);
-        return { serverId: resource.id, ...(await withRevisionNotes(s, driftReport(await driftOf(s, deployments)))) };
+        return { serverId: resource.id, ...(await withRevisionNotes(s, driftReport(await reportDriftOf(s, deployments)))) };
       },
     }),
 
@@ -51,7 +51,7 @@ export default function driftRoutes(s: Services) {
       async handler(_ctx, { params }) {
         const deployments = await s.deployments.listByEnvironment(params.envId);
         const ops = await s.settings.get<{ driftPolicy: string }>(params.envId, 'operations');
-        return { environmentId: params.envId, driftPolicy: ops.driftPolicy, ...(await withRevisionNotes(s, driftReport(await driftOf(s, deployments)))) };
+        return { environmentId: params.envId, driftPolicy: ops.driftPolicy, ...(await withRevisionNotes(s, driftReport(await reportDriftOf(s, deployments)))) };
       },
     }),
   ];

@@ -5,6 +5,7 @@ import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { getCondition, type Condition } from '../../controller/model/conditions.js';
 import { lookAt, record, type DeploymentLook } from './observe-and-record.js';
+import { deploymentConditions } from './status.js';
 import type { DriftReason, PlanAction } from './plan.js';
 
 export interface DriftAction {
@@ -39,6 +40,18 @@ export async function driftOf(s: Services, deployments: DeploymentRow[]): Promis
   return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
     const look = await lookAt(s, d, { look: true });
     return driftItemOf(look, (await record(s, look)).conditions);
+  }));
+}
+
+/**
+ * A drift report as the API reads it: the same looks, but nothing recorded. Recording belongs to
+ * the looks that also announce (reconcile-drift.ts observeDrift, the deployment reconciler): a
+ * report that wrote Drifted without the news would leave the next look nothing new to announce.
+ */
+export async function reportDriftOf(s: Services, deployments: DeploymentRow[]): Promise<DriftItem[]> {
+  return Promise.all(deployments.map(async (d): Promise<DriftItem> => {
+    const look = await lookAt(s, d, { look: true });
+    return driftItemOf(look, deploymentConditions(d.conditions ?? [], look.observation, { generation: d.generation, failedGeneration: d.failedGeneration }));
   }));
 }
 

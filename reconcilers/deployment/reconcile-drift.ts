@@ -28,12 +28,23 @@ export async function reconcileDrift(s: Services, environmentId: string): Promis
   const inMotion = await s.plans.steps.deploymentsInMotion(ids);
   const deployments = (await Promise.all(ids.filter((id) => !inMotion.has(id)).map((id) => s.deployments.findById(id))))
     .filter((d): d is DeploymentRow => !!d);
-  const items = await driftOf(s, deployments);
-  for (const item of items) await recordDrift(s, item, deployments.find((d) => d.id === item.deploymentId)!);
+  const items = await observeDrift(s, deployments);
   if (policy !== 'heal') return;
   const healable: DriftItem[] = [];
   for (const item of items) if (item.drifted && (await healDecision(s, deployments.find((d) => d.id === item.deploymentId)!)).heal) healable.push(item);
   await heal(s, environmentId, healable);
+}
+
+/**
+ * Looks at the deployments (driftOf records their conditions) and announces what changed: every
+ * look that records conditions goes through here, so a change of Drifted is published by the look
+ * that saw it. A drift report read through the API is such a look: were it to record Drifted
+ * without the news, the next look would find nothing new and the events would never come.
+ */
+export async function observeDrift(s: Services, deployments: DeploymentRow[]): Promise<DriftItem[]> {
+  const items = await driftOf(s, deployments);
+  for (const item of items) await recordDrift(s, item, deployments.find((d) => d.id === item.deploymentId)!);
+  return items;
 }
 
 /**

@@ -2,8 +2,7 @@
 // same observe-and-record path the reconciler takes on a Docker event, without healing.
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
-import { driftOf } from './drift.js';
-import { recordDrift } from './reconcile-drift.js';
+import { observeDrift } from './reconcile-drift.js';
 
 export interface RefreshedDeployment {
   deploymentId: string;
@@ -21,8 +20,7 @@ export interface RefreshedDeployment {
  */
 export async function refreshStatus(s: Services, deployments: DeploymentRow[]): Promise<RefreshedDeployment[]> {
   const deployed = deployments.filter((d) => d.imageTag);
-  const items = await driftOf(s, deployed);
-  for (const item of items) await recordDrift(s, item, deployed.find((d) => d.id === item.deploymentId)!);
+  const items = await observeDrift(s, deployed);
   return items.map((i) => ({
     deploymentId: i.deploymentId, drifted: i.drifted, reasons: i.actions.map((a) => String(a.reason)), ...(i.error && { error: i.error }),
   }));
