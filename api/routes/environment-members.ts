@@ -5,6 +5,7 @@ import { toEnvironmentMember } from '../../controller/store/repositories/environ
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
+import { loadUser } from './users.js';
 import type { Role } from '../../controller/auth/actor.js';
 
 const role = enumOf('viewer', 'operator', 'admin');
@@ -20,7 +21,6 @@ const memberRead = object({
  */
 export default function environmentMemberRoutes(s: Services) {
   const env = environmentOf(s);
-  const user = async (userId: string) => (await s.users.findById(userId)) ?? (() => { throw notFound('User'); })();
   return [
     route({
       method: 'GET', path: '/api/environments/{envId}/members', operationId: 'listEnvironmentMembers', tag: 'environments', access: 'admin',
@@ -38,7 +38,7 @@ export default function environmentMemberRoutes(s: Services) {
       description: 'Takes effect on the user\'s next request (tokens are not reissued). The effective role there is the lower of this and the user\'s own role.',
       body: object({ role }, ['role']), response: memberRead, errors: [404],
       async handler(ctx, { params, body }) {
-        const target = await user(params.userId);
+        const target = await loadUser(s, params.userId);
         await s.environmentMembers.put(params.envId, target.id, body.role);
         clearAuthCache();
         ctx.state.audit = { resourceType: 'environment-member', resourceId: target.id, environmentId: params.envId, details: { email: target.email, role: body.role } };
@@ -50,7 +50,7 @@ export default function environmentMemberRoutes(s: Services) {
       method: 'DELETE', path: '/api/environments/{envId}/members/{userId}', operationId: 'deleteEnvironmentMember', tag: 'environments', access: 'admin',
       summary: 'Remove a user\'s role in this environment: their own role applies there again', load: env, status: 204, errors: [404],
       async handler(ctx, { params }) {
-        const target = await user(params.userId);
+        const target = await loadUser(s, params.userId);
         if (!(await s.environmentMembers.remove(params.envId, target.id))) throw notFound('Environment member');
         clearAuthCache();
         ctx.state.audit = { resourceType: 'environment-member', resourceId: target.id, environmentId: params.envId, details: { email: target.email } };

@@ -18,7 +18,8 @@ export const userRead = object({
   lastLoginAt: nullableTimestamp, createdAt: timestamp, updatedAt: timestamp,
 });
 
-async function loadUser(s: Services, id: string): Promise<UserRow> {
+/** The user of this id, or 404 User (also the environment members' routes). */
+export async function loadUser(s: Services, id: string): Promise<UserRow> {
   const user = await s.users.findById(id);
   if (!user) throw notFound('User');
   return user;

@@ -51,7 +51,7 @@ const sourceWith = (context: MigrationContext, last?: string): Knex.MigrationSou
  * (a session advisory lock): knex's own migration lock fails the second instead of waiting.
  */
 export async function migrateLatest(knex: Knex, databaseUrl?: string, context: MigrationContext = {}): Promise<string[]> {
-  const latest = async () => (await knex.migrate.latest({ migrationSource: sourceWith(context), tableName: 'schema_migrations' }))[1] as string[];
+  const latest = () => migrateUpTo(knex, undefined, context);
   if (!databaseUrl) return latest();
   const session = await openLockSession(databaseUrl, ['stevedore', 'migrations'], () => undefined);
   try {
@@ -70,9 +70,9 @@ export async function pendingMigrations(knex: Knex): Promise<string[]> {
 }
 
 /**
- * Applies the migrations up to and including `last` (a name without .ts): a database at an
+ * Applies the migrations up to and including `last` (a name without .ts; undefined: all): a database at an
  * older release's schema, which the upgrade tests fill and then migrate to the newest.
  */
-export async function migrateUpTo(knex: Knex, last: string, context: MigrationContext = {}): Promise<string[]> {
+export async function migrateUpTo(knex: Knex, last: string | undefined, context: MigrationContext = {}): Promise<string[]> {
   return (await knex.migrate.latest({ migrationSource: sourceWith(context, last), tableName: 'schema_migrations' }))[1] as string[];
 }
