@@ -44,8 +44,8 @@ function sshStreamAgent(pool: SshPool, server: HostServer): http.Agent {
   const agent = new http.Agent({ keepAlive: false });
   type Callback = (err: Error | null, stream?: Duplex) => void;
   (agent as unknown as { createConnection: (opts: unknown, cb: Callback) => void }).createConnection = (_opts, cb) => {
-    pool.acquireChannel(server.id).then(({ client, release }) => {
-      client.openssh_forwardOutStreamLocal(socketPath, (err, stream) => {
+    const open = (retry: boolean) => pool.acquireChannel(server.id).then(({ client, release }) => {
+      const onStream = (err: Error | undefined, stream: Duplex) => {
         if (err) {
           release();
           return cb(new HostUnreachable(server.id, `cannot reach ${socketPath}: ${err.message}`, { cause: err }));
@@ -59,8 +59,20 @@ function sshStreamAgent(pool: SshPool, server: HostServer): http.Agent {
         socket.ref ??= () => socket;
         socket.unref ??= () => socket;
         cb(null, socket);
-      });
+      };
+      try {
+        client.openssh_forwardOutStreamLocal(socketPath, onStream as never);
+      } catch (err) {
+        // ssh2 throws "Not connected" when the pooled connection closed since it was handed out
+        // (dropped for new settings, or dead): nothing was sent, so one retry on a fresh one is safe.
+        // Without this the request would wait forever and its channel slot would never come back.
+        release();
+        if (!retry) return cb(new HostUnreachable(server.id, `cannot open a channel: ${(err as Error).message}`, { cause: err }));
+        pool.discard(server.id, client);
+        open(false);
+      }
     }, (err: Error) => cb(err));
+    open(true);
   };
   return agent;
 }

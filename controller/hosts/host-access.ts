@@ -191,6 +191,14 @@ export class HostAccess {
     const signature = [row.hostname, row.sshPort, row.sshUser, row.dockerMode, row.dockerSocketPath ?? '',
       row.sshPrivateKeySealed ?? ''].join('\u0000');
     const current = this.known.get(serverId);
+    if (current && current.signature === signature && current.fingerprint !== null && row.hostKeyFingerprint === null) {
+      // No pin in the row while this process holds one: a row read before our own pin landed, or
+      // the key was forgotten (ssh-keygen -R) elsewhere. Either way the open connection stays (closing
+      // it would cut every call in flight on it, as ssh keeps open sessions), and the next
+      // connection trusts on first use again; pinHostKey then checks the key against the row.
+      if (current.mode === 'ssh') this.pool.forgetPin(serverId);
+      return current;
+    }
     if (current && current.signature === signature && current.fingerprint === row.hostKeyFingerprint) return current;
     if (current) this.invalidate(serverId);
     const known: Known = { environmentId: row.environmentId, mode: row.dockerMode, signature, fingerprint: row.hostKeyFingerprint };

@@ -64,7 +64,7 @@ export class SshDriver {
     try {
       started = await startExec(serverId, client, line, opts.stdin);
     } catch {
-      this.pool.drop(serverId);
+      this.pool.discard(serverId, client);
       started = await startExec(serverId, await this.pool.connection(serverId), line, opts.stdin).catch((err: Error) => {
         throw new HostUnreachable(serverId, `cannot open a channel: ${err.message}`, { cause: err });
       });

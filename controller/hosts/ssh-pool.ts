@@ -86,6 +86,21 @@ export class SshPool {
     }
   }
 
+  /** The next connection trusts the key it is shown (the open one, if any, stays). */
+  forgetPin(serverId: string): void {
+    this.entry(serverId).pinned = null;
+  }
+
+  /** Close the connection if it is still `client` (a caller found it dead); a newer one is kept. */
+  discard(serverId: string, client: Client): void {
+    const entry = this.entries.get(serverId);
+    const current = entry?.client;
+    if (!entry || !current) return;
+    void current.then((c) => {
+      if (c === client && entry.client === current) this.drop(serverId);
+    }, () => undefined);
+  }
+
   /** Close the connection (kept registered); the next use reconnects. */
   drop(serverId: string): void {
     const entry = this.entries.get(serverId);

@@ -13,16 +13,23 @@ export interface TcpConnection {
 export async function sshTcpConnect(pool: SshPool, serverId: string, host: string, port: number): Promise<TcpConnection> {
   const { client, release } = await pool.acquireChannel(serverId);
   return new Promise((resolve, reject) => {
-    client.forwardOut('127.0.0.1', 0, host, port, (err, stream) => {
-      if (err) {
-        release();
-        return reject(new Error(`connect to ${host}:${port} from the server failed: ${err.message}`));
-      }
-      let released = false;
-      const done = () => { if (!released) { released = true; release(); } };
-      stream.once('close', done);
-      resolve({ stream, close: () => { stream.destroy(); done(); } });
-    });
+    const failed = (err: Error) => {
+      release();
+      reject(new Error(`connect to ${host}:${port} from the server failed: ${err.message}`));
+    };
+    try {
+      client.forwardOut('127.0.0.1', 0, host, port, (err, stream) => {
+        if (err) return failed(err);
+        let released = false;
+        const done = () => { if (!released) { released = true; release(); } };
+        stream.once('close', done);
+        resolve({ stream, close: () => { stream.destroy(); done(); } });
+      });
+    } catch (err) {
+      // "Not connected": the pooled connection closed since it was handed out; the slot comes back
+      pool.discard(serverId, client);
+      failed(err as Error);
+    }
   });
 }
 

@@ -4,6 +4,7 @@ import { HostKeyMismatch } from '../../controller/hosts/errors.js';
 import { SshKeyMissing } from '../../controller/hosts/host-access.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { loadFleet, privateKeyOf, serverExec, type Fleet } from '../fleet/fleet.js';
+import { until } from '../support/until.js';
 
 describe('host access service (services.hosts) against the fleet', () => {
   let svc: TestService;
@@ -66,6 +67,42 @@ describe('host access service (services.hosts) against the fleet', () => {
     expect(before).to.be.greaterThan(0);
     await svc.services.db('servers').where({ id: ids.s1 }).update({ hostKeyFingerprint: fleet.servers[0]!.hostKeyFingerprint });
     expect((await hosts.exec(ids.s1!, ['true'])).code).to.equal(0);
+  });
+
+  it('a Docker API call on a connection closed since the pool handed it out opens a fresh one instead of hanging', async () => {
+    const hosts = svc.services.hosts;
+    const docker = await hosts.docker(ids.s2!);
+    expect(String(await docker.ping())).to.equal('OK');
+    const before = hosts.pool.connectCount(ids.s2!);
+    // closed by this side, as a drop does: the pool hears of it only when the socket's close event comes
+    (await hosts.pool.connection(ids.s2!)).end();
+    const answer = await Promise.race([docker.ping().then(String),
+      new Promise((resolve) => setTimeout(resolve, 15_000, 'no answer within 15 s: the request waits on a closed connection'))]);
+    expect(answer).to.equal('OK');
+    expect(hosts.pool.connectCount(ids.s2!)).to.equal(before + 1);
+    // and its channel slot came back: more calls than the slots a connection has still answer
+    for (let i = 0; i < 12; i++) expect(String(await docker.ping())).to.equal('OK');
+  });
+
+  it('a server row read before the first pin landed does not close the connection that pinned it', async () => {
+    const hosts = svc.services.hosts;
+    const f = fleet.servers[2]!;
+    const [row] = await svc.services.db('servers').insert({ environmentId: envId, name: 'late-reader', hostname: f.host, sshPort: f.port, sshUser: f.user, dockerMode: 'ssh' }).returning('*');
+    const stale = (await svc.services.servers.withEnvironmentKey(row.id))!;
+    expect(stale.hostKeyFingerprint).to.equal(null);
+    expect((await hosts.exec(row.id, ['true'])).code).to.equal(0); // the first connection pins the key
+    const pinned = await hosts.pool.connection(row.id);
+    // a command running on that connection (seen on the server), then a look that brings the row read before the pin
+    const marker = `/tmp/late-reader-${process.pid}`;
+    const inFlight = hosts.exec(row.id, ['sh', '-c', `touch ${marker}; sleep 2; echo done`]);
+    await until('the command to run on s3', async () => (await serverExec('s3', ['sh', '-c', `test -e ${marker} && echo yes || true`])).trim() === 'yes',
+      { timeoutMs: 10_000, everyMs: 50 });
+    await hosts.docker(row.id, stale);
+    expect((await inFlight).stdout.trim()).to.equal('done');
+    expect(await hosts.pool.connection(row.id), 'the same connection').to.equal(pinned);
+    expect(hosts.pool.connectCount(row.id)).to.equal(1);
+    // the row is right, and the next connection is still checked against it
+    expect((await svc.services.db('servers').where({ id: row.id }).first()).hostKeyFingerprint).to.equal(f.hostKeyFingerprint);
   });
 
   it('refuses to connect when the environment has no SSH key', async () => {
