@@ -74,6 +74,8 @@ export interface Config {
   passwordHashCost: number;
   /** On SIGTERM, how long requests in flight may take to finish before connections are cut. */
   shutdownGraceMs: number;
+  /** An image pull whose progress stream stays silent this long is cancelled and fails (controller/deploy/pull-image.ts). */
+  pullStallMs: number;
   scheduler: SchedulerConfig;
   replicas: ReplicasConfig;
   metricsRetentionDays: number;
@@ -113,6 +115,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),
     passwordHashCost: parseInteger('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_SEC', env.SHUTDOWN_GRACE_SEC, 20, 0, 3600) * 1000,
+    pullStallMs: parseInteger('PULL_STALL_SEC', env.PULL_STALL_SEC, 60, 1, 3600) * 1000,
     scheduler: {
       healthCheckSec: parseInteger('SCHEDULER_HEALTH_CHECK_SEC', env.SCHEDULER_HEALTH_CHECK_SEC, 60, 1, 86400),
       driftCheckSec: parseInteger('SCHEDULER_DRIFT_CHECK_SEC', env.SCHEDULER_DRIFT_CHECK_SEC, 300, 1, 86400),

@@ -24,6 +24,9 @@ FLEET_AUTH_REGISTRY_PASSWORD=${FLEET_AUTH_REGISTRY_PASSWORD:-private-registry-pw
 # a third front that asks for a bearer token from the fleet's token server (same user and password)
 FLEET_TOKEN_REGISTRY_PORT=${FLEET_TOKEN_REGISTRY_PORT:-$((5200 + FLEET_ID))}
 FLEET_TOKEN_SERVER_PORT=${FLEET_TOKEN_SERVER_PORT:-$((5300 + FLEET_ID))}
+# an address the dockerds trust as a plain-HTTP registry where nothing listens: a test may put a
+# misbehaving front there (test/support/stalling-registry.ts)
+FLEET_SPARE_REGISTRY_PORT=${FLEET_SPARE_REGISTRY_PORT:-$((5400 + FLEET_ID))}
 FLEET_IMAGES=${FLEET_IMAGES:-1}                     # build + push the stevedore-test/* images
 FLEET_PG=${FLEET_PG:-1}                             # start a throw-away PostgreSQL
 FLEET_PG_PORT=${FLEET_PG_PORT:-$((25432 + FLEET_ID))}   # below the ephemeral port range (32768-60999), so no outgoing connection can hold it
@@ -53,6 +56,7 @@ registry_addr() { echo "$(registry_host):$FLEET_REGISTRY_PORT"; }
 auth_registry_addr() { echo "$(registry_host):$FLEET_AUTH_REGISTRY_PORT"; }
 token_registry_addr() { echo "$(registry_host):$FLEET_TOKEN_REGISTRY_PORT"; }
 token_server_addr() { echo "$(registry_host):$FLEET_TOKEN_SERVER_PORT"; }
+spare_registry_addr() { echo "$(registry_host):$FLEET_SPARE_REGISTRY_PORT"; }
 cgroup_parent() { echo "stevedore-fleet$FLEET_ID-s$1"; }
 # links/netns names that belong to THIS fleet only (sd1 must never match sd10-like names)
 own_link_re() { echo "^${FLEET_PREFIX}(br|-s[0-9]+)$"; }

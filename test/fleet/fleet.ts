@@ -25,6 +25,8 @@ export interface Fleet {
   authRegistry: { address: string; username: string; password: string };
   /** The same images behind the bearer-token flow: tokenServer issues tokens for the same user. */
   tokenRegistry: { address: string; tokenServer: string; username: string; password: string };
+  /** An address the servers' dockerds trust as a plain-HTTP registry, where nothing listens until a test does. */
+  spareRegistry: { address: string };
   images: { webV1: string; webV2: string; webUnhealthy: string; busybox: string };
   databaseUrl: string;
 }

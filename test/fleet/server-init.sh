@@ -46,7 +46,7 @@ mount -n --bind "$dir/hosts" /etc/hosts
 args=(--data-root "$dir/data" --pidfile "$dir/dockerd.pid"
       -H unix:///var/run/docker.sock -H "unix://$dir/docker.sock"
       --shutdown-timeout "$FLEET_DOCKER_SHUTDOWN_TIMEOUT"
-      --insecure-registry "$(registry_addr)" --insecure-registry "$(auth_registry_addr)"
+      --insecure-registry "$(registry_addr)" --insecure-registry "$(auth_registry_addr)" --insecure-registry "$(spare_registry_addr)"
       --cgroup-parent "$(cgroup_parent "$i")")
 [ -n "${FLEET_STORAGE_DRIVER:-}" ] && args+=(--storage-driver "$FLEET_STORAGE_DRIVER")
 [ -n "${FLEET_DOCKERD_ARGS:-}" ] && read -r -a extra <<<"$FLEET_DOCKERD_ARGS" && args+=("${extra[@]}")

@@ -20,6 +20,7 @@ import { recreateDirect, settleAside } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
 import { registryAuthFor } from '../../../controller/deploy/registry-auth.js';
 import { pullImage } from '../../../controller/deploy/pull-image.js';
+import { describePull } from '../../../controller/deploy/pull-progress.js';
 import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
@@ -59,7 +60,7 @@ export interface DeployOutcome extends Healthy {
 }
 
 /** What a deploy uses beyond reading the desired container: the server, the image, the audit. */
-type DeployEffects = Pick<Services, 'audit' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
+type DeployEffects = Pick<Services, 'audit' | 'config' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
 
 /** Everything that can be checked without touching the server. */
 export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName' | 'imageTag'>): void {
@@ -110,8 +111,8 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
     const imageRow = r.service.containerImageId ? await s.containerImages.findById(r.service.containerImageId) : undefined;
     const auth = await registryAuthFor(s, d.environmentId, r.imageName, imageRow?.registryConnectionId ?? null);
     await r.log(`pulling ${desired.image}${auth ? ` (as ${auth.username} on ${auth.serveraddress})` : ''}${r.pulls ? ' (started with the plan)' : ''}`);
-    const pull = () => pullImage(docker, desired.image, auth);
-    await (r.pulls ? r.pulls.once(d.serverId, desired.image, pull) : pull());
+    const pull = () => pullImage(docker, desired.image, auth, { stallMs: s.config.pullStallMs });
+    await r.log(describePull(desired.image, await (r.pulls ? r.pulls.once(d.serverId, desired.image, pull) : pull())));
     desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
   const verifyNamed = (name: string) => waitHealthy(docker, name, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });

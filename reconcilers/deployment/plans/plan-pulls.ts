@@ -13,10 +13,10 @@ import { pullOnServer } from '../../../controller/deploy/pull-image.js';
 const PULLS_AT_ONCE = 8;
 
 export class PlanPulls {
-  private readonly pulls = new Map<string, Promise<void>>();
+  private readonly pulls = new Map<string, Promise<unknown>>();
 
   /** The pull of `image` on `serverId`: the one already started, or `pull` now. */
-  once(serverId: string, image: string, pull: () => Promise<void>): Promise<void> {
+  once<T>(serverId: string, image: string, pull: () => Promise<T>): Promise<T> {
     const key = `${serverId}\u0000${image}`;
     let p = this.pulls.get(key);
     if (!p) {
@@ -25,11 +25,11 @@ export class PlanPulls {
       p.catch(() => undefined);
       this.pulls.set(key, p);
     }
-    return p;
+    return p as Promise<T>;
   }
 
   /** Starts the pulls of every step still to run, in step order, PULLS_AT_ONCE at a time. */
-  prefetch(s: Pick<Services, 'containerImages' | 'deployments' | 'hosts' | 'logger' | 'registries' | 'secretBox' | 'services'>,
+  prefetch(s: Pick<Services, 'config' | 'containerImages' | 'deployments' | 'hosts' | 'logger' | 'registries' | 'secretBox' | 'services'>,
     plan: DeploymentPlanRow, steps: PlanStepRow[]): void {
     const todo = steps.filter((x) => x.deploymentId && x.imageTag && (x.status === 'pending' || x.status === 'running'));
     const worker = async () => {

@@ -33,6 +33,7 @@ write_outputs() {
       "$(json_str "$FLEET_AUTH_REGISTRY_USER")" "$(json_str "$FLEET_AUTH_REGISTRY_PASSWORD")"
     printf '  "tokenRegistry": {"address": "%s", "tokenServer": "%s", "username": %s, "password": %s},\n' "$(token_registry_addr)" \
       "$(token_server_addr)" "$(json_str "$FLEET_AUTH_REGISTRY_USER")" "$(json_str "$FLEET_AUTH_REGISTRY_PASSWORD")"
+    printf '  "spareRegistry": {"address": "%s"},\n' "$(spare_registry_addr)"
     printf '  "images": {"webV1": "%s", "webV2": "%s", "webUnhealthy": "%s", "busybox": "%s"},\n' \
       "$REG/stevedore-test/web:v1" "$REG/stevedore-test/web:v2" "$REG/stevedore-test/web:unhealthy" "$REG/stevedore-test/busybox:base"
     printf '  "databaseUrl": %s\n}\n' "$(json_str "$DATABASE_URL")"
