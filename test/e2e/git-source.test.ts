@@ -48,7 +48,11 @@ describe('Git source against the fleet', function () {
   const finished = (id: string) => until('the plan to end', async () => {
     const p = await svc.services.db('deployment_plans').where({ id }).first();
     return p && TERMINAL.includes(p.status) && p;
-  }, { timeoutMs: 90_000, everyMs: 200 });
+  }, { timeoutMs: 90_000, everyMs: 200 }).catch(async (e) => {
+    // what the plan was doing when the wait ran out, from its steps' logs
+    const steps = await svc.services.db('plan_steps').where({ planId: id }).select('status', 'log', 'error');
+    throw new Error(`${(e as Error).message}; steps: ${JSON.stringify(steps)}`);
+  });
   const containers = async () => (await serverExec('s1', ['docker', 'ps', '--format', '{{.Names}} {{.Image}}'])).trim().split('\n').filter(Boolean);
 
   const files = (tag: string, extra: Record<string, string | null> = {}) => ({

@@ -70,7 +70,10 @@ describe('the container image on the fleet (e2e)', function () {
     expect(svc.status, svc.text).to.equal(201);
     const dep = await admin.post(`/api/services/${svc.body.id}/deployments`, { serverId: server.body.id, containerName: deployed });
     expect(dep.status, dep.text).to.equal(201);
-    const plan = await admin.post(`/api/services/${svc.body.id}/deploy?wait=true`, {});
+    const plan = await admin.post(`/api/services/${svc.body.id}/deploy?wait=true`, {}).catch(async (e: Error) => {
+      // the service's own log tells what the deploy was waiting on
+      throw new Error(`${e.message}; the service's log ends: ${(await serverExec('s1', ['docker', 'logs', '--tail', '40', app]).catch(() => '')).slice(-6000)}`);
+    });
     expect(plan.body.status, JSON.stringify(plan.body.steps)).to.equal('succeeded');
     // on the server itself
     await until(`${deployed} running on s2`, async () =>
