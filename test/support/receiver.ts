@@ -28,6 +28,8 @@ export class Receiver {
   url = '';
   /** The most requests this receiver held open at once. */
   maxHung = 0;
+  /** When each held request arrived and when it closed (undefined: still held). */
+  hungSpans: Array<{ from: number; to?: number }> = [];
 
   async start(): Promise<this> {
     await new Promise<void>((resolve) => this.server.listen(0, '127.0.0.1', resolve));
@@ -48,7 +50,12 @@ export class Receiver {
       if (mode === 'hang') {
         this.hung.add(res);
         this.maxHung = Math.max(this.maxHung, this.hung.size);
-        res.on('close', () => this.hung.delete(res));
+        const span: { from: number; to?: number } = { from: rec.at };
+        this.hungSpans.push(span);
+        res.on('close', () => {
+          this.hung.delete(res);
+          span.to = Date.now();
+        });
       } else {
         rec.answered = mode === 'ok' ? 200 : 500;
         res.writeHead(rec.answered, { 'content-type': 'application/json' }).end('{}');
@@ -89,6 +96,7 @@ export class Receiver {
     this.mode = 'ok';
     this.modeFor = null;
     this.maxHung = 0;
+    this.hungSpans = [];
   }
 
   async stop(): Promise<void> {
