@@ -520,6 +520,10 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     const f = form(page, 'edit-service');
     const field = f.getByLabel('Restart policy');
     expect(await field.inputValue()).to.equal('unless-stopped');
+    // Docker's policies offered as it is typed (the schema's x-suggestions), any value the pattern allows taken
+    const listId = await field.getAttribute('list');
+    expect(await f.locator(`datalist[id="${listId}"] option`).evaluateAll((os) => os.map((o) => (o as any).value)))
+      .to.deep.equal(['no', 'always', 'unless-stopped', 'on-failure', 'on-failure:3']);
     await field.fill('sometimes');
     await f.getByRole('button', { name: 'Save spec' }).click();
     await f.locator('[data-field-error="restartPolicy"]').waitFor();
