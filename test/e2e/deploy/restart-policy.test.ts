@@ -1,7 +1,8 @@
-// A service's restartPolicy on the fleet: the container is created with it, a change is a new
-// revision that recreates the container with the new policy, and a policy changed by hand
-// (`docker update --restart`) is drift that driftPolicy heal converges back. What runs is read on
-// the server itself (docker inspect over the fleet's ssh), never through the controller.
+// A service's restartPolicy on the fleet: the container is created with it (directly, or from the
+// generated compose file), a change is a new revision that recreates the container with the new
+// policy, and a policy changed by hand (`docker update --restart`) is drift that driftPolicy heal
+// converges back. What runs is read on the server itself (docker inspect over the fleet's ssh),
+// never through the controller.
 import { expect } from 'chai';
 import { serverExec } from '../../fleet/fleet.js';
 import { reconcileDrift } from '../../../reconcilers/deployment/reconcile-drift.js';
@@ -40,6 +41,18 @@ describe('restart policy of a service on the fleet (e2e)', function () {
   it('creates the container with restartPolicy on-failure:3', async () => {
     const { containerName } = await deployed('rp-create', 's1', 'on-failure:3');
     expect((await onServer('s1', containerName)).policy).to.equal('on-failure:3');
+  });
+
+  it('writes it into the generated compose file in compose mode, "no" quoted', async () => {
+    await w.s.settings.patch(w.envId, 'operations', { autoManageCompose: true });
+    try {
+      const { containerName } = await deployed('rp-compose', 's1', 'no');
+      expect((await onServer('s1', containerName)).policy).to.equal('no:0');
+      const file = await serverExec('s1', ['cat', `/opt/stevedore/deployments/${containerName}/docker-compose.yml`]);
+      expect(file).to.match(/^ {4}restart: "no"$/m);
+    } finally {
+      await w.s.settings.patch(w.envId, 'operations', { autoManageCompose: false });
+    }
   });
 
   it('a change to always is a new revision that recreates the container with it', async () => {
