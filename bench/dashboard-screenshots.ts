@@ -1,8 +1,10 @@
 // bench/dashboard-screenshots.ts - the pictures of docs/dashboard/: a real service on a fresh
-// database, seeded through its API (an environment with servers, images, services, secrets, vars,
-// config files, webhooks, users, a token, a chat channel and the SMTP relay; a watched manifests folder declaring a second
-// environment; an hour of server and container samples written to the store, as the collector
-// writes them), then each page shot in Debian's headless Chromium at 1280 px, and a few at 375 px.
+// database, seeded through its API (an environment with servers, images, services with a
+// dependency and their restart policies, an external entity and a connection, secrets, vars,
+// config files, webhooks, users, a token, a chat channel and the SMTP relay; a watched manifests
+// folder declaring a second environment; an hour of server and container samples and the
+// containers' health check results written to the store, as the collector and the health sweep
+// write them), then each page shot in Debian's headless Chromium at 1280 px, and a few at 375 px.
 //   DATABASE_URL=postgres://... npx tsx bench/dashboard-screenshots.ts [out=docs/dashboard]
 // The servers are documentation addresses (198.51.100.0/24): nothing is reached, so the Drift
 // page (which asks the servers) is not shot here; the fleet's browser test shoots it
@@ -17,6 +19,10 @@ import { startTestService } from '../test/support/test-service.js';
 import { until } from '../test/support/until.js';
 import { recordHealth } from '../controller/servers/health.js';
 import type { ServerSample } from '../controller/monitoring/server-sample.js';
+import { recordCheck } from '../controller/monitoring/record-check.js';
+import { containerCheck } from '../controller/monitoring/service-checks.js';
+
+const RUNNING = { State: 'running', Status: 'Up 2 hours (healthy)' };
 
 const out = process.argv[2] ?? 'docs/dashboard';
 mkdirSync(out, { recursive: true });
@@ -57,9 +63,24 @@ try {
     ports: ['8080'], volumes: ['/srv/web/uploads:/app/uploads'], command: ['node', 'server.js'],
     healthCheck: { test: ['CMD', 'wget', '-qO-', 'http://127.0.0.1:8080/health'], intervalSec: 10, retries: 3 }, updateOrder: 'start-first',
   }));
-  const jobs = ok(await admin.post(e('/services'), { name: 'jobs', containerImageId: worker.id, imageTag: '2.0.1', env: { QUEUE: 'default' } }));
+  const jobs = ok(await admin.post(e('/services'), {
+    name: 'jobs', containerImageId: worker.id, imageTag: '2.0.1', env: { QUEUE: 'default' }, restartPolicy: 'on-failure:5',
+  }));
+  const deployments: Record<string, any> = {};
   for (const [service, server, name] of [[web, servers[0], 'web-1'], [web, servers[1], 'web-2'], [jobs, servers[2], 'jobs-1']]) {
-    ok(await admin.post(`/api/services/${service.id}/deployments`, { serverId: server.id, containerName: name }));
+    deployments[name] = ok(await admin.post(`/api/services/${service.id}/deployments`, { serverId: server.id, containerName: name }));
+  }
+  // the topology's other nodes and links: web needs jobs first and charges through a payments API
+  ok(await admin.post(`/api/services/${web.id}/dependencies`, { dependsOnServiceId: jobs.id }));
+  const payments = ok(await admin.post(e('/external-entities'), { name: 'payments', type: 'saas', url: 'https://payments.example.test', description: 'card payments' }));
+  ok(await admin.post('/api/connections', { environmentId: env.id, from: { kind: 'Service', id: web.id }, to: { kind: 'ExternalEntity', id: payments.id }, label: 'charges' }));
+  // the service page's health checks: results as the health sweep records them (web-2's container is gone)
+  const policy = { failuresBeforeDown: 2, successesBeforeUp: 1, reminderIntervalSec: 0 };
+  for (const [name, server, looks] of [['web-1', servers[0], [RUNNING, RUNNING]], ['web-2', servers[1], [RUNNING, undefined, undefined]]] as const) {
+    const row = (await svc.services.servers.findById(server.id))!;
+    for (const look of looks) {
+      await recordCheck(svc.services, containerCheck(row, (await svc.services.deployments.findById(deployments[name].id))!, look as never, 4), policy);
+    }
   }
   ok(await admin.post(e('/secrets'), { key: 'DB_PASSWORD', value: 'never-shown', description: 'the shop database' }));
   ok(await admin.post(e('/vars'), { key: 'WORKERS', value: '4', description: 'nginx worker processes' }));

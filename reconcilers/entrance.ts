@@ -25,7 +25,7 @@ import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } 
 import { inFallback } from './service/fallback.js';
 import { editHint, ownedFields, ownerOf, type ManifestSource } from '../controller/manifests/owned-fields.js';
 import type { DesiredReads } from './deployment/load-desired.js';
-import type { RevisionSpec } from './service/revision-spec.js';
+import { specOfRevision, type RevisionSpec } from './service/revision-spec.js';
 
 export type DeployRequest = CreatePlanInput & {
   trigger: string;
@@ -37,7 +37,9 @@ export type DeployRequest = CreatePlanInput & {
 };
 
 /** Service fields whose change changes the containers: a PATCH of one rolls out (name and type do not). */
-const ROLLOUT_FIELDS = ['containerImageId', 'imageTag', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec'] as const;
+const ROLLOUT_FIELDS = [
+  'containerImageId', 'imageTag', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec', 'restartPolicy',
+] as const;
 
 /** Triggers that only converge to what is already desired: they never supersede a request. */
 const CONVERGING_ONLY = new Set(['drift-heal']);
@@ -221,7 +223,7 @@ export async function requestRevert(s: EntranceServices, service: ServiceRow, re
   const row = await s.revisions.find(service.id, revision);
   if (!row) throw notFound('Revision');
   const spec = row.spec as unknown as RevisionSpec;
-  const values: ServiceSpec = { ...spec.template, imageTag: spec.image.tag, containerImageId: spec.image.containerImageId };
+  const values: ServiceSpec = specOfRevision(spec);
   assertNotManifestOwned(service, values);
   const deployments = await s.deployments.listByService(service.id);
   const deployed = deployments.filter((d) => d.imageTag).map((d) => d.id);

@@ -74,7 +74,7 @@ export default function serviceRoutes(s: Services) {
     route<ServiceSpec, unknown, ServiceRow>({
       method: 'PATCH', path: '/api/services/{id}', operationId: 'updateService', tag: 'services', access: 'operator',
       summary: 'Change a service template; a change of any spec field bumps its generation',
-      description: 'A change of what its containers should be (image, tag, env, ports, volumes, command, healthcheck, template, update order) '
+      description: 'A change of what its containers should be (image, tag, env, ports, volumes, command, healthcheck, template, update order, restart policy) '
         + 'on a service that runs somewhere is a request like a deploy: a new revision and a plan over its deployments that run.',
       load,
       body: serviceSchemas.update, readOnly: serviceSchemas.readOnly, response: serviceSchemas.read, errors: [409],

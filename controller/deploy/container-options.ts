@@ -3,6 +3,7 @@
 import type Docker from 'dockerode';
 import type { DesiredContainer } from '../model/desired-container.js';
 import { fileMounts } from './compose/generate-compose.js';
+import { DEFAULT_RESTART_POLICY, dockerRestartPolicy } from '../model/restart-policy.js';
 
 const NS = 1e9;
 
@@ -29,7 +30,7 @@ export function createOptionsOf(d: DesiredContainer): Docker.ContainerCreateOpti
     HostConfig: {
       PortBindings: bindings,
       Binds: [...d.volumes ?? [], ...fileMounts(d)],
-      RestartPolicy: { Name: d.restart ?? 'unless-stopped' },
+      RestartPolicy: dockerRestartPolicy(d.restart ?? DEFAULT_RESTART_POLICY),
     },
   };
 }

@@ -6,6 +6,7 @@ import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
 import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
 import { name } from './manifest-fields.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
+import { DEFAULT_RESTART_POLICY, RESTART_POLICIES, RESTART_POLICY_PATTERN } from '../model/restart-policy.js';
 import {
   condition, arrayOf, enumOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
 } from './schema.js';
@@ -41,6 +42,11 @@ const schemas = resourceSchemas({
         + 'and takes over its network alias once healthy (no fixed host port; docs/deploys.md)',
     },
     drainSec: int(0, 600, { default: DEFAULT_DRAIN_SEC, description: 'start-first: seconds between the old container leaving the network and its stop' }),
+    restartPolicy: str({
+      pattern: RESTART_POLICY_PATTERN, default: DEFAULT_RESTART_POLICY, 'x-suggestions': [...RESTART_POLICIES, 'on-failure:3'],
+      description: 'When Docker restarts the container, as docker run --restart takes it: no, always, unless-stopped (default), '
+        + 'on-failure, or on-failure:N (at most N restarts, 1-9999, after it exits non-zero). A compose template or a hand-written compose file decides it instead',
+    }),
     serverSelector: nullable(serverSelectorSchema),
     rollout: nullable(rolloutSchema),
   },
@@ -98,7 +104,7 @@ const attachedConfigFile: Schema = object({
 /** What the store holds for the optional template fields a manifest leaves out. */
 const DEFAULTS = {
   type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
-  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, serverSelector: null, rollout: null,
+  updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, restartPolicy: DEFAULT_RESTART_POLICY, serverSelector: null, rollout: null,
 };
 
 /** A selector's labels follow the label rules (a manifest's selector and deployments together: manifestProblems). */

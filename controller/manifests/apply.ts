@@ -55,7 +55,7 @@ export interface ApplyResult {
 }
 
 // Fields of a service whose change means its containers must be redeployed.
-const DEPLOYED_FIELDS = new Set(['image', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'updateOrder', 'deployments', 'configFiles']);
+const DEPLOYED_FIELDS = new Set(['image', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate', 'updateOrder', 'restartPolicy', 'deployments', 'configFiles']);
 // One apply at a time across replicas and the watcher.
 const APPLY_LOCK = 0x5ed0_0006;
 

@@ -10,6 +10,7 @@ import type { Services } from '../services.js';
 import type { ServerRow } from '../store/repositories/servers.js';
 import { KINDS, kindOf } from '../kinds/index.js';
 import { LABEL, normalizePort, portSyntax } from '../model/desired-container.js';
+import { DEFAULT_RESTART_POLICY, RESTART_POLICY_PATTERN, restartPolicyOf } from '../model/restart-policy.js';
 import { readSnapshot } from './snapshot.js';
 
 export const API_VERSION = 'stevedore/v1';
@@ -181,8 +182,12 @@ export function containerToManifests(c: Docker.ContainerInspectInfo, image: Dock
   if (hc?.Test?.length && hc.Test[0] !== 'NONE' && !sameJson(hc.Test, imageHc?.Test)) {
     spec.healthCheck = { test: hc.Test, intervalSec: seconds(hc.Interval, 10), timeoutSec: seconds(hc.Timeout, 5), retries: hc.Retries ?? 3, startPeriodSec: hc.StartPeriod ? seconds(hc.StartPeriod, 0) : 0 };
   }
-  const restart = c.HostConfig.RestartPolicy?.Name || 'no';
-  if (restart !== 'unless-stopped') warnings.push(`its restart policy is "${restart}"; Stevedore runs containers "unless-stopped", so the first rollout recreates it`);
+  const restart = restartPolicyOf(c.HostConfig.RestartPolicy);
+  if (new RegExp(RESTART_POLICY_PATTERN).test(restart)) {
+    if (restart !== DEFAULT_RESTART_POLICY) spec.restartPolicy = restart;
+  } else {
+    warnings.push(`its restart policy is "${restart}", which a service cannot hold (on-failure takes 1-9999 retries), so the first rollout recreates it unless-stopped`);
+  }
   const networks = Object.keys(c.NetworkSettings?.Networks ?? {}).filter((n) => n !== 'bridge');
   if (networks.length) warnings.push(`it joined network(s) ${networks.join(', ')}: a recreate by Stevedore puts it on the default network`);
   const custom = Object.keys(c.Config.Labels ?? {}).filter((l) => !(l in (image?.Config?.Labels ?? {})) && !l.startsWith('com.docker.compose.'));

@@ -5,6 +5,7 @@
 import { createHmac } from 'node:crypto';
 import type { UpdateOrder } from '../store/repositories/services.js';
 import type { ComposeDecision } from '../deploy/compose/compose-path-rules.js';
+import type { RestartPolicy } from './restart-policy.js';
 
 export type DeployMode = ComposeDecision['mode'];
 
@@ -55,7 +56,8 @@ export interface DesiredContainer {
   files: DesiredFile[];
   /** Whether the files are bind-mounted (not in compose-external mode: that file is the user's). */
   mountFiles: boolean;
-  restart: 'unless-stopped' | null;
+  /** The service's restart policy as `docker run --restart` takes it (restart-policy.ts). */
+  restart: RestartPolicy | null;
   healthcheck: DesiredHealthcheck | null;
   /** Networks to join; empty: the mode's default (bridge directly, the project network in compose). */
   networks: string[];

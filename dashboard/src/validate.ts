@@ -17,6 +17,8 @@ export interface Schema {
   minProperties?: number; maxProperties?: number;
   description?: string;
   default?: unknown;
+  /** Values a text field offers as it is typed in (not a rule: the pattern decides). */
+  'x-suggestions'?: string[];
   oneOf?: Schema[];
   $ref?: string;
 }

@@ -9,12 +9,13 @@ import { configFileHostPath } from '../../controller/deploy/compose/compose-path
 import {
   canonicalJson, keyedHash, LABEL, normalizePort, type DeployMode, type DesiredContainer, type DesiredHealthcheck,
 } from '../../controller/model/desired-container.js';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from '../../controller/model/restart-policy.js';
 
 export interface DesiredInput {
   service: {
     id: string; name: string; environmentId: string; env: Record<string, string> | null; ports: string[] | null;
     volumes: string[] | null; command: string[] | null; healthCheck: HealthCheck | null; composeTemplate: string | null;
-    updateOrder?: UpdateOrder; drainSec?: number;
+    updateOrder?: UpdateOrder; drainSec?: number; restartPolicy?: RestartPolicy;
   };
   deployment: { id: string; containerName: string; serverId: string; adoptedContainerId?: string | null };
   serverName: string;
@@ -57,7 +58,7 @@ export function renderDesired(i: DesiredInput): DesiredContainer {
     volumes: shaped ? null : [...(service.volumes ?? [])].sort(),
     files: files.map((f) => ({ targetPath: f.targetPath, hostPath: f.hostPath, mode: f.mode, contentHash: f.contentHash })),
     mountFiles: !external,
-    restart: shaped ? null : 'unless-stopped' as const,
+    restart: shaped ? null : service.restartPolicy ?? DEFAULT_RESTART_POLICY,
     healthcheck: shaped ? null : healthcheckOf(service.healthCheck),
     networks: startFirst ? [environmentNetworkName(service.environmentId)] : [] as string[],
     // only when set: the spec hash of every other container stays what it was

@@ -8,6 +8,7 @@ import type { ServerWithKeyRow } from '../../controller/store/repositories/serve
 import { inspectContainer } from '../../controller/deploy/find-container.js';
 import { nextContainerName } from '../../controller/deploy/switch-names.js';
 import { fileContentHash, LABEL, type DesiredContainer } from '../../controller/model/desired-container.js';
+import { restartPolicyOf } from '../../controller/model/restart-policy.js';
 
 export interface ContainerOwner {
   /** Carries stevedore.managed: Stevedore created it. */
@@ -42,6 +43,7 @@ export interface ObservedContainer {
   /** Normalised mounts ("source:destination[:ro]", an anonymous volume as its destination), sorted. */
   mounts: string[];
   command: string[] | null;
+  /** As written (no, always, unless-stopped, on-failure[:N]): restart-policy.ts. */
   restart: string | null;
   healthcheckTest: string[] | null;
   /** Keyed hash of each desired config file as it is on disk (null: missing), by hostPath. */
@@ -101,7 +103,7 @@ export function observedFromInspect(c: Docker.ContainerInspectInfo): ObservedCon
     },
     specHash: labels[LABEL.specHash] ?? null, image: c.Config.Image ?? null, imageId: c.Image ?? null, env,
     ports: [...new Set(ports)].sort(), mounts: [...new Set(mounts)].sort(),
-    command: c.Config.Cmd ? [...c.Config.Cmd] : null, restart: c.HostConfig.RestartPolicy?.Name ?? null,
+    command: c.Config.Cmd ? [...c.Config.Cmd] : null, restart: restartPolicyOf(c.HostConfig.RestartPolicy),
     healthcheckTest: (c.Config as { Healthcheck?: { Test?: string[] } }).Healthcheck?.Test ?? null,
     files: {}, composeFileHash: null, composeProject: labels['com.docker.compose.project'] ?? null, networks, leftover: null,
   };

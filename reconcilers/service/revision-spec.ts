@@ -5,9 +5,10 @@
 import { createHash, createHmac } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import type { HealthCheck, ServiceRow, UpdateOrder } from '../../controller/store/repositories/services.js';
+import type { HealthCheck, ServiceRow, ServiceSpec, UpdateOrder } from '../../controller/store/repositories/services.js';
 import { renderEnv } from '../../controller/deploy/compose/render-env.js';
 import { canonicalJson, type DesiredContainer, type DesiredHealthcheck } from '../../controller/model/desired-container.js';
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from '../../controller/model/restart-policy.js';
 
 /** The service fields a rollout renders from: what PATCH, manifests, deploys and reverts write. */
 export interface RevisionTemplate {
@@ -20,6 +21,11 @@ export interface RevisionTemplate {
   composeTemplate: string | null;
   updateOrder: UpdateOrder;
   drainSec: number;
+  /**
+   * Only when not the default unless-stopped: the revisions of services that never set it stay
+   * what they were (same hash, no new number), and one without it means unless-stopped.
+   */
+  restartPolicy?: RestartPolicy;
 }
 
 export interface RevisionFile { attachmentId: string; configFileId: string; configFileName: string; targetPath: string; mode: number | null }
@@ -55,14 +61,19 @@ export interface RevisionSpec {
   deployments: RevisionDeployment[];
 }
 
-export const TEMPLATE_FIELDS = ['command', 'env', 'ports', 'volumes', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec'] as const;
+export const TEMPLATE_FIELDS = ['command', 'env', 'ports', 'volumes', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec', 'restartPolicy'] as const;
 
 export function templateOf(s: Pick<ServiceRow, (typeof TEMPLATE_FIELDS)[number]>): RevisionTemplate {
+  const restartPolicy = s.restartPolicy ?? DEFAULT_RESTART_POLICY;
   return {
     command: s.command ?? null, env: s.env ?? {}, ports: s.ports ?? [], volumes: s.volumes ?? [], healthCheck: s.healthCheck ?? null,
     composeTemplate: s.composeTemplate ?? null, updateOrder: s.updateOrder ?? 'stop-first', drainSec: s.drainSec ?? 5,
+    ...(restartPolicy !== DEFAULT_RESTART_POLICY && { restartPolicy }),
   };
 }
+
+/** The template with what it leaves out when default (restartPolicy): restored and diffed by value either way. */
+const withDefaults = (t: RevisionTemplate): Required<RevisionTemplate> => ({ ...t, restartPolicy: t.restartPolicy ?? DEFAULT_RESTART_POLICY });
 
 /** A secret's version: a keyed hash of its value, short; the same value gives the same version. */
 export const secretVersion = (hashKey: Buffer, value: string) => `v${createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 12)}`;
@@ -101,9 +112,14 @@ export function revisionSpecOf(i: RevisionInput): RevisionSpec {
 
 export const revisionHash = (spec: RevisionSpec) => createHash('sha256').update(canonicalJson(spec)).digest('hex');
 
+/** The spec fields a revision restores (revert, a rollback's outcome): its template, image and tag. */
+export function specOfRevision(spec: RevisionSpec): ServiceSpec {
+  return { ...withDefaults(spec.template), imageTag: spec.image.tag, containerImageId: spec.image.containerImageId };
+}
+
 /** The service as the revision asked for it: its template fields and tag over today's row. */
 export function serviceAtRevision<T extends ServiceRow>(service: T, spec: RevisionSpec): T {
-  return { ...service, ...spec.template, imageTag: spec.image.tag, containerImageId: spec.image.containerImageId };
+  return { ...service, ...specOfRevision(spec) };
 }
 
 export interface RevisionChange { path: string; from: unknown; to: unknown }
@@ -124,6 +140,7 @@ export function revisionChanges(a: RevisionSpec, b: RevisionSpec): RevisionChang
 function comparable(s: RevisionSpec): Record<string, unknown> {
   return {
     ...s,
+    template: withDefaults(s.template),
     files: Object.fromEntries(s.files.map(({ targetPath, ...f }) => [targetPath, f])),
     deployments: Object.fromEntries(s.deployments.map(({ specHash: _h, ...d }) => [`${d.serverName}/${d.containerName}`, d])),
   };
@@ -140,6 +157,6 @@ function flatten(v: unknown, prefix = '', out = new Map<string, unknown>()): Map
 
 /** A unified diff of the two specs as YAML (keys sorted), labelled with their revision numbers. */
 export function unifiedRevisionDiff(from: { revision: number; spec: RevisionSpec }, to: { revision: number; spec: RevisionSpec }): string {
-  const text = (s: RevisionSpec) => stringify(JSON.parse(canonicalJson(s)), { lineWidth: 0 });
+  const text = (s: RevisionSpec) => stringify(JSON.parse(canonicalJson({ ...s, template: withDefaults(s.template) })), { lineWidth: 0 });
   return createTwoFilesPatch(`revision ${from.revision}`, `revision ${to.revision}`, text(from.spec), text(to.spec), '', '', { context: 3 });
 }

@@ -12,7 +12,7 @@ import type { PlanStepRow } from '../../controller/store/repositories/plan-steps
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
 import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
-import { revisionHash, revisionSpecOf, templateOf, type RevisionSpec } from './revision-spec.js';
+import { revisionHash, revisionSpecOf, specOfRevision, templateOf, type RevisionSpec } from './revision-spec.js';
 import { canonicalJson } from '../../controller/model/desired-container.js';
 
 /**
@@ -172,7 +172,7 @@ async function writeRevisionAsDesired(s: Pick<Services, 'deployments' | 'service
   await s.transaction(async (trx) => {
     const [svc] = await s.services.lockForUpdate([serviceId], trx);
     if (!svc) return;
-    const { changed } = await s.services.updateSpec(svc, { ...spec.template, imageTag: spec.image.tag, containerImageId: spec.image.containerImageId }, trx);
+    const { changed } = await s.services.updateSpec(svc, specOfRevision(spec), trx);
     if (changed.length) await s.deployments.bumpGenerationOfServices([serviceId], trx);
     await s.services.recordRevisions(serviceId, { desiredRevision: row.revision, currentRevision: row.revision, failedRevision: null, failedReason: null }, trx);
   });

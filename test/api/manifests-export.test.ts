@@ -58,6 +58,41 @@ describe('manifests export route', function () {
     expect(diff.body.changes).to.have.length(3);
   });
 
+  it('applies restartPolicy from a manifest ("no" unquoted too), writes it back on export, and refuses a bad one naming it', async () => {
+    const own = await createEnvironment(admin);
+    const doc = (kind: string, name: string, spec: string) => `apiVersion: stevedore/v1\nkind: ${kind}\nmetadata: {name: ${name}, environment: ${own.name}}\nspec:\n${spec}\n`;
+    const folder = (policies: Record<string, string | null>) => [{
+      path: 'app.yaml',
+      content: [doc('ContainerImage', 'web', '  imageName: "reg.test:5000/acme/web"'), ...Object.entries(policies).map(([name, policy]) =>
+        doc('Service', name, `  image: web\n  imageTag: v1\n${policy === null ? '' : `  restartPolicy: ${policy}\n`}`))].join('---\n'),
+    }];
+    const policies = { plain: null, never: 'no', retrying: 'on-failure:3', always: '"always"' };
+    const applied = await admin.post('/api/manifests/apply', { files: folder(policies) });
+    expect(applied.status, applied.text).to.equal(200);
+    const stored = Object.fromEntries((await svc.services.db('services').where({ environmentId: own.id }).select('name', 'restartPolicy')).map((r) => [r.name, r.restartPolicy]));
+    expect(stored).to.deep.equal({ plain: 'unless-stopped', never: 'no', retrying: 'on-failure:3', always: 'always' });
+    const listed = (await admin.get(`/api/environments/${own.id}/services`)).body.items;
+    expect(Object.fromEntries(listed.map((x: { name: string; restartPolicy: string }) => [x.name, x.restartPolicy]))).to.deep.equal(stored);
+    // what the export writes reads back as no field change
+    const text = (await exportOf(own.id)).text;
+    const specs = Object.fromEntries(parseAllDocuments(text).map((d) => d.toJS()).filter((d) => d.kind === 'Service').map((d) => [d.metadata.name, d.spec.restartPolicy]));
+    expect(specs).to.deep.equal({ plain: 'unless-stopped', never: 'no', retrying: 'on-failure:3', always: 'always' });
+    const again = await admin.post('/api/manifests/diff', { files: [{ path: 'app.yaml', content: text }] });
+    expect(again.body.ok, JSON.stringify(again.body.errors)).to.equal(true);
+    expect(again.body.changes.filter((c: { fields: string[] }) => c.fields.length)).to.deep.equal([]);
+    // a field the manifest sets is the manifest's: the API may not change it
+    const retrying = listed.find((x: { name: string }) => x.name === 'retrying');
+    const owned = await admin.patch(`/api/services/${retrying.id}`, { restartPolicy: 'always' });
+    expect(owned.status, owned.text).to.equal(409);
+    for (const bad of ['sometimes', 'on-failure:0', '3']) {
+      const refused = await admin.post('/api/manifests/apply', { files: folder({ ...policies, retrying: bad }) });
+      expect(refused.status, refused.text).to.equal(400);
+      expect(refused.body.code).to.equal('VALIDATION_ERROR');
+      expect(refused.body.errors.map((e: { path: string }) => e.path)).to.deep.equal(['spec/restartPolicy']);
+    }
+    expect((await svc.services.db('services').where({ environmentId: own.id, name: 'retrying' }).first()).restartPolicy).to.equal('on-failure:3');
+  });
+
   it('a secret placeholder left as it is is refused, not applied', async () => {
     const text = (await exportOf(env.id)).text;
     const secret = parseAllDocuments(text).find((d) => d.toJS().kind === 'Secret')!.toString();

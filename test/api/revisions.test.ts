@@ -155,6 +155,42 @@ describe('service revision routes', function () {
     expect(rename.body.desiredRevision).to.equal(5);
   });
 
+  it('a changed restartPolicy is a new revision whose diff names it; a revert to the one before restores unless-stopped', async () => {
+    const service = await s.services.create(envId, { name: 'restarting', containerImageId: imageId, imageTag: 'v1' });
+    const [server] = await s.servers.listByEnvironment(envId);
+    const dep = await s.deployments.create(service.id, envId, { serverId: server!.id, containerName: 'restarting-1' });
+    const first = await operator.post(`/api/services/${service.id}/deploy`, {});
+    expect(first.status, first.text).to.equal(202);
+    const r1 = first.body.steps[0].revision as number;
+    await ended(first.body.id);
+    // as if it ran: a PATCH of a service that runs somewhere rolls out
+    await s.deployments.recordObserved(dep.id, { imageTag: 'v1' });
+    const patched = await operator.patch(`/api/services/${service.id}`, { restartPolicy: 'on-failure:3' });
+    expect(patched.status, patched.text).to.equal(200);
+    expect(patched.body).to.include({ restartPolicy: 'on-failure:3', desiredRevision: r1 + 1 });
+    const r2 = r1 + 1;
+    await ended((await s.db('plan_steps').where({ serviceId: service.id, revision: r2 }).first()).planId);
+    const spec = (await viewer.get(`/api/services/${service.id}/revisions/${r2}`)).body.spec;
+    expect(spec.template.restartPolicy).to.equal('on-failure:3');
+    expect(spec.deployments.map((d: { restart: string }) => d.restart)).to.deep.equal(['on-failure:3']);
+    const diff = await viewer.get(`/api/services/${service.id}/revisions/diff?from=${r1}&to=${r2}`);
+    expect(diff.status, diff.text).to.equal(200);
+    expect(diff.body.changes).to.deep.equal([
+      { path: 'deployments.nowhere/restarting-1.restart', from: 'unless-stopped', to: 'on-failure:3' },
+      { path: 'template.restartPolicy', from: 'unless-stopped', to: 'on-failure:3' },
+    ]);
+    expect(diff.body.unified).to.match(/^-\s+restartPolicy: unless-stopped$/m).and.match(/^\+\s+restartPolicy: on-failure:3$/m);
+    // the same value again is no change: no new revision
+    const same = await operator.patch(`/api/services/${service.id}`, { restartPolicy: 'on-failure:3' });
+    expect(same.body).to.include({ desiredRevision: r2, generation: patched.body.generation });
+    const revert = await operator.post(`/api/services/${service.id}/revisions/${r1}/revert`, {});
+    expect(revert.status, revert.text).to.equal(202);
+    expect(revert.body.steps[0]).to.include({ revision: r2 + 1 });
+    await ended(revert.body.id);
+    expect((await viewer.get(`/api/services/${service.id}`)).body).to.include({ restartPolicy: 'unless-stopped', desiredRevision: r2 + 1 });
+    expect(await s.db('services').where({ id: service.id }).first('restartPolicy')).to.deep.equal({ restartPolicy: 'unless-stopped' });
+  });
+
   it('refuses a manual rollback while a newer plan runs for the same service, naming it', async () => {
     const failed = await operator.post(`/api/environments/${envId}/deployment-plans`, { items: [{ serviceId }], autoRollback: false, execute: true });
     expect(failed.status, failed.text).to.equal(201);

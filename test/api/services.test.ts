@@ -89,6 +89,34 @@ describe('service template routes', () => {
     expectError(await operator.post(`/api/environments/${envId}/services`, { name: 'noimage' }), 400, 'VALIDATION_ERROR', 'containerImageId');
   });
 
+  it('restartPolicy: unless-stopped by default, each of Docker\'s forms stored and read back, a bad value 400 naming it and nothing changed', async () => {
+    const column = async (id: string) => (await svc.services.db('services').where({ id }).first('restartPolicy', 'generation'));
+    const plain = await createService(operator, envId, { name: 'restart-default' });
+    expect((await viewer.get(`/api/services/${plain.id}`)).body.restartPolicy).to.equal('unless-stopped');
+    expect(await column(plain.id)).to.deep.equal({ restartPolicy: 'unless-stopped', generation: 1 });
+    for (const [i, policy] of ['no', 'always', 'unless-stopped', 'on-failure', 'on-failure:3', 'on-failure:9999'].entries()) {
+      const res = await operator.post(`/api/environments/${envId}/services`, { name: `restart-${i}`, containerImageId: imageId, restartPolicy: policy });
+      expect(res.status, res.text).to.equal(201);
+      expect(res.body.restartPolicy).to.equal(policy);
+      expect((await viewer.get(`/api/services/${res.body.id}`)).body.restartPolicy).to.equal(policy);
+      expect((await column(res.body.id)).restartPolicy).to.equal(policy);
+    }
+    const changed = await operator.patch(`/api/services/${plain.id}`, { restartPolicy: 'on-failure:5' });
+    expect(changed.status, changed.text).to.equal(200);
+    expect(changed.body).to.include({ restartPolicy: 'on-failure:5', generation: 2 });
+    expect(await column(plain.id)).to.deep.equal({ restartPolicy: 'on-failure:5', generation: 2 });
+    const names = async () => (await svc.services.db('services').where({ environmentId: envId }).pluck('name')).sort();
+    const before = await names();
+    for (const bad of ['sometimes', 'on-failure:0', 'on-failure:-1', 'on-failure:10000', 'on-failure:', 'always:3', 'Always', ' no', 3, null, true]) {
+      const created = await operator.post(`/api/environments/${envId}/services`, { name: 'restart-bad', containerImageId: imageId, restartPolicy: bad });
+      expectError(created, 400, 'VALIDATION_ERROR', 'restartPolicy');
+      expect(created.body.message, JSON.stringify(bad)).to.match(/restartPolicy/);
+      expectError(await operator.patch(`/api/services/${plain.id}`, { restartPolicy: bad }), 400, 'VALIDATION_ERROR', 'restartPolicy');
+    }
+    expect(await names()).to.deep.equal(before);
+    expect(await column(plain.id)).to.deep.equal({ restartPolicy: 'on-failure:5', generation: 2 });
+  });
+
   it('refuses an image of another environment and a duplicate name', async () => {
     const other = (await createEnvironment(admin)).id;
     const foreign = (await createImage(admin, other)).id;

@@ -2,7 +2,7 @@ import { expect } from 'chai';
 import { renderDesired } from '../../reconcilers/deployment/desired.js';
 import type { DesiredContainer } from '../../controller/model/desired-container.js';
 import {
-  revisionChanges, revisionHash, revisionSpecOf, secretVersion, serviceAtRevision, templateOf, unifiedRevisionDiff, type RevisionInput,
+  revisionChanges, revisionHash, revisionSpecOf, secretVersion, serviceAtRevision, specOfRevision, templateOf, unifiedRevisionDiff, type RevisionInput,
 } from '../../reconcilers/service/revision-spec.js';
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
 
@@ -14,8 +14,8 @@ describe('revision specs', () => {
   };
   const secrets = { DB_PASSWORD: 'hunter2-very-secret', UNUSED: 'never-referenced' };
   const vars = { WHO: 'world' };
-  const rendered = (tag: string, sec = secrets): DesiredContainer => renderDesired({
-    service, deployment: { id: 'd1', containerName: 'web', serverId: 'srv' }, serverName: 's1', imageName: 'reg/web', imageTag: tag,
+  const rendered = (tag: string, sec = secrets, svc: typeof service & { restartPolicy?: string } = service): DesiredContainer => renderDesired({
+    service: svc, deployment: { id: 'd1', containerName: 'web', serverId: 'srv' }, serverName: 's1', imageName: 'reg/web', imageTag: tag,
     mode: 'direct', sources: { vars, secrets: sec }, files: [], hashKey,
   });
   const input = (tag: string, sec = secrets): RevisionInput => ({
@@ -69,6 +69,32 @@ describe('revision specs', () => {
     expect(unified).to.match(/^--- revision 1/m).and.match(/^\+\+\+ revision 2/m);
     expect(unified).to.match(/^-\s+tag: v1$/m).and.match(/^\+\s+tag: v2$/m);
     expect(unified).to.not.include('hunter2');
+  });
+
+  it('leaves the default restart policy out of the template: a service that never set it keeps its revision hash', () => {
+    // the hash of this revision before restartPolicy existed (main at 5c00578): no new revision number at the next deploy
+    expect(revisionHash(revisionSpecOf(input('v1')))).to.equal('1a99f5d7e93127c5037a82d1dfa67a6216afd4ebdc97696ded4467ac868d5cf2');
+    const unlessStopped = { ...service, restartPolicy: 'unless-stopped' } as unknown as ServiceRow;
+    expect(templateOf(unlessStopped)).to.not.have.property('restartPolicy');
+    expect(templateOf({ ...unlessStopped, restartPolicy: 'on-failure:3' })).to.include({ restartPolicy: 'on-failure:3' });
+  });
+
+  it('names a changed restart policy in the template and in each rendered container, default included', () => {
+    const always = { ...service, restartPolicy: 'always' };
+    const a = revisionSpecOf(input('v1'));
+    const b = revisionSpecOf({ ...input('v1'), template: templateOf(always as unknown as ServiceRow), rendered: [rendered('v1', secrets, always)] });
+    expect(revisionHash(b)).to.not.equal(revisionHash(a));
+    expect(revisionChanges(a, b)).to.deep.equal([
+      { path: 'deployments.s1/web.restart', from: 'unless-stopped', to: 'always' },
+      { path: 'template.restartPolicy', from: 'unless-stopped', to: 'always' },
+    ]);
+    const unified = unifiedRevisionDiff({ revision: 1, spec: a }, { revision: 2, spec: b });
+    expect(unified).to.match(/^-\s+restartPolicy: unless-stopped$/m).and.match(/^\+\s+restartPolicy: always$/m);
+    // a revert to the revision without the field restores the default, not today's policy
+    const today = { ...always, imageTag: 'v1', containerImageId: 'img' } as unknown as ServiceRow;
+    expect(serviceAtRevision(today, a).restartPolicy).to.equal('unless-stopped');
+    expect(specOfRevision(a)).to.include({ restartPolicy: 'unless-stopped', imageTag: 'v1', containerImageId: 'img' });
+    expect(serviceAtRevision({ ...today, restartPolicy: 'no' }, b).restartPolicy).to.equal('always');
   });
 
   it("puts the revision's template and tag over today's service row", () => {

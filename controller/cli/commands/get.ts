@@ -54,6 +54,7 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
     `Image tag:         ${svc.imageTag ?? '<none>'}`,
     `Ports:             ${(svc.ports ?? []).join(', ') || '<none>'}`,
     `Env:               ${Object.keys(svc.env ?? {}).join(', ') || '<none>'}`,
+    `Restart policy:    ${svc.composeTemplate ? "the compose template's" : svc.restartPolicy}`,
     `Source:            ${svc.source?.kind ?? 'api'}${svc.source?.path ? ` (${svc.source.path})` : ''}`,
     `Placement:         ${svc.serverSelector ? `servers labelled ${Object.entries(svc.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}` : 'the deployments below'}`,
     `Rollout:           ${rolloutText(svc.rollout)}`,

@@ -6,10 +6,11 @@
 // and which is therefore written as `$$`.
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
-import { stringify } from 'yaml';
+import { Scalar, stringify } from 'yaml';
 import { REDACTED } from '../../crypto/redact.js';
 import { portSyntax, type DesiredContainer } from '../../model/desired-container.js';
 import { envComposePathFor } from './compose-path-rules.js';
+import { DEFAULT_RESTART_POLICY } from '../../model/restart-policy.js';
 import { assertDefinesContainer, parseCompose, type ComposeDocument } from './validate-compose.js';
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
@@ -22,11 +23,19 @@ export interface ComposeFiles {
 
 const seconds = (n: number) => `${n}s`;
 
+/** "no" quoted: docker-compose v1 reads YAML 1.1, where a bare no is false (and refused). */
+function composeRestart(policy: string): string | Scalar {
+  if (policy !== 'no') return policy;
+  const quoted = new Scalar(policy);
+  quoted.type = Scalar.QUOTE_DOUBLE;
+  return quoted;
+}
+
 function generatedService(d: DesiredContainer): Record<string, unknown> {
   const out: Record<string, unknown> = {
     image: d.image,
     container_name: d.containerName,
-    restart: d.restart ?? 'unless-stopped',
+    restart: composeRestart(d.restart ?? DEFAULT_RESTART_POLICY),
     labels: d.labels,
   };
   if (d.command) out.command = d.command;

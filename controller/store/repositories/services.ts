@@ -4,6 +4,7 @@ import { toDeployment, type DeploymentRow } from './deployments.js';
 import type { Condition } from '../../model/conditions.js';
 import type { ServerSelector } from '../../placement/labels.js';
 import type { Rollout } from '../../model/rollout.js';
+import type { RestartPolicy } from '../../model/restart-policy.js';
 
 export interface HealthCheck {
   test: string[];
@@ -33,6 +34,8 @@ export interface ServiceRow {
   updateOrder: UpdateOrder;
   /** start-first: seconds the old container, out of the network alias, is given before it is stopped. */
   drainSec: number;
+  /** Docker's restart policy as `docker run --restart` takes it (controller/model/restart-policy.ts). */
+  restartPolicy: RestartPolicy;
   /** Placement by server labels instead of deployments written by hand (reconcilers/service/placement.ts). */
   serverSelector: ServerSelector | null;
   /** How its rollouts are split into waves and analysed (controller/model/rollout.ts); null: the plan's strategy. */
@@ -57,7 +60,7 @@ export interface ServiceRow {
 /** Spec fields of a service: a change to any of them bumps `generation`. */
 export const SERVICE_SPEC_FIELDS = [
   'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
-  'updateOrder', 'drainSec', 'serverSelector', 'rollout',
+  'updateOrder', 'drainSec', 'restartPolicy', 'serverSelector', 'rollout',
 ] as const;
 export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
 
@@ -184,7 +187,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
-    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, generation: s.generation,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, restartPolicy: s.restartPolicy, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, generation: s.generation,
     observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source,
     desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
     failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,

@@ -1,8 +1,9 @@
 // One form renderer for every kind: a field per property of the API's JSON schema (its description
 // as help), enums as selects, booleans as checkboxes, maps as key/value rows, lists as rows,
-// nested objects as a group. The value is checked with the same schema before it is sent, and the
-// API's own error is shown next to the field it names. Fields a manifest owns are read-only and
-// say which file owns them; write-only fields (secrets, passwords, tokens) are never filled in.
+// nested objects as a group, a text field's `x-suggestions` offered as it is typed (a datalist).
+// The value is checked with the same schema before it is sent, and the API's own error is shown
+// next to the field it names. Fields a manifest owns are read-only and say which file owns them;
+// write-only fields (secrets, passwords, tokens) are never filled in.
 import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import { ApiError } from '../api';
@@ -229,6 +230,8 @@ function Field(p: FieldProps) {
   const number = schema.type === 'integer' || schema.type === 'number';
   const long = (schema.maxLength ?? 0) > 4096;
   const shownValue = value == null ? '' : String(value);
+  // a text field with known values that also takes others (a restart policy's on-failure:N)
+  const suggestions = !long && !p.writeOnly ? schema['x-suggestions'] : undefined;
   return (
     <div class="field">
       <label for={id}>{text}</label>
@@ -236,10 +239,12 @@ function Field(p: FieldProps) {
         <textarea {...common} rows={8} spellcheck={false} value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLTextAreaElement).value))} />
       ) : (
         <input {...common} type={(p.writeOnly ? 'password' : number ? 'number' : 'text') as 'text'} autoComplete={p.writeOnly ? 'new-password' : 'off'}
+          list={suggestions ? `${id}-suggestions` : undefined}
           step={schema.type === 'integer' ? 1 : number ? 'any' : undefined} min={schema.minimum} max={schema.maximum}
           placeholder={schema.default !== undefined && !Array.isArray(schema.default) && typeof schema.default !== 'object' ? `default ${schema.default}` : undefined}
           value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLInputElement).value))} />
       )}
+      {suggestions && <datalist id={`${id}-suggestions`}>{suggestions.map((v) => <option value={v} />)}</datalist>}
       {note}
     </div>
   );

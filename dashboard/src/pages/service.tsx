@@ -271,6 +271,7 @@ function ServiceSpec({ service, editable, onSaved }: { service: any; editable: b
         <dt>Health check</dt>
         <dd>{hc ? <><code>{hc.test.join(' ')}</code> every {hc.intervalSec ?? 30} s, timeout {hc.timeoutSec ?? 30} s, {hc.retries ?? 3} retries</> : 'the image default'}</dd>
         <dt>Update order</dt><dd>{service.updateOrder}{service.updateOrder === 'start-first' && `, drain ${service.drainSec} s`}</dd>
+        <dt>Restart policy</dt><dd data-testid="restart-policy">{service.composeTemplate ? 'the compose template\'s' : <code>{service.restartPolicy}</code>}</dd>
         <dt>Placement</dt>
         <dd data-testid="placement">{service.serverSelector
           ? <>every server labelled <code>{Object.entries(service.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></>

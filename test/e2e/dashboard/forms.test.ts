@@ -510,6 +510,33 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect(stored.env).to.deep.equal({ MODE: 'two', KEEP: 'k', ADDED: 'yes' });
   });
 
+  it("sets a service's restart policy in the edit form: a value Docker would not take is named under the field, on-failure:3 is stored", async () => {
+    const created = await admin.post(`/api/environments/${envId}/services`, { name: 'worker', containerImageId: imageId });
+    expect(created.status, created.text).to.equal(201);
+    const page = await signIn();
+    await open(page, `/env/${envId}/services/${created.body.id}`, 'Service');
+    expect(await page.getByTestId('restart-policy').innerText()).to.equal('unless-stopped');
+    await page.getByRole('button', { name: 'Edit spec' }).click();
+    const f = form(page, 'edit-service');
+    const field = f.getByLabel('Restart policy');
+    expect(await field.inputValue()).to.equal('unless-stopped');
+    // Docker's policies offered as it is typed (the schema's x-suggestions), any value the pattern allows taken
+    const listId = await field.getAttribute('list');
+    expect(await f.locator(`datalist[id="${listId}"] option`).evaluateAll((os) => os.map((o) => (o as any).value)))
+      .to.deep.equal(['no', 'always', 'unless-stopped', 'on-failure', 'on-failure:3']);
+    await field.fill('sometimes');
+    await f.getByRole('button', { name: 'Save spec' }).click();
+    await f.locator('[data-field-error="restartPolicy"]').waitFor();
+    expect(await field.getAttribute('aria-invalid')).to.equal('true');
+    await field.fill('on-failure:3');
+    await f.getByRole('button', { name: 'Save spec' }).click();
+    await page.getByTestId('restart-policy').getByText('on-failure:3', { exact: true }).waitFor();
+    expect((await admin.get(`/api/services/${created.body.id}`)).body).to.include({ restartPolicy: 'on-failure:3', generation: 2 });
+    expect(await svc.services.db('services').where({ id: created.body.id }).first('restartPolicy')).to.deep.equal({ restartPolicy: 'on-failure:3' });
+    const audits = await svc.services.db('auditLogs').where({ resourceId: created.body.id, action: 'updateService' });
+    expect(audits.map((a: { details: { changed: string[] } }) => a.details.changed), 'the refused value was never sent').to.deep.equal([['restartPolicy']]);
+  });
+
   it("a secret set and rotated in the page is stored and never in any page's HTML", async () => {
     const first = `pg-pass-${Date.now().toString(36)}-Zq1`;
     const second = `pg-pass-${Date.now().toString(36)}-Wk2`;

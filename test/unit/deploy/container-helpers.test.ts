@@ -1,6 +1,8 @@
 import { expect } from 'chai';
 import { demuxLogs } from '../../../controller/deploy/container-logs.js';
+import type Docker from 'dockerode';
 import { createOptionsOf } from '../../../controller/deploy/container-options.js';
+import { observedFromInspect } from '../../../reconcilers/deployment/observe.js';
 import { desired } from '../reconcilers/deployment/desired-fixture.js';
 import { healthTimeoutMs } from '../../../controller/deploy/wait-healthy.js';
 
@@ -36,6 +38,28 @@ describe('container helpers', () => {
     expect(o.HostConfig!.RestartPolicy).to.deep.equal({ Name: 'unless-stopped' });
     expect(o.Healthcheck).to.include({ Interval: 2e9, Retries: 3 });
     expect(o.Labels).to.equal(d.labels);
+  });
+});
+
+describe('restart policy as Docker takes it', () => {
+  it('creates the container with the service\'s policy, on-failure with its retry count', () => {
+    const policyOf = (restartPolicy: string) => createOptionsOf(desired({}, { restartPolicy })).HostConfig!.RestartPolicy;
+    expect(policyOf('no')).to.deep.equal({ Name: 'no' });
+    expect(policyOf('always')).to.deep.equal({ Name: 'always' });
+    expect(policyOf('on-failure')).to.deep.equal({ Name: 'on-failure' });
+    expect(policyOf('on-failure:3')).to.deep.equal({ Name: 'on-failure', MaximumRetryCount: 3 });
+  });
+
+  it('reads an inspected container\'s policy back in the written form', () => {
+    const read = (RestartPolicy: unknown) => observedFromInspect({
+      Id: 'c1', Image: 'sha256:1', Config: { Image: 'x:1', Env: [], Labels: {} }, HostConfig: { RestartPolicy },
+      State: { Running: true, Status: 'running', StartedAt: '' }, Mounts: [], NetworkSettings: { Ports: {}, Networks: {} },
+    } as unknown as Docker.ContainerInspectInfo).restart;
+    expect(read({ Name: 'unless-stopped', MaximumRetryCount: 0 })).to.equal('unless-stopped');
+    expect(read({ Name: 'on-failure', MaximumRetryCount: 0 })).to.equal('on-failure');
+    expect(read({ Name: 'on-failure', MaximumRetryCount: 3 })).to.equal('on-failure:3');
+    expect(read({ Name: '', MaximumRetryCount: 0 })).to.equal('no');
+    expect(read(undefined)).to.equal('no');
   });
 });
 

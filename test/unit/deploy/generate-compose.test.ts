@@ -22,6 +22,14 @@ describe('compose files from the desired container', () => {
     expect(s.labels['stevedore.spec-hash']).to.match(/^[0-9a-f]{64}$/);
   });
 
+  it('writes the service\'s restart policy as compose takes it, "no" quoted for docker-compose v1 (YAML 1.1)', () => {
+    const restartOf = (restartPolicy: string) => files({ restartPolicy }).compose.content.match(/^ {4}restart: (.*)$/m)![1];
+    expect(restartOf('no')).to.equal('"no"');
+    expect(parse(files({ restartPolicy: 'no' }).compose.content).services['web-1'].restart).to.equal('no');
+    expect(restartOf('always')).to.equal('always');
+    expect(restartOf('on-failure:3')).to.equal('on-failure:3');
+  });
+
   it('keeps every env value out of the compose document and in a second compose file', () => {
     const f = files();
     expect(f.compose.content).to.not.include('s3cret');

@@ -41,14 +41,30 @@ describe('manifests export (adopting a hand-run container)', () => {
     expect(parseAllDocuments(text).map((d) => d.toJS().kind)).to.deep.equal(['Secret', 'Secret', 'Service']);
   });
 
-  it('says what a rollout would change: restart policy, untagged image, entrypoint, networks, labels', () => {
+  it('says what a rollout would change: untagged image, entrypoint, networks, labels, a restart policy a service cannot hold', () => {
     const c = container({
       Config: { ...container().Config, Image: 'busybox', Entrypoint: ['/bin/sh', '-c'], Labels: { maintainer: 'x', team: 'a' } },
-      HostConfig: { PortBindings: {}, RestartPolicy: { Name: 'no' } },
+      HostConfig: { PortBindings: {}, RestartPolicy: { Name: 'on-failure', MaximumRetryCount: 20000 } },
       NetworkSettings: { Networks: { bridge: {}, shopnet: {} } },
     });
-    const notes = containerToManifests(c, image, { environment: 'prod', serverName: 's1', imageNames: new Map() }).service.comments.join('\n');
-    for (const part of ['without a tag', 'restart policy is "no"', 'entrypoint', 'shopnet', 'team']) expect(notes).to.include(part);
+    const out = containerToManifests(c, image, { environment: 'prod', serverName: 's1', imageNames: new Map() });
+    const notes = out.service.comments.join('\n');
+    for (const part of ['without a tag', 'restart policy is "on-failure:20000"', 'entrypoint', 'shopnet', 'team']) expect(notes).to.include(part);
+    expect(out.service.body.spec).to.not.have.property('restartPolicy');
+  });
+
+  it('reads the restart policy back as restartPolicy (left out when unless-stopped, the default)', () => {
+    const policyOf = (RestartPolicy: unknown) => containerToManifests(container({ HostConfig: { PortBindings: {}, RestartPolicy } }), image,
+      { environment: 'prod', serverName: 's1', imageNames: new Map() });
+    for (const [policy, written] of [
+      [{ Name: 'no' }, 'no'], [{ Name: '' }, 'no'], [{ Name: 'always' }, 'always'],
+      [{ Name: 'on-failure', MaximumRetryCount: 0 }, 'on-failure'], [{ Name: 'on-failure', MaximumRetryCount: 3 }, 'on-failure:3'],
+    ] as const) {
+      const out = policyOf(policy);
+      expect(out.service.body.spec.restartPolicy, JSON.stringify(policy)).to.equal(written);
+      expect(out.service.comments.join('\n')).to.not.include('restart policy');
+    }
+    expect(policyOf({ Name: 'unless-stopped' }).service.body.spec).to.not.have.property('restartPolicy');
   });
 
   it('escapes ${env:…} so the manifest loader keeps the text, and splits image references', () => {

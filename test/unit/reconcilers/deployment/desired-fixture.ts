@@ -28,7 +28,7 @@ export function observedOf(d: ReturnType<typeof desired>): ObservedContainer {
     owner: { managed: true, environmentId: d.environmentId, environmentName: null, serviceId: d.serviceId, deploymentId: d.deploymentId },
     specHash: d.specHash, image: d.image, imageId: 'sha256:aaa', env: { PATH: '/bin', ...d.env },
     ports: [...d.ports!], mounts: ['/data:/data', ...d.files.map((f) => `${f.hostPath}:${f.targetPath}:ro`), '/var/lib/x'].sort(),
-    command: ['sh'], restart: 'unless-stopped', healthcheckTest: d.healthcheck?.test ?? null,
+    command: ['sh'], restart: d.restart ?? 'unless-stopped', healthcheckTest: d.healthcheck?.test ?? null,
     files: Object.fromEntries(d.files.map((f) => [f.hostPath, f.contentHash])),
   };
 }

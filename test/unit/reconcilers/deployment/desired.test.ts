@@ -36,6 +36,21 @@ describe('desired container', () => {
     expect(desired({ mode: 'compose-generated' }).specHash, 'the mode is how, not what').to.equal(base);
   });
 
+  it('renders the restart policy; the default unless-stopped keeps the spec hash containers carried before the field', () => {
+    // the hash of this fixture before restartPolicy existed (main at 5c00578): no container is recreated by the upgrade
+    const before = '2898e6242f8708c8c93bc024e15d3b36dc1d2d7291daeda3a76e7ab7b18c73e0';
+    expect(desired().specHash).to.equal(before);
+    expect(desired({}, { restartPolicy: 'unless-stopped' })).to.deep.include({ restart: 'unless-stopped', specHash: before });
+    const hashes = new Set([before]);
+    for (const policy of ['no', 'always', 'on-failure', 'on-failure:3']) {
+      const d = desired({}, { restartPolicy: policy });
+      expect(d.restart).to.equal(policy);
+      hashes.add(d.specHash);
+    }
+    expect(hashes.size, 'each policy is another spec').to.equal(5);
+    expect(desired({ mode: 'compose-generated' }, { composeTemplate: 'services: {}', restartPolicy: 'always' }).restart, 'the template decides').to.equal(null);
+  });
+
   it('leaves to a compose template what it shapes, and to a hand-written file everything but the image', () => {
     const t = desired({ mode: 'compose-generated' }, { composeTemplate: 'services: {}' });
     expect([t.ports, t.volumes, t.command, t.restart, t.healthcheck]).to.deep.equal([null, null, null, null, null]);

@@ -55,6 +55,19 @@ describe('deployment plan (desired vs observed)', () => {
     expect(plan(d, { ...o, running: false, state: 'exited' }).action).to.equal('recreate');
   });
 
+  it('compares the service\'s restart policy, on-failure with its retry count', () => {
+    const d3 = desired({}, { restartPolicy: 'on-failure:3' });
+    expect(plan(d3, observedOf(d3)).action).to.equal('none');
+    for (const [running, desire] of [['on-failure', 'on-failure:3'], ['on-failure:5', 'on-failure:3'], ['unless-stopped', 'always'], ['always', 'no']]) {
+      const want = desired({}, { restartPolicy: desire });
+      const p = plan(want, { ...observedOf(want), restart: running });
+      expect(p.action).to.equal('recreate');
+      expect(p.differences).to.deep.equal([{ field: 'restart', reason: 'SpecChanged', message: `restart policy of web-1 is ${running}, desired ${desire}` }]);
+    }
+    // a container created from an older spec (the default) when the service now asks for another: the field names it
+    expect(fields(plan(desired({}, { restartPolicy: 'always' }), observedOf(d)))).to.deep.equal(['restart']);
+  });
+
   it('notices a spec change no compared field shows, through the spec-hash label', () => {
     const p = plan(d, { ...observedOf(d), specHash: 'other' });
     expect(p.differences.map((x) => [x.field, x.reason])).to.deep.equal([['spec', 'SpecChanged']]);
