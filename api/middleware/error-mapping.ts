@@ -31,7 +31,7 @@ function fromHttpError(err: { status?: number; expose?: boolean; message?: strin
 function fromHostError(err: HostError): AppError {
   switch (err.code) {
     case 'HOST_KEY_MISMATCH':
-      return new AppError('CONFLICT', err.message, { hint: 'The server presented a different host key than the pinned one. If it was rebuilt on purpose, delete and re-add the server.', cause: err });
+      return new AppError('CONFLICT', err.message, { hint: 'The server presented a different host key than the pinned one. If it was rebuilt on purpose, check and pin its new key: POST /api/servers/{id}/host-key/scan, then POST /api/servers/{id}/host-key/accept.', cause: err });
     case 'SSH_CONFIG_INVALID':
       return new AppError('CONFLICT', err.message, {
         hint: err instanceof SshKeyMissing ? 'Set the environment SSH key: PUT /api/environments/{envId}/ssh-key' : 'Check the environment SSH key',

@@ -1,5 +1,4 @@
 import type { Services } from '../../controller/services.js';
-import { conflict } from '../../controller/errors/app-error.js';
 import { sweepHealth } from '../../controller/servers/health.js';
 import { checkDatabases } from '../../controller/monitoring/database-checks.js';
 import { certCheck, tcpCheck } from '../../controller/monitoring/port-checks.js';
@@ -9,7 +8,7 @@ import type { AlertStateRow } from '../../controller/store/repositories/alert-st
 import type { EnvironmentRow } from '../../controller/store/repositories/environments.js';
 import { route } from '../http/route.js';
 import { bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid, arrayOf } from '../http/schema.js';
-import { environmentOf, rowOf } from './loaders.js';
+import { environmentOf, rowOf, sshOnly } from './loaders.js';
 
 const kind = enumOf('server', 'container', 'tcp', 'cert', 'database');
 const checkStatus = enumOf('ok', 'warning', 'failed');
@@ -34,10 +33,6 @@ const toCheck = (r: AlertStateRow) => r;
 export default function healthCheckRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.servers, 'Server');
-  const sshOnly = (server: ServerRow) => {
-    if (server.dockerMode === 'socket') throw conflict('The server is in socket mode: it is this machine and has no SSH connection');
-  };
-
   return [
     route<unknown, HealthLogFilter & { limit: number; offset: number }, EnvironmentRow>({
       method: 'GET', path: '/api/environments/{envId}/health-logs', operationId: 'listHealthLogs', tag: 'monitoring', access: 'viewer',

@@ -1,5 +1,5 @@
 import type { Services } from '../../controller/services.js';
-import { notFound } from '../../controller/errors/app-error.js';
+import { conflict, notFound } from '../../controller/errors/app-error.js';
 import type { EnvironmentRow } from '../../controller/store/repositories/environments.js';
 import type { Ctx } from '../http/types.js';
 
@@ -17,3 +17,8 @@ export const rowOf = <T extends { id: string }>(repo: { findById(id: string): Pr
     if (!row) throw notFound(what);
     return row;
   };
+
+/** Routes that need the server's SSH connection refuse a socket-mode server (this machine) with 409. */
+export const sshOnly = (server: { dockerMode: string }): void => {
+  if (server.dockerMode === 'socket') throw conflict('The server is in socket mode: it is this machine and has no SSH connection');
+};

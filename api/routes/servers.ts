@@ -10,12 +10,13 @@ import {
   HOSTNAME_PATTERN, SERVER_NAME_PATTERN, SOCKET_PATH_PATTERN, SSH_USER_PATTERN, TAG_PATTERN, normalizeSocketPath,
 } from '../../controller/servers/validation.js';
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
+import { scanHostKey } from '../../controller/hosts/scan-host-key.js';
 import { route } from '../http/route.js';
 import {
   arrayOf, bool, condition, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
   resourceSchemas, str, timestamp, uuid, type Schema,
 } from '../http/schema.js';
-import { environmentOf, rowOf } from './loaders.js';
+import { environmentOf, rowOf, sshOnly } from './loaders.js';
 import { server } from '../../controller/kinds/server.js';
 import { changeMetricsMode } from '../../controller/monitoring/agent/change-metrics-mode.js';
 import { agentInstallFields, agentInstallOptions } from './agent-install-body.js';
@@ -25,6 +26,8 @@ import { syncPlacements } from '../../reconcilers/service/placement.js';
 const serverSchemas = server.schemas!;
 
 const sshKeyRead = object({ configured: bool, publicKey: nullable(str()), fingerprint: nullable(str()), updatedAt: nullableTimestamp });
+/** How long a host key scan waits for the server's key exchange. */
+const SCAN_TIMEOUT_MS = 10_000;
 const checkItem = object({ serverId: uuid, name: str(), ok: bool, message: str() });
 const containerSchema = object({
   containerId: str(), name: str(), image: str(), state: str(), status: nullable(str()), labels: { type: 'object' },
@@ -44,7 +47,6 @@ function checkLabels(labels: Record<string, string> | undefined): void {
 export default function serverRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.servers, 'Server');
-
   const defaultsFor = async (environmentId: string, trx?: Trx) => {
     const [general, operations] = await Promise.all([
       s.settings.get<{ sshUser: string }>(environmentId, 'general', trx),
@@ -313,6 +315,56 @@ export default function serverRoutes(s: Services) {
         }
         s.hosts.invalidate(resource.id);
         ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, forgottenFingerprint: body.fingerprint } };
+        return toServer((await s.servers.findById(resource.id))!);
+      },
+    }),
+
+    route({
+      method: 'POST', path: '/api/servers/{id}/host-key/scan', operationId: 'scanServerHostKey', tag: 'servers', access: 'admin', load,
+      summary: 'The host key the server presents now, read as ssh-keyscan does (the connection stops at the key exchange: nothing '
+        + 'authenticates or runs), next to the pinned one. Stores nothing. 409 for socket-mode servers',
+      response: object({
+        serverId: uuid, presented: nullable(object({ fingerprint: str(), algorithm: str() }, ['fingerprint', 'algorithm'])),
+        pinned: nullable(str()), matches: bool, message: str(),
+      }), errors: [409],
+      async handler(ctx, { resource }) {
+        sshOnly(resource);
+        const presented = await scanHostKey(resource, SCAN_TIMEOUT_MS).catch((e: Error) => e);
+        const pinned = resource.hostKeyFingerprint ?? null;
+        if (presented instanceof Error) {
+          return { serverId: resource.id, presented: null, pinned, matches: false, message: `no host key read: ${presented.message}`.slice(0, 500) };
+        }
+        const matches = presented.fingerprint === pinned;
+        ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, presented: presented.fingerprint, pinned } };
+        return {
+          serverId: resource.id, presented, pinned, matches,
+          message: matches ? 'the server presents the pinned key' : pinned ? 'the server presents another key than the pinned one' : 'no key is pinned yet',
+        };
+      },
+    }),
+
+    route<{ fingerprint: string; replaces: string | null }>({
+      method: 'POST', path: '/api/servers/{id}/host-key/accept', operationId: 'acceptServerHostKey', tag: 'servers', access: 'admin', load,
+      summary: 'Pin the host key the server presents now, after a rebuild: {fingerprint} is the presented key the caller checked '
+        + '(POST …/host-key/scan), {replaces} the pinned key it saw (null: none)',
+      description: 'The key is read again and pinned only if it is still `fingerprint` and the pin is still `replaces`; otherwise 409 and '
+        + 'nothing changes, so neither a key swapped meanwhile nor a pin made meanwhile is accepted unseen. Audited with both keys.',
+      body: object({ fingerprint: nonEmpty(200), replaces: nullable(nonEmpty(200)) }, ['fingerprint', 'replaces']),
+      response: serverSchemas.read, errors: [409],
+      async handler(ctx, { resource, body }) {
+        sshOnly(resource);
+        const presented = await scanHostKey(resource, SCAN_TIMEOUT_MS).catch((e: Error) => {
+          throw conflict(`could not read the key server ${resource.name} presents: ${e.message}; nothing was pinned`, 'check that the server answers on its SSH port');
+        });
+        if (presented.fingerprint !== body.fingerprint) {
+          throw conflict(`server ${resource.name} presents ${presented.fingerprint}, not ${body.fingerprint}; nothing was pinned`,
+            'scan again and compare the key with the one on the machine', 'fingerprint');
+        }
+        if (!(await s.servers.replaceHostKey(resource.id, body.replaces, body.fingerprint))) {
+          throw conflict(`server ${resource.name} has another pinned host key than ${body.replaces ?? 'none'}`, 'read the server again', 'replaces');
+        }
+        s.hosts.invalidate(resource.id);
+        ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, pinnedFingerprint: body.fingerprint, replacedFingerprint: body.replaces } };
         return toServer((await s.servers.findById(resource.id))!);
       },
     }),

@@ -29,7 +29,7 @@ function describe(err: unknown): string {
   if (err instanceof DockerDown) return `docker is not answering: ${err.message}`;
   if (err instanceof HostError) {
     switch (err.code) {
-      case 'HOST_KEY_MISMATCH': return `refused: ${err.message}. If the server was rebuilt on purpose, delete and re-add it to pin the new key`;
+      case 'HOST_KEY_MISMATCH': return `refused: ${err.message}. If the server was rebuilt on purpose, check and pin its new key (POST /api/servers/{id}/host-key/scan, then …/host-key/accept)`;
       case 'COMMAND_FAILED': return `docker is not answering: ${err.message}`;
       default: return err.message;
     }

@@ -15,15 +15,19 @@ export interface Column { label: string; cell(item: any): ComponentChildren }
 export interface ItemAction {
   label: string;
   op: string;
-  body?: Record<string, unknown> | ((item: any) => Record<string, unknown>);
+  body?: Record<string, unknown> | ((item: any, prepared?: any) => Record<string, unknown>);
   says(answer: any): string;
   /** Lowest role the API accepts for it, when above the page's editRole. */
   role?: Role;
   /** Shown only for the items this holds for. */
   when?(item: any): boolean;
   /** Asked first: the sentence shown with a confirm button (its label is confirmLabel). */
-  confirm?(item: any): string;
+  confirm?(item: any, prepared?: any): string;
   confirmLabel?: string;
+  /** An operation run before the confirm (a scan): its answer goes to confirm, body and offered. */
+  prepare?: string;
+  /** Whether the prepared answer leaves something to confirm (default: yes). */
+  offered?(prepared: any): boolean;
 }
 
 export interface KindView {
@@ -83,12 +87,19 @@ export const KIND_VIEWS: KindView[] = [
       label: 'Test connection', op: 'testServerSsh', body: {},
       says: (r) => `${r.ok ? 'Connected' : 'Failed'}${r.latencyMs != null ? ` in ${r.latencyMs} ms` : ''}: ${r.message}${r.hostKeyFingerprint ? ` (host key ${r.hostKeyFingerprint})` : ''}`,
     }, {
-      // after a rebuild the server presents a new key and is refused: forget the pinned one (ssh-keygen -R)
-      label: 'Forget host key', op: 'resetServerHostKey', role: 'admin', when: (s) => !!s.hostKeyFingerprint,
-      body: (s) => ({ fingerprint: s.hostKeyFingerprint }),
-      confirm: (s) => `Forget the pinned host key ${s.hostKeyFingerprint}? The next connection trusts the key the server presents then: do it only after a rebuild you know of.`,
-      confirmLabel: 'Forget this key',
-      says: () => 'Host key forgotten: the next connection pins the key the server presents.',
+      // after a rebuild the server presents a new key and is refused: read the key it presents
+      // (as ssh-keyscan), show it to compare with the machine's console, and pin that one only
+      label: 'Check host key', op: 'acceptServerHostKey', role: 'admin', prepare: 'scanServerHostKey', when: (s) => s.dockerMode !== 'socket',
+      offered: (scan) => !!scan.presented && !scan.matches,
+      confirm: (s, scan) => (!scan.presented
+        ? `No key read from ${s.name}: ${scan.message}.`
+        : scan.matches
+          ? `${s.name} presents the pinned key ${scan.pinned} (${scan.presented.algorithm}): nothing to change.`
+          : `${s.name} presents ${scan.presented.fingerprint} (${scan.presented.algorithm}); pinned: ${scan.pinned ?? 'none'}. `
+            + 'Pin the presented key? Compare it first with the machine\'s own (ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub on its console).'),
+      confirmLabel: 'Pin the presented key',
+      body: (s, scan) => ({ fingerprint: scan.presented.fingerprint, replaces: s.hostKeyFingerprint ?? null }),
+      says: (s) => `Pinned ${s.hostKeyFingerprint}: connections now expect this key.`,
     }],
   },
   {

@@ -244,6 +244,30 @@ describe('servers API', () => {
     expect((await viewer.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(rebuilt);
   });
 
+  it('host key scan and accept: admins only, accept names both keys, socket mode refused, unknown server 404', async () => {
+    const srv = (await create({ name: 'scanned', hostname: 'scanned.internal' })).body;
+    const key = 'SHA256:presentedpresentedpresentedpresentedpresen0';
+    for (const op of ['scan', 'accept']) {
+      const url = `/api/servers/${srv.id}/host-key/${op}`;
+      const body = op === 'accept' ? { fingerprint: key, replaces: null } : undefined;
+      expect((await svc.http.post(url, body)).status, op).to.equal(401);
+      expect((await operator.post(url, body)).body.code, op).to.equal('FORBIDDEN_ROLE');
+      expect((await viewer.post(url, body)).body.code, op).to.equal('FORBIDDEN_ROLE');
+      expect((await admin.post(`/api/servers/00000000-0000-4000-8000-000000000000/host-key/${op}`, body)).status, op).to.equal(404);
+    }
+    const accept = `/api/servers/${srv.id}/host-key/accept`;
+    expect((await admin.post(accept, { replaces: null })).body).to.include({ code: 'VALIDATION_ERROR', field: 'fingerprint' });
+    expect((await admin.post(accept, { fingerprint: key })).body).to.include({ code: 'VALIDATION_ERROR', field: 'replaces' });
+    const env = (await createEnvironment(admin)).id;
+    const host = (await admin.post(`/api/environments/${env}/servers/register-host`, { dockerSocketPath: '/nonexistent/docker.sock' })).body;
+    for (const op of ['scan', 'accept']) {
+      const res = await admin.post(`/api/servers/${host.id}/host-key/${op}`, op === 'accept' ? { fingerprint: key, replaces: null } : undefined);
+      expect(res.status, op).to.equal(409);
+      expect(res.body.message).to.contain('socket mode');
+    }
+    expect((await viewer.get(`/api/servers/${srv.id}`)).body.hostKeyFingerprint).to.equal(null);
+  });
+
   it('registers the controller host in socket mode and the cached health status never starts a check', async () => {
     const env = (await createEnvironment(admin)).id;
     const res = await admin.post(`/api/environments/${env}/servers/register-host`, { dockerSocketPath: '/nonexistent/docker.sock' });

@@ -193,6 +193,7 @@ describe('servers against the fleet (e2e)', function () {
 
   it('refuses a server whose host key changed, with a clear error, and keeps the pinned key', async () => {
     const pinned = fleet.servers[2]!.hostKeyFingerprint;
+    expect((await health('s3')).body.hostKeyFingerprint, 'pinned by a first connection').to.equal(pinned);
     const rotated = await serverCtl('s3', 'rotate-hostkey');
     const res = await health('s3');
     expect(res.body.health.status).to.equal('unhealthy');
@@ -201,6 +202,58 @@ describe('servers against the fleet (e2e)', function () {
     const live = await operator.post(`/api/servers/${ids.s3}/discover`);
     expect(live.status).to.equal(409);
     expect(live.body.message).to.contain('host key');
-    expect(live.body.hint).to.match(/re-add/);
+    expect(live.body.hint).to.contain('/host-key/scan');
+  });
+
+  it('reads the key a rebuilt server presents and pins it only as the admin confirmed it; the server answers again', async () => {
+    // "rebuilt": the key pinned in the database is not the one the machine presents
+    const pinned = 'SHA256:b2xkLW1hY2hpbmUtYmVmb3JlLXRoZS1yZWJ1aWxkLWtleQ';
+    await svc.services.db('servers').where({ id: ids.s3 }).update({ hostKeyFingerprint: pinned });
+    const presented = loadFleet().servers[2]!.hostKeyFingerprint!;
+    expect((await health('s3')).body.health.message).to.contain(`expected ${pinned}`);
+    const scan = await admin.post(`/api/servers/${ids.s3}/host-key/scan`);
+    expect(scan.status, scan.text).to.equal(200);
+    expect(scan.body).to.deep.equal({ serverId: ids.s3, presented: { fingerprint: presented, algorithm: 'ssh-ed25519' }, pinned, matches: false,
+      message: 'the server presents another key than the pinned one' });
+    const accept = (body: object) => admin.post(`/api/servers/${ids.s3}/host-key/accept`, body);
+    // a key other than the one presented, or a pin other than the one seen: 409, nothing changes
+    const wrongKey = await accept({ fingerprint: pinned, replaces: pinned });
+    expect(wrongKey.status).to.equal(409);
+    expect(wrongKey.body).to.include({ field: 'fingerprint' });
+    expect(wrongKey.body.message).to.contain(`presents ${presented}, not ${pinned}`);
+    const stalePin = await accept({ fingerprint: presented, replaces: null });
+    expect(stalePin.status).to.equal(409);
+    expect(stalePin.body).to.include({ field: 'replaces' });
+    expect((await admin.get(`/api/servers/${ids.s3}`)).body.hostKeyFingerprint).to.equal(pinned);
+
+    const ok = await accept({ fingerprint: presented, replaces: pinned });
+    expect(ok.status, ok.text).to.equal(200);
+    expect(ok.body.hostKeyFingerprint).to.equal(presented);
+    const audit = await svc.services.db('audit_logs').where({ resourceId: ids.s3, action: 'acceptServerHostKey' });
+    expect(audit.map((a: { details: object }) => a.details)).to.deep.equal([{ name: 's3', pinnedFingerprint: presented, replacedFingerprint: pinned }]);
+    // the server is reached again, over a connection checked against the new pin
+    const res = await health('s3');
+    expect(res.body.health.status, res.body.health.message).to.equal('healthy');
+    expect((await admin.post(`/api/servers/${ids.s3}/host-key/scan`)).body).to.include({ matches: true, pinned: presented });
+  });
+
+  it('a host key scan of a server that does not answer says so and stores nothing', async () => {
+    const hole = await startBlackHole();
+    try {
+      const created = await admin.post(`/api/environments/${envId}/servers`, { name: 'silent', hostname: '127.0.0.1', sshPort: hole.port });
+      const started = Date.now();
+      const scan = await admin.post(`/api/servers/${created.body.id}/host-key/scan`);
+      expect(scan.status, scan.text).to.equal(200);
+      expect(scan.body).to.include({ presented: null, pinned: null, matches: false });
+      expect(scan.body.message).to.match(/^no host key read: /);
+      expect(Date.now() - started).to.be.below(20_000);
+      const accept = await admin.post(`/api/servers/${created.body.id}/host-key/accept`, { fingerprint: 'SHA256:x', replaces: null });
+      expect(accept.status).to.equal(409);
+      expect(accept.body.message).to.contain('nothing was pinned');
+      expect((await admin.get(`/api/servers/${created.body.id}`)).body.hostKeyFingerprint).to.equal(null);
+      await admin.delete(`/api/servers/${created.body.id}`);
+    } finally {
+      await hole.close();
+    }
   });
 });

@@ -84,6 +84,13 @@ export class ServersRepository extends BaseRepository<ServerRow> {
     return (await this.q().where({ id, hostKeyFingerprint: fingerprint }).update({ hostKeyFingerprint: null } as never)) > 0;
   }
 
+  /** Pins `fingerprint` only while the pinned key is still `replaces` (null: none); false when it is not. */
+  async replaceHostKey(id: string, replaces: string | null, fingerprint: string): Promise<boolean> {
+    const q = this.q().where({ id });
+    return (await (replaces === null ? q.whereNull('hostKeyFingerprint') : q.where({ hostKeyFingerprint: replaces }))
+      .update({ hostKeyFingerprint: fingerprint } as never)) > 0;
+  }
+
   async hostKeyOf(id: string): Promise<string | null | undefined> {
     return (await this.q().where({ id }).first('hostKeyFingerprint'))?.hostKeyFingerprint;
   }

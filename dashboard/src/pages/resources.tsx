@@ -118,6 +118,7 @@ function Row({ view, envId, me, item, ops, options, editor, reload }: {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   const [asking, setAsking] = useState<string | null>(null);
+  const [prepared, setPrepared] = useState<any>(null);
   const [said, setSaid] = useState<string | null>(null);
   const action = useAction();
   const name = view.name(item);
@@ -138,19 +139,27 @@ function Row({ view, envId, me, item, ops, options, editor, reload }: {
                 const run = () => action.run(async () => {
                   setSaid(null);
                   const op = (await operations()).get(a.op)!;
-                  const body = typeof a.body === 'function' ? a.body(item) : a.body;
+                  const body = typeof a.body === 'function' ? a.body(item, prepared) : a.body;
                   setSaid(a.says(await api(op.method, fillPath(op.path, { id: item.id, envId }), body ?? (op.body ? {} : undefined))));
                   setAsking(null);
                   if (a.confirm) reload();
                 });
                 if (!a.confirm) return <button type="button" disabled={action.busy} onClick={run}>{a.label}<span class="sr-only"> {name}</span></button>;
+                const ask = () => action.run(async () => {
+                  setSaid(null);
+                  if (a.prepare) {
+                    const op = (await operations()).get(a.prepare)!;
+                    setPrepared(await api(op.method, fillPath(op.path, { id: item.id, envId }), op.body ? {} : undefined));
+                  }
+                  setAsking(a.label);
+                });
                 return asking === a.label ? (
                   <div role="group" aria-label={`${a.label} ${name}`} class="confirm">
-                    <p>{a.confirm(item)}</p>
-                    <button type="button" class="danger" disabled={action.busy} onClick={run}>{a.confirmLabel ?? a.label}</button>
-                    <button type="button" onClick={() => setAsking(null)}>Keep it</button>
+                    <p>{a.confirm(item, prepared)}</p>
+                    {(!a.offered || a.offered(prepared)) && <button type="button" class="danger" disabled={action.busy} onClick={run}>{a.confirmLabel ?? a.label}</button>}
+                    <button type="button" onClick={() => setAsking(null)}>{!a.offered || a.offered(prepared) ? 'Keep it' : 'Close'}</button>
                   </div>
-                ) : <button type="button" onClick={() => { setSaid(null); setAsking(a.label); }}>{a.label}<span class="sr-only"> {name}</span></button>;
+                ) : <button type="button" disabled={action.busy} onClick={ask}>{a.label}<span class="sr-only"> {name}</span></button>;
               })}
               {ops.remove && !manifest && (confirming ? (
                 <>

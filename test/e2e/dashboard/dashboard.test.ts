@@ -100,6 +100,52 @@ describe('dashboard in a real browser (e2e)', function () {
     }
   });
 
+  it("checks a rebuilt server's host key from its row and pins the presented one after a confirm that shows both; an operator has no such button", async () => {
+    // s2 "rebuilt": the key pinned in the database is not the one the machine presents
+    const presented = w.fleet.servers[1]!.hostKeyFingerprint!;
+    const old = 'SHA256:b2xkLW1hY2hpbmUtYmVmb3JlLXRoZS1yZWJ1aWxkLWtleQ';
+    await w.s.db('servers').where({ id: w.servers.s2 }).update({ hostKeyFingerprint: old });
+    const ctx = await browser.newContext({ bypassCSP: true });
+    try {
+      const p = await signIn(ctx, 'admin@example.test');
+      await open(p, '/servers', 'Servers');
+      // s1 presents its pinned key: nothing to pin
+      const s1 = p.locator('tr[data-item="s1"]');
+      await s1.getByRole('button', { name: 'Check host key s1' }).click();
+      const same = s1.getByRole('group', { name: 'Check host key s1' });
+      expect(await same.innerText()).to.contain('presents the pinned key').and.contain('nothing to change');
+      expect(await same.getByRole('button', { name: 'Pin the presented key' }).count()).to.equal(0);
+      await same.getByRole('button', { name: 'Close' }).click();
+
+      const row = p.locator('tr[data-item="s2"]');
+      await row.getByRole('button', { name: 'Check host key s2' }).click();
+      const ask = row.getByRole('group', { name: 'Check host key s2' });
+      expect(await ask.innerText()).to.contain(`s2 presents ${presented} (ssh-ed25519); pinned: ${old}.`);
+      // kept when the admin changes their mind
+      await ask.getByRole('button', { name: 'Keep it' }).click();
+      expect((await w.admin.get(`/api/servers/${w.servers.s2}`)).body.hostKeyFingerprint).to.equal(old);
+      await row.getByRole('button', { name: 'Check host key s2' }).click();
+      await ask.getByRole('button', { name: 'Pin the presented key' }).click();
+      await row.getByRole('status').filter({ hasText: `Pinned ${presented}` }).waitFor();
+      expect((await w.admin.get(`/api/servers/${w.servers.s2}`)).body.hostKeyFingerprint).to.equal(presented);
+      await row.getByText(presented, { exact: true }).waitFor();
+      const audit = await w.s.db('audit_logs').where({ resourceId: w.servers.s2, action: 'acceptServerHostKey' });
+      expect(audit.map((a: { details: object }) => a.details)).to.deep.equal([{ name: 's2', pinnedFingerprint: presented, replacedFingerprint: old }]);
+      // and s2 answers over a connection checked against it
+      expect((await w.admin.post(`/api/servers/${w.servers.s2}/ssh-test`, {})).body).to.include({ ok: true, hostKeyFingerprint: presented });
+
+      // admin only: an operator edits servers but is not offered it
+      const operator = await userWithRole(w.admin, 'operator');
+      const op = await signIn(ctx, operator.user.email);
+      await open(op, '/servers', 'Servers');
+      const opRow = op.locator('tr[data-item="s2"]');
+      await opRow.getByRole('button', { name: 'Test connection s2' }).waitFor();
+      expect(await opRow.getByRole('button', { name: /Check host key/ }).count()).to.equal(0);
+    } finally {
+      await ctx.close();
+    }
+  });
+
   it("creates the fleet's registry through the form and tests it from its row", async () => {
     const ctx = await browser.newContext({ bypassCSP: true });
     try {
