@@ -16,7 +16,8 @@ export interface HostLayer {
 
 export function hostLayer(opts: SshPoolOptions = {}): HostLayer {
   const fleet = loadFleet();
-  const pool = new SshPool({ connectTimeoutMs: 3000, ...opts });
+  // the pool's own handshake deadline (5 s), as the controller runs it: 3 s was missed under load
+  const pool = new SshPool(opts);
   for (const s of fleet.servers) pool.register(toHostServer(s), privateKeyOf(s));
   return { fleet, pool, driver: new SshDriver(pool, 15_000), docker: new DockerClients(pool), names: fleet.servers.map((s) => s.name) };
 }
