@@ -1,29 +1,100 @@
 import type { Knex } from 'knex';
+import pg from 'pg';
 import { camelizeRow } from './case.js';
 import { isDatabaseUnavailable, noteDatabaseUnavailable } from './connection-errors.js';
 
-interface PooledClient {
-  acquireConnection(): Promise<{ query(config: { text: string; values: unknown[]; name?: string }): Promise<{ rows: Record<string, unknown>[] }> }>;
+/** Connections of a database handle's hot pool (createKnex), besides its knex pool's. */
+export const HOT_POOL_MAX = 4;
+
+interface QueryClient {
+  query(q: pg.Query): unknown;
+}
+interface PooledKnexClient {
+  acquireConnection(): Promise<QueryClient>;
   releaseConnection(connection: unknown): Promise<unknown>;
 }
 
+const hotPools = new WeakMap<Knex, pg.Pool>();
+
 /**
- * One fixed SQL text on a connection of the same pool, without knex's builder and runner: for the
- * reads every authenticated request makes, where building, compiling and running through knex
- * cost about a fifth of the request's CPU (bench/api-floor.ts). A `name` makes it a prepared
- * statement on each connection: PostgreSQL parses and plans it once instead of per request.
- * Rows come back with camelCase keys, as through knex. Not for anything a caller composes.
+ * A connection attempt gives up after 10 s (as knex's acquireConnectionTimeout: during an outage
+ * callers get an error within seconds). Given to the client, not the pool: pg.Pool would arm a
+ * timer for every checkout of a connection as well.
+ */
+class TimedClient extends pg.Client {
+  constructor(config: pg.ClientConfig = {}) {
+    super({ ...config, connectionTimeoutMillis: 10_000 });
+  }
+}
+
+/**
+ * Gives `db` a plain pg.Pool for hotQuery, ended when `db` is destroyed. knex's pool (tarn) costs
+ * a timer, several promises and its bookkeeping per acquire; the hot reads of every authenticated
+ * request (bench/api-floor.ts) take a connection of this one instead. Its connections stay open
+ * once made (no idle timer per release); `allowExitOnIdle` lets a process that forgot to destroy
+ * `db` exit anyway. An idle connection the server drops is only noted (and replaced on next use).
+ */
+export function attachHotPool(db: Knex, connectionString: string, max = HOT_POOL_MAX): void {
+  const pool = new pg.Pool({
+    connectionString, application_name: 'stevedore', max, idleTimeoutMillis: 0, allowExitOnIdle: true, Client: TimedClient,
+  });
+  pool.on('error', (e) => {
+    if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
+  });
+  hotPools.set(db, pool);
+  const client = db.client as { destroy(callback?: unknown): Promise<unknown> };
+  const destroy = client.destroy.bind(client);
+  let ended: Promise<void> | null = null;
+  client.destroy = async (callback?: unknown) => {
+    ended ??= pool.end().catch(() => {});
+    await ended;
+    return destroy(callback);
+  };
+}
+
+/** One query on a client, as a pg.Query built from its text: pg copies a config object's every property descriptor per query. */
+function run(client: QueryClient, sql: { text: string; name?: string }, values: unknown[]): Promise<Record<string, unknown>[]> {
+  return new Promise((resolve, reject) => {
+    const query = new pg.Query(sql.text, values, (err, result) => (err ? reject(err) : resolve((result as unknown as pg.QueryResult).rows)));
+    if (sql.name) (query as unknown as { name: string }).name = sql.name;
+    client.query(query);
+  });
+}
+
+/**
+ * One fixed SQL text without knex's builder and runner: for the reads every authenticated request
+ * makes, where building, compiling and running through knex cost about a fifth of the request's
+ * CPU (bench/api-floor.ts). Run on `db`'s hot pool (attachHotPool), else on a connection of its
+ * knex pool. A `name` makes it a prepared statement on each connection: PostgreSQL parses and
+ * plans it once instead of per request. Rows come back with camelCase keys, as through knex. Not
+ * for anything a caller composes, nor inside a transaction.
  */
 export async function hotQuery<T>(db: Knex, sql: { text: string; name?: string }, values: unknown[]): Promise<T[]> {
-  const client = db.client as unknown as PooledClient;
-  const connection = await client.acquireConnection();
   try {
-    const { rows } = await connection.query({ text: sql.text, name: sql.name, values });
+    const pool = hotPools.get(db);
+    let rows: Record<string, unknown>[];
+    if (pool) {
+      const client = await pool.connect();
+      try {
+        rows = await run(client as unknown as QueryClient, sql, values);
+      } catch (e) {
+        // a connection that failed (not the query) must not go back to the pool
+        client.release(isDatabaseUnavailable(e) ? (e as Error) : undefined);
+        throw e;
+      }
+      client.release();
+    } else {
+      const knexClient = db.client as unknown as PooledKnexClient;
+      const connection = await knexClient.acquireConnection();
+      try {
+        rows = await run(connection, sql, values);
+      } finally {
+        await knexClient.releaseConnection(connection);
+      }
+    }
     return rows.map(camelizeRow) as T[];
   } catch (e) {
     if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
     throw e;
-  } finally {
-    await client.releaseConnection(connection);
   }
 }
