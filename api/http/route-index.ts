@@ -38,7 +38,7 @@ export function routeIndex(specs: RouteSpec[], mount: (router: Router, specs: Ro
       if (members.length) {
         const router = new Router();
         mount(router, members);
-        middleware = router.routes();
+        middleware = dispatchLayers(router) ?? router.routes();
       } else middleware = null;
       groups.set(key, middleware);
     }
@@ -56,4 +56,56 @@ export function routeIndex(specs: RouteSpec[], mount: (router: Router, specs: Ro
     (ctx as { matched?: unknown[] }).matched ??= [];
     return next();
   };
+}
+
+/** What @koa/router keeps of one route (its Layer): the same regular expression and parameter decoding. */
+interface RouteLayer {
+  path: string;
+  name?: string;
+  methods: string[];
+  stack: Array<(ctx: Ctx, next: () => Promise<unknown>) => unknown>;
+  match(path: string): boolean;
+  captures(path: string): string[];
+  params(path: string, captures: string[], existing?: Record<string, string>): Record<string, string>;
+}
+
+/**
+ * A group's routes run as its router's own dispatch would run them (the layers matching the path
+ * go to ctx.matched for allowedMethods; those of the method run in order, each with its params,
+ * _matchedRoute and routerPath), without what that dispatch adds per request for features these
+ * routes do not use: a host check, debug calls, a middleware chain composed anew. null when a
+ * layer is not a plain route with one handler (then the router's own middleware is used).
+ */
+function dispatchLayers(router: Router): RouterMiddleware | null {
+  const layers = router.stack as unknown as RouteLayer[];
+  if (!layers.every((l) => l.methods.length > 0 && l.stack.length === 1)) return null;
+  const dispatch = (ctx: Ctx, next: () => Promise<unknown>): unknown => {
+    const path = ctx.path;
+    const method = ctx.method.toUpperCase();
+    const matched: RouteLayer[] = [];
+    const run: RouteLayer[] = [];
+    for (const layer of layers) {
+      if (!layer.match(path)) continue;
+      matched.push(layer);
+      if (layer.methods.includes(method)) run.push(layer);
+    }
+    const c = ctx as Ctx & { matched?: RouteLayer[]; router?: Router; routeMatched?: boolean; captures?: string[]; routerPath?: string; routerName?: string; _matchedRoute?: string; _matchedRouteName?: string };
+    if (c.matched) c.matched.push(...matched);
+    else c.matched = matched;
+    c.router = router;
+    c.routeMatched = run.length > 0;
+    const at = (i: number): unknown => {
+      if (i === run.length) return next();
+      const layer = run[i];
+      c.captures = layer.captures(path);
+      c.params = layer.params(path, c.captures, c.params);
+      (c.request as { params?: Record<string, string> }).params = c.params;
+      c.routerPath = c._matchedRoute = layer.path;
+      c.routerName = layer.name || undefined;
+      if (layer.name) c._matchedRouteName = layer.name;
+      return layer.stack[0](ctx, () => Promise.resolve(at(i + 1)));
+    };
+    return at(0);
+  };
+  return dispatch as unknown as RouterMiddleware;
 }

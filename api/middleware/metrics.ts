@@ -7,6 +7,21 @@ import type { Metrics } from '../../controller/metrics/metrics.js';
 import { AppError, unauthorized } from '../../controller/errors/app-error.js';
 
 export function requestMetrics(m: Metrics): Koa.Middleware {
+  // the counter's and the histogram's child of each (method, route, status) seen, instead of
+  // prom-client resolving a labels object per request; bounded like the series themselves
+  const children = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
+  const childOf = (method: string, route: string, status: number) => {
+    const key = `${method} ${status} ${route}`;
+    let child = children.get(key);
+    if (!child) {
+      const labels = [method, route, String(status)];
+      const counter = m.httpRequests.labels(...labels);
+      const histogram = m.httpDuration.labels(...labels);
+      child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
+      children.set(key, child);
+    }
+    return child;
+  };
   return async (ctx, next) => {
     const started = performance.now();
     try {
@@ -14,9 +29,9 @@ export function requestMetrics(m: Metrics): Koa.Middleware {
     } finally {
       const route = (ctx.state as { route?: string }).route
         ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
-      const labels = { method: ctx.method, route, status: String(ctx.status) };
-      m.httpRequests.inc(labels);
-      m.httpDuration.observe(labels, (performance.now() - started) / 1000);
+      const child = childOf(ctx.method, route, ctx.status);
+      child.inc();
+      child.observe((performance.now() - started) / 1000);
     }
   };
 }
@@ -26,8 +41,7 @@ const digest = (v: string) => createHash('sha256').update(v).digest();
 /** `token`: METRICS_TOKEN; when set, the scrape must send it as a bearer token (compared in constant time). */
 export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middleware {
   const expected = token ? digest(`Bearer ${token}`) : null;
-  return async (ctx, next) => {
-    if (ctx.path !== '/metrics') return next();
+  const serve: Koa.Middleware = async (ctx) => {
     // refusals in the API's error envelope (the error middleware outside this one writes it)
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
@@ -41,4 +55,6 @@ export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middlewar
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await m.text();
   };
+  // not async: every other path passes through without a promise of its own
+  return (ctx, next) => (ctx.path === '/metrics' ? serve(ctx, next) : next());
 }
