@@ -1,5 +1,5 @@
 import { unauthorized } from '../../controller/errors/app-error.js';
-import { authenticateToken, type TokenAuthDeps } from '../../controller/auth/authenticate-token.js';
+import { authenticateToken, tokenKey, type TokenAuthDeps } from '../../controller/auth/authenticate-token.js';
 import type { Actor, Ctx } from '../http/types.js';
 
 /**
@@ -17,18 +17,29 @@ export function authenticate(deps: TokenAuthDeps) {
       ctx.state.authError = err;
     }
   };
+  // The last Authorization header of each connection with its token and cache key: a keep-alive
+  // client sends the same one on every request, and hashing it each time was the middleware's
+  // largest cost. Only the key is reused: whether the token is still valid is asked every time.
+  // Held with the socket (which holds the request's headers anyway) and dropped with it.
+  const lastOf = new WeakMap<object, { header: string; token: string | null; key: string | null }>();
   // not async: a token resolved moments ago (authenticateToken's cache) costs no promise here
   return function authenticateMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
-    const header = ctx.get('Authorization');
+    const header = ctx.req.headers.authorization;
     if (!header) return next();
-    const m = BEARER.exec(header);
-    if (!m) {
+    const socket = ctx.req.socket as object | null;
+    let last = socket ? lastOf.get(socket) : undefined;
+    if (last?.header !== header) {
+      const token = BEARER.exec(header)?.[1] ?? null;
+      last = { header, token, key: token === null ? null : tokenKey(token) };
+      if (socket) lastOf.set(socket, last);
+    }
+    if (last.token === null || last.key === null) {
       noteActor(ctx, null);
       return next();
     }
     let found: Actor | Promise<Actor | null>;
     try {
-      found = authenticateToken(deps, m[1]);
+      found = authenticateToken(deps, last.token, last.key);
     } catch (err) {
       ctx.state.authError = err;
       return next();

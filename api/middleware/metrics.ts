@@ -7,32 +7,18 @@ import type { Metrics } from '../../controller/metrics/metrics.js';
 import { AppError, unauthorized } from '../../controller/errors/app-error.js';
 
 export function requestMetrics(m: Metrics): Koa.Middleware {
-  // the counter's and the histogram's child of each (method, route, status) seen, instead of
-  // prom-client resolving a labels object per request; bounded like the series themselves
-  const children = new Map<string, { inc: () => void; observe: (seconds: number) => void }>();
-  const childOf = (method: string, route: string, status: number) => {
-    const key = `${method} ${status} ${route}`;
-    let child = children.get(key);
-    if (!child) {
-      const labels = [method, route, String(status)];
-      const counter = m.httpRequests.labels(...labels);
-      const histogram = m.httpDuration.labels(...labels);
-      child = { inc: () => counter.inc(), observe: (seconds) => histogram.observe(seconds) };
-      children.set(key, child);
-    }
-    return child;
+  const record = (ctx: Koa.Context, started: number) => {
+    const route = (ctx.state as { route?: string }).route
+      ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
+    m.httpSeries(ctx.method, route, ctx.status).answered((performance.now() - started) / 1000);
   };
-  return async (ctx, next) => {
+  // not async: next's promise with two handlers, no async frame held per request
+  return (ctx, next) => {
     const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const route = (ctx.state as { route?: string }).route
-        ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
-      const child = childOf(ctx.method, route, ctx.status);
-      child.inc();
-      child.observe((performance.now() - started) / 1000);
-    }
+    return next().then(() => record(ctx, started), (e) => {
+      record(ctx, started);
+      throw e;
+    });
   };
 }
 

@@ -7,10 +7,11 @@ const SAFE_ID = /^[A-Za-z0-9._-]{1,128}$/;
 export function requestId() {
   // not async: a pass-through that awaits nothing costs a promise and a turn per request
   return function requestIdMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
-    const incoming = ctx.get('X-Request-Id');
-    ctx.state.requestId = SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
-    ctx.state.clientIp = ctx.request.socket.remoteAddress ?? 'unknown';
-    ctx.set('X-Request-Id', ctx.state.requestId);
+    const incoming = ctx.req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && SAFE_ID.test(incoming) ? incoming : crypto.randomUUID();
+    ctx.state.requestId = id;
+    ctx.state.clientIp = ctx.req.socket.remoteAddress ?? 'unknown';
+    ctx.res.setHeader('X-Request-Id', id);
     return next();
   };
 }
