@@ -41,6 +41,11 @@ export function attachHotPool(db: Knex, connectionString: string, max = HOT_POOL
   pool.on('error', (e) => {
     if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
   });
+  // a checked-out connection that breaks emits 'error' besides failing its query: without a
+  // listener that would be an uncaught exception (pg.Pool listens only while it is idle)
+  pool.on('connect', (client) => client.on('error', (e) => {
+    if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
+  }));
   hotPools.set(db, pool);
   const client = db.client as { destroy(callback?: unknown): Promise<unknown> };
   const destroy = client.destroy.bind(client);
@@ -52,14 +57,17 @@ export function attachHotPool(db: Knex, connectionString: string, max = HOT_POOL
   };
 }
 
-/** One query on a client, as a pg.Query built from its text: pg copies a config object's every property descriptor per query. */
-function run(client: QueryClient, sql: { text: string; name?: string }, values: unknown[]): Promise<Record<string, unknown>[]> {
-  return new Promise((resolve, reject) => {
-    const query = new pg.Query(sql.text, values, (err, result) => (err ? reject(err) : resolve((result as unknown as pg.QueryResult).rows)));
-    if (sql.name) (query as unknown as { name: string }).name = sql.name;
-    client.query(query);
-  });
+/** A pg.Query built from its text (pg copies a config object's every property descriptor per query). */
+function queryOf(sql: { text: string; name?: string }, values: unknown[], done: (err: Error | undefined, rows: Record<string, unknown>[]) => void): pg.Query {
+  const query = new pg.Query(sql.text, values, (err, result) => done(err, err ? [] : (result as unknown as pg.QueryResult).rows));
+  if (sql.name) (query as unknown as { name: string }).name = sql.name;
+  return query;
 }
+
+const failed = (e: unknown) => {
+  if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
+  return e;
+};
 
 /**
  * One fixed SQL text without knex's builder and runner: for the reads every authenticated request
@@ -67,34 +75,43 @@ function run(client: QueryClient, sql: { text: string; name?: string }, values: 
  * CPU (bench/api-floor.ts). Run on `db`'s hot pool (attachHotPool), else on a connection of its
  * knex pool. A `name` makes it a prepared statement on each connection: PostgreSQL parses and
  * plans it once instead of per request. Rows come back with camelCase keys, as through knex. Not
- * for anything a caller composes, nor inside a transaction.
+ * for anything a caller composes, nor inside a transaction. One promise per call: the checkout
+ * and the query go through callbacks.
  */
-export async function hotQuery<T>(db: Knex, sql: { text: string; name?: string }, values: unknown[]): Promise<T[]> {
-  try {
-    const pool = hotPools.get(db);
-    let rows: Record<string, unknown>[];
-    if (pool) {
-      const client = await pool.connect();
+export function hotQuery<T>(db: Knex, sql: { text: string; name?: string }, values: unknown[]): Promise<T[]> {
+  const pool = hotPools.get(db);
+  if (!pool) return viaKnexPool<T>(db, sql, values);
+  return new Promise((resolve, reject) => {
+    pool.connect((connectError, client, release) => {
+      if (connectError || !client) return reject(failed(connectError));
       try {
-        rows = await run(client as unknown as QueryClient, sql, values);
+        (client as unknown as QueryClient).query(queryOf(sql, values, (err, rows) => {
+          // a connection that failed (not the query) must not go back to the pool
+          release(err && isDatabaseUnavailable(err) ? err : undefined);
+          if (err) reject(failed(err));
+          else resolve(rows.map(camelizeRow) as T[]);
+        }));
       } catch (e) {
-        // a connection that failed (not the query) must not go back to the pool
-        client.release(isDatabaseUnavailable(e) ? (e as Error) : undefined);
-        throw e;
+        release(e as Error);
+        reject(failed(e));
       }
-      client.release();
-    } else {
-      const knexClient = db.client as unknown as PooledKnexClient;
-      const connection = await knexClient.acquireConnection();
-      try {
-        rows = await run(connection, sql, values);
-      } finally {
-        await knexClient.releaseConnection(connection);
-      }
+    });
+  });
+}
+
+async function viaKnexPool<T>(db: Knex, sql: { text: string; name?: string }, values: unknown[]): Promise<T[]> {
+  const knexClient = db.client as unknown as PooledKnexClient;
+  try {
+    const connection = await knexClient.acquireConnection();
+    try {
+      const rows = await new Promise<Record<string, unknown>[]>((resolve, reject) => {
+        connection.query(queryOf(sql, values, (err, r) => (err ? reject(err) : resolve(r))));
+      });
+      return rows.map(camelizeRow) as T[];
+    } finally {
+      await knexClient.releaseConnection(connection);
     }
-    return rows.map(camelizeRow) as T[];
   } catch (e) {
-    if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
-    throw e;
+    throw failed(e);
   }
 }
