@@ -55,7 +55,7 @@ describe('hot reads (hotQuery on its own pool)', () => {
       victim = (await admin.raw(`select pid from pg_stat_activity where datname = current_database() and query = 'select pg_sleep(5) as slept'`)).rows[0]?.pid;
     }
     expect(victim, 'the slow read is running').to.be.a('number');
-    await admin.raw('select pg_terminate_backend(?)', [victim]);
+    await admin.raw('select pg_terminate_backend(?)', [victim!]);
     const outcome = await slow.then(() => 'answered', (e: Error) => e.message);
     expect(outcome).to.match(/terminat|Connection|ended/i);
     const after = await Promise.all(Array.from({ length: HOT_POOL_MAX * 2 }, () => hotQuery<{ backendPid: number }>(db, SQL, [0])));
