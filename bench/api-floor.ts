@@ -2,9 +2,10 @@
  * The API next to its floor, in the same run: a minimal Koa + pg app (bench/floor/koa-pg.ts, one
  * SELECT per request, no authentication) and Stevedore's authenticated
  * `GET /api/environments/{envId}/settings/general` (JWT), each loaded by wrk at 100 and at 10
- * connections, alternating, ROUNDS times. Prints req/s and p99 of both and the ratios; the goal
- * is Stevedore ≥ 0.7× the floor's req/s with p99 ≤ 1.5× the floor's. On a shared machine only
- * the ratios of one round mean anything: run several rounds and read the spread.
+ * connections, alternating, ROUNDS times. Prints req/s, p99 and the CPU each process spent per
+ * request, and the ratios; the goals (issue 31) are p99 ≤ 1.3× the floor's and CPU per request
+ * ≤ 1.25× the floor's (req/s is shown too). On a shared machine only the ratios of one round mean
+ * anything: run several rounds and read the spread.
  *
  *   DATABASE_URL=postgres://… npx tsx bench/api-floor.ts   (ROUNDS=3 DURATION_S=10 CONNECTIONS=100,10)
  *   BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the service process.
@@ -68,7 +69,7 @@ async function main() {
   const dbUrl = new URL(adminUrl!);
   dbUrl.pathname = '/' + service.database;
   const floor = await startFloor(dbUrl.toString());
-  const ratios: Record<number, { rps: number[]; p99: number[] }> = {};
+  const ratios: Record<number, { rps: number[]; p99: number[]; cpu: number[] }> = {};
   try {
     const { port } = service;
     await call(port, 'POST', '/api/auth/register', undefined, { email: 'bench@example.test', password: 'bench-password' });
@@ -92,17 +93,21 @@ async function main() {
         const s = await measure(targets[1], connections, headers);
         const rps = s.rps / f.rps;
         const p99 = s.p99Ms / f.p99Ms;
-        (ratios[connections] ??= { rps: [], p99: [] }).rps.push(rps);
+        const cpu = s.cpuUs / f.cpuUs;
+        (ratios[connections] ??= { rps: [], p99: [], cpu: [] }).rps.push(rps);
         ratios[connections].p99.push(p99);
+        ratios[connections].cpu.push(cpu);
         console.log(`round ${round}, ${connections} connections`);
         console.log(`  ${targets[0].name.padEnd(18)} ${fmt(f)}`);
         console.log(`  ${targets[1].name.padEnd(18)} ${fmt(s)}`);
-        console.log(`  ratio              ${rps.toFixed(2)}× req/s (goal ≥ 0.70)  ${p99.toFixed(2)}× p99 (goal ≤ 1.50)`);
+        console.log(`  ratio              ${rps.toFixed(2)}× req/s  ${p99.toFixed(2)}× p99 (goal ≤ 1.30)  ${cpu.toFixed(2)}× CPU/request (goal ≤ 1.25)`);
       }
     }
     const range = (v: number[]) => `${Math.min(...v).toFixed(2)}–${Math.max(...v).toFixed(2)}`;
     console.log('summary (spread over rounds)');
-    for (const c of CONNECTIONS) console.log(`  ${String(c).padStart(3)} connections: req/s ${range(ratios[c].rps)}× the floor, p99 ${range(ratios[c].p99)}× the floor`);
+    for (const c of CONNECTIONS) {
+      console.log(`  ${String(c).padStart(3)} connections: req/s ${range(ratios[c].rps)}× the floor, p99 ${range(ratios[c].p99)}×, CPU/request ${range(ratios[c].cpu)}×`);
+    }
   } finally {
     await floor.stop();
     await service.stop();

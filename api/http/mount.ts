@@ -61,13 +61,14 @@ function runner(spec: RouteSpec, services: Services) {
     const query = querySchema ? validateQuery(querySchema, { ...ctx.query }) : ctx.query;
     const out = await spec.handler(ctx, { params, query, body, resource });
     if (spec.raw) return;
-    const res = isRouteResult(out) ? out : { status: spec.status ?? 200, body: out };
-    ctx.status = res.status ?? spec.status ?? 200;
-    for (const [k, v] of Object.entries(res.headers ?? {})) ctx.set(k, v);
+    const wrapped = isRouteResult(out);
+    const resBody = wrapped ? out.body : out;
+    ctx.status = (wrapped ? out.status : undefined) ?? spec.status ?? 200;
+    if (wrapped && out.headers) for (const k in out.headers) ctx.set(k, out.headers[k]);
     if (ctx.status === 204) ctx.body = null;
-    else ctx.body = res.body ?? null;
+    else ctx.body = resBody ?? null;
     if (WRITE.has(spec.method) && spec.audit !== false && ctx.status < 400 && !ctx.state.audit?.skip) {
-      await recordRequest(services.audit, ctx, spec, resource, res.body);
+      await recordRequest(services.audit, ctx, spec, resource, resBody);
     }
   };
 }

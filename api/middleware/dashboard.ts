@@ -10,8 +10,7 @@ const NOT_DASHBOARD = /^\/(api|mcp|health)(\/|$)/;
  * content-stable per process, so a short cache with revalidation is enough.
  */
 export function dashboard(assets: () => Promise<Map<string, Asset>>) {
-  return async function dashboardMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
-    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || NOT_DASHBOARD.test(ctx.path)) return next();
+  const serve = async (ctx: Ctx, next: () => Promise<unknown>) => {
     const files = await assets();
     const file = ctx.path.startsWith('/assets/') ? files.get(ctx.path) : files.get('/index.html');
     if (!file) return next();
@@ -26,5 +25,10 @@ export function dashboard(assets: () => Promise<Map<string, Asset>>) {
     } else {
       ctx.body = file.body;
     }
+  };
+  // not async: API requests pass through without a promise of their own
+  return function dashboardMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+    if ((ctx.method !== 'GET' && ctx.method !== 'HEAD') || NOT_DASHBOARD.test(ctx.path)) return next();
+    return serve(ctx, next);
   };
 }

@@ -1,7 +1,7 @@
 import { AppError, validationError } from '../../controller/errors/app-error.js';
 import type { SecretBox } from '../../controller/crypto/secret-box.js';
 import type { IdempotencyKeysRepository } from '../../controller/store/repositories/idempotency-keys.js';
-import type { Ctx } from '../http/types.js';
+import type { Actor, Ctx } from '../http/types.js';
 
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 const RETENTION_MS = 24 * 3600_000;
@@ -21,10 +21,15 @@ export function idempotency(keys: IdempotencyKeysRepository, secretBox: SecretBo
     return typeof sealed === 'string' ? JSON.parse(secretBox.open(sealed)) : stored;
   };
   let lastSweep = 0;
-  return async function idempotencyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+  // not async: reads (no write method) pass through without a promise of their own
+  return function idempotencyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+    if (!WRITE.has(ctx.method)) return next();
     const key = ctx.get('Idempotency-Key');
     const actor = ctx.state.actor;
-    if (!key || !WRITE.has(ctx.method) || !actor) return next();
+    if (!key || !actor) return next();
+    return managed(ctx, next, key, actor);
+  };
+  async function managed(ctx: Ctx, next: () => Promise<unknown>, key: string, actor: Actor) {
     if (key.length > 255) throw validationError('Idempotency-Key must be at most 255 characters', 'Idempotency-Key');
     if (Date.now() - lastSweep > 600_000) {
       lastSweep = Date.now();
@@ -65,5 +70,5 @@ export function idempotency(keys: IdempotencyKeysRepository, secretBox: SecretBo
       return;
     }
     await keys.complete(caller, key, { statusCode: ctx.status, responseBody: seal(ctx.body) });
-  };
+  }
 }

@@ -48,8 +48,7 @@ function nulPath(v: unknown, at: string, depth = 0): string | null {
  * upload or a signed webhook reads its own.
  */
 export function jsonBody(limit = '1mb') {
-  return async function jsonBodyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
-    if (!WITH_BODY.has(ctx.method) || !isJsonType(ctx.request.type)) return next();
+  const read = async (ctx: Ctx, next: () => Promise<unknown>) => {
     const raw = await getRawBody(ctx.req, { limit, length: ctx.get('content-length') || undefined });
     ctx.request.rawBody = raw;
     if (raw.length > 0) {
@@ -63,5 +62,10 @@ export function jsonBody(limit = '1mb') {
       if (bad) throw validationError('Text must not contain NUL (\\u0000) characters', bad);
     }
     await next();
+  };
+  // not async: requests without a JSON body pass through without a promise of their own
+  return function jsonBodyMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+    if (!WITH_BODY.has(ctx.method) || !isJsonType(ctx.request.type)) return next();
+    return read(ctx, next);
   };
 }

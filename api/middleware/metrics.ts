@@ -7,17 +7,18 @@ import type { Metrics } from '../../controller/metrics/metrics.js';
 import { AppError, unauthorized } from '../../controller/errors/app-error.js';
 
 export function requestMetrics(m: Metrics): Koa.Middleware {
-  return async (ctx, next) => {
+  const record = (ctx: Koa.Context, started: number) => {
+    const route = (ctx.state as { route?: string }).route
+      ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
+    m.httpSeries(ctx.method, route, ctx.status).answered((performance.now() - started) / 1000);
+  };
+  // not async: next's promise with two handlers, no async frame held per request
+  return (ctx, next) => {
     const started = performance.now();
-    try {
-      await next();
-    } finally {
-      const route = (ctx.state as { route?: string }).route
-        ?? (ctx.path === '/metrics' ? '/metrics' : ctx.path === '/mcp' ? '/mcp' : ctx.path.startsWith('/api/') ? 'none' : 'dashboard');
-      const labels = { method: ctx.method, route, status: String(ctx.status) };
-      m.httpRequests.inc(labels);
-      m.httpDuration.observe(labels, (performance.now() - started) / 1000);
-    }
+    return next().then(() => record(ctx, started), (e) => {
+      record(ctx, started);
+      throw e;
+    });
   };
 }
 
@@ -26,8 +27,7 @@ const digest = (v: string) => createHash('sha256').update(v).digest();
 /** `token`: METRICS_TOKEN; when set, the scrape must send it as a bearer token (compared in constant time). */
 export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middleware {
   const expected = token ? digest(`Bearer ${token}`) : null;
-  return async (ctx, next) => {
-    if (ctx.path !== '/metrics') return next();
+  const serve: Koa.Middleware = async (ctx) => {
     // refusals in the API's error envelope (the error middleware outside this one writes it)
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
@@ -41,4 +41,6 @@ export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middlewar
     ctx.set('Cache-Control', 'no-store');
     ctx.body = await m.text();
   };
+  // not async: every other path passes through without a promise of its own
+  return (ctx, next) => (ctx.path === '/metrics' ? serve(ctx, next) : next());
 }

@@ -10,7 +10,8 @@ interface Window { start: number; count: number }
 export function rateLimit(perMinute: () => number, now: () => number = Date.now) {
   const windows = new Map<string, Window>();
   let lastSweep = now();
-  return async function rateLimitMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
+  // not async (a throw here still reaches the error envelope: koa-compose turns it into a rejection)
+  return function rateLimitMiddleware(ctx: Ctx, next: () => Promise<unknown>) {
     const limit = perMinute();
     if (limit <= 0 || ctx.path === '/health') return next();
     const t = now();
@@ -31,6 +32,6 @@ export function rateLimit(perMinute: () => number, now: () => number = Date.now)
     if (w.count > limit) {
       throw new AppError('RATE_LIMITED', 'Too many requests from this address', { details: { retryAfter: reset } });
     }
-    await next();
+    return next();
   };
 }

@@ -47,12 +47,22 @@ let cacheGeneration = 0;
 
 interface Resolved { actor: Actor; expiresAt: number | null }
 
-/** Resolves a bearer token to the actor it stands for, or null when it is not valid (any reason). */
-export async function authenticateToken(deps: TokenAuthDeps, token: string): Promise<Actor | null> {
+/** The cache key of a token (its SHA-256): `key` of authenticateToken. */
+export const tokenKey = (token: string): string => sha256Hex(token);
+
+/**
+ * Resolves a bearer token to the actor it stands for, or null when it is not valid (any reason).
+ * A token resolved within CACHE_MS comes back as the actor itself, not a promise: the request
+ * that finds it need not wait a turn of the event loop.
+ */
+export function authenticateToken(deps: TokenAuthDeps, token: string, key = tokenKey(token)): Actor | Promise<Actor | null> {
   const now = Date.now();
-  const key = sha256Hex(token);
   const hit = cache.get(key);
   if (hit && hit.until > now && (hit.expiresAt === null || hit.expiresAt > now)) return hit.actor;
+  return resolveShared(deps, token, key, now);
+}
+
+async function resolveShared(deps: TokenAuthDeps, token: string, key: string, now: number): Promise<Actor | null> {
   let pending = inFlight.get(key);
   if (!pending) {
     const generation = cacheGeneration;

@@ -7,6 +7,9 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DEPLOY_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
 
+/** One (method, route, status) series of the HTTP figures. */
+export interface HttpSeries { answered(seconds: number): void }
+
 /** A gauge whose values are read at scrape time. */
 export type Collect = (set: (labels: Record<string, string>, value: number) => void) => Promise<void> | void;
 
@@ -14,9 +17,20 @@ export class Metrics {
   readonly registry = new Registry();
   private readonly r = [this.registry];
 
-  readonly httpRequests = new Counter({
+  /** Answers counted since the counter was last read, per series: added to it when read (a scrape), not per request. */
+  private readonly httpPending: Array<{ labels: Record<string, string>; count: number }> = [];
+  /** route → status → method → recorder: found without building a key per request. */
+  private readonly httpRecorders = new Map<string, Map<number, Map<string, HttpSeries>>>();
+  readonly httpRequests: Counter = new Counter({
     name: 'stevedore_http_requests_total', help: 'HTTP requests answered, by method, route template and status',
     labelNames: ['method', 'route', 'status'], registers: this.r,
+    collect: () => {
+      for (const p of this.httpPending) {
+        if (p.count === 0) continue;
+        this.httpRequests.inc(p.labels, p.count);
+        p.count = 0;
+      }
+    },
   });
   readonly httpDuration = new Histogram({
     name: 'stevedore_http_request_duration_seconds', help: 'Time to answer an HTTP request, by method, route template and status',
@@ -45,6 +59,32 @@ export class Metrics {
     collectDefaultMetrics({ register: this.registry, prefix: 'stevedore_' });
     // gauges named like counters: Prometheus's rules refuse them; nodejs_active_* say the same by type
     for (const g of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`stevedore_nodejs_active_${g}_total`);
+  }
+
+  /**
+   * The recorder of one (method, route, status) series of the HTTP figures, kept by the caller:
+   * the count goes to httpRequests when it is read, the duration straight to its histogram child.
+   */
+  httpSeries(method: string, route: string, status: number): HttpSeries {
+    let byStatus = this.httpRecorders.get(route);
+    if (!byStatus) this.httpRecorders.set(route, byStatus = new Map());
+    let byMethod = byStatus.get(status);
+    if (!byMethod) byStatus.set(status, byMethod = new Map());
+    let recorder = byMethod.get(method);
+    if (!recorder) {
+      const labels = { method, route, status: String(status) };
+      const duration = this.httpDuration.labels(labels);
+      const pending = { labels, count: 0 };
+      this.httpPending.push(pending);
+      recorder = {
+        answered(seconds: number) {
+          pending.count++;
+          duration.observe(seconds);
+        },
+      };
+      byMethod.set(method, recorder);
+    }
+    return recorder;
   }
 
   /** A gauge read when scraped; `collect` sets each labelled value (a failed read leaves it out). */

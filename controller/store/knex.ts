@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { camelizeRow, toSnake } from './case.js';
 import { isDatabaseUnavailable, noteDatabaseUnavailable } from './connection-errors.js';
+import { attachHotPool } from './hot-query.js';
 
 // bigint counts come back as strings by default; our counts fit in a double.
 pg.types.setTypeParser(pg.types.builtins.INT8, (v) => Number(v));
@@ -30,6 +31,7 @@ export function createKnex(connectionString: string, poolMax = 10): Knex {
     if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
   });
   (db.client as { pool?: { on(ev: string, fn: (...a: unknown[]) => void): void } }).pool?.on('createFail', () => noteDatabaseUnavailable());
+  attachHotPool(db, connectionString);
   return db;
 }
 
