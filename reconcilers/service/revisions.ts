@@ -48,7 +48,13 @@ async function render(s: DesiredReads, service: ServiceRow, deployments: Deploym
   return { spec, historyLimit: operations.revisionHistoryLimit };
 }
 
-export interface AcceptedRevision { revision: number; imageTag: string; created: boolean }
+export interface AcceptedRevision {
+  revision: number;
+  imageTag: string;
+  created: boolean;
+  /** The service's deployments in server order, read under the lock (what the plan's steps are built from). */
+  deployments: DeploymentRow[];
+}
 
 /**
  * A revision rendered before the request takes the service's row lock: the lock is then held
@@ -65,9 +71,12 @@ export interface PreparedRevision {
 
 const placementOf = (ds: DeploymentRow[]) => canonicalJson(ds.map((d) => [d.id, d.serverId, d.containerName, d.composePath]).sort());
 
-/** Renders `service` as the request will have written it (outside any transaction). */
-export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string): Promise<PreparedRevision> {
-  const deployments = await s.deployments.listByService(service.id);
+/**
+ * Renders `service` as the request will have written it (outside any transaction). `deployments`:
+ * the service's, when the caller read them already.
+ */
+export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string, deployments?: DeploymentRow[]): Promise<PreparedRevision> {
+  deployments ??= await s.deployments.listByService(service.id);
   return {
     template: canonicalJson(templateOf(service)), tag, imageId: service.containerImageId, deployments: placementOf(deployments),
     rendered: await render(s, service, deployments, tag),
@@ -76,28 +85,28 @@ export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag:
 
 /**
  * Under the service's row lock (the caller's transaction): the rendered spec becomes the desired
- * revision, a new one when it differs from the newest. `prepared` is used when the row and its
+ * revision, a new one when it differs from the newest (reads the deployments, then one statement
+ * writes: ServiceRevisionsRepository.acceptAsDesired). `prepared` is used when the row and its
  * deployments are still what it was rendered from (else, rarely, it is rendered again here). A
  * request that asks again for a revision that failed is a new attempt: its failure is cleared
- * until this rollout ends.
+ * until this rollout ends. `planId`: the plan that will roll it out (the revision is pending
+ * under it), null for a heal, which records no rollout.
  */
 export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: string,
-  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean; prepared?: PreparedRevision }, trx: Trx)
+  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean; prepared?: PreparedRevision; planId: string | null }, trx: Trx)
   : Promise<AcceptedRevision | null> {
-  const { retryFailed, prepared, ...meta } = o;
-  const [deployments, latest] = await Promise.all([s.deployments.listByService(service.id, trx), s.revisions.head(service.id, trx)]);
+  const { retryFailed, prepared, planId, ...meta } = o;
+  const deployments = await s.deployments.listByServiceInServerOrder(service.id, trx);
   const current = prepared && prepared.tag === tag && prepared.imageId === service.containerImageId
     && prepared.template === canonicalJson(templateOf(service)) && prepared.deployments === placementOf(deployments);
   const rendered = current ? prepared.rendered : await render(s, service, deployments, tag);
   if (!rendered) return null;
-  const specHash = revisionHash(rendered.spec);
-  const row = latest?.specHash === specHash ? latest
-    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
-  const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
-  await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
+  const { revision, created } = await s.revisions.acceptAsDesired({
+    serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash: revisionHash(rendered.spec), ...meta, planId, retryFailed,
+  }, trx);
   // numbers only grow: up to the limit there is nothing to drop
-  if (row !== latest && row.revision > rendered.historyLimit) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, rendered.historyLimit, trx);
-  return { revision: row.revision, imageTag: tag, created: row !== latest };
+  if (created && revision > rendered.historyLimit) await pruneRevisions(s, { ...service, desiredRevision: revision }, deployments, rendered.historyLimit, trx);
+  return { revision, imageTag: tag, created, deployments };
 }
 
 async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], limit: number, trx: Trx): Promise<void> {
