@@ -60,7 +60,7 @@ try {
   s.db.on('query', () => { if (phase) queries[phase]++; });
   for (let r = 0; r < rounds + 10; r++) {
     const tag = `v${r}`;
-    const req = { items: [{ serviceId: service.id, imageTag: tag }], trigger: 'bench', createdBy: null };
+    const req = { environmentId: envId, items: [{ serviceId: service.id, imageTag: tag }], trigger: 'bench', createdBy: null };
     const t0 = performance.now();
     phase = 'before';
     const prepared = await prepareRevisions(s, req);

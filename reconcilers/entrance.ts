@@ -22,7 +22,7 @@ import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositori
 import type { ServiceRow, ServiceSpec } from '../controller/store/repositories/services.js';
 import { diffDeployment, needsRollout } from './service/deployment-diff.js';
 import type { LookServices } from './deployment/observe-and-record.js';
-import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } from './service/revisions.js';
+import { acceptRevision, prepareRevision, readForRevisions, revisionSpec, type PreparedRevision } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
 import { editHint, ownedFields, ownerOf, type ManifestSource } from '../controller/manifests/owned-fields.js';
 import type { DesiredReads } from './deployment/load-desired.js';
@@ -80,7 +80,7 @@ export async function executePendingPlan(s: EntranceServices, planId: string): P
   await checkPlan(s, plan, steps);
   const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
   const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
-  const prepared = await prepareRevisions(s, { items, trigger: plan.trigger });
+  const prepared = await prepareRevisions(s, { environmentId: plan.environmentId, items, trigger: plan.trigger });
   const superseded = await s.transaction(async (trx) => {
     const rows = await writeDesired(s, items, plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
@@ -180,20 +180,18 @@ export async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 
 
 /**
  * Each service of the request rendered as it will be once the request is written, before any
- * lock is taken (reconcilers/service/revisions.ts, PreparedRevision); the services and their
- * deployments are read at once. A service whose tag cannot be told yet is left to be rendered
+ * lock is taken (reconcilers/service/revisions.ts, PreparedRevision), with all it reads read at
+ * once (readForRevisions). A service whose tag cannot be told yet is left to be rendered
  * under the lock. (Exported for bench/revisions.ts, which times it as a deploy runs it.)
  */
-export async function prepareRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'spec'>): Promise<Map<string, PreparedRevision>> {
+export async function prepareRevisions(s: DesiredReads, req: Pick<DeployRequest, 'environmentId' | 'items' | 'trigger' | 'spec'>): Promise<Map<string, PreparedRevision>> {
   const out = new Map<string, PreparedRevision>();
-  const ids = [...new Set(req.items.map((i) => i.serviceId))];
-  const [rows, ...deployments] = await Promise.all([s.services.listByIds(ids), ...ids.map((id) => s.deployments.listByService(id))]);
-  for (const row of rows) {
+  for (const { row, read } of await readForRevisions(s, [...new Set(req.items.map((i) => i.serviceId))], req.environmentId)) {
     if (CONVERGING_ONLY.has(req.trigger) && inFallback(row)) continue;
     const item = req.items.find((i) => i.serviceId === row.id)!;
     const future: ServiceRow = { ...row, ...(req.spec?.serviceId === row.id ? req.spec.values : {}), ...(item.imageTag != null && { imageTag: item.imageTag }) } as ServiceRow;
     const tag = await targetTag(s, future, item.imageTag ?? null).catch(() => null);
-    if (tag) out.set(row.id, await prepareRevision(s, future, tag, deployments[ids.indexOf(row.id)]));
+    if (tag) out.set(row.id, await prepareRevision(s, future, tag, read));
   }
   return out;
 }

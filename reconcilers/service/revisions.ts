@@ -6,35 +6,75 @@
 import type { Services } from '../../controller/services.js';
 import type { Trx } from '../../controller/store/transaction.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import type { ConfigAttachmentRow } from '../../controller/store/repositories/config-attachments.js';
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
 import type { DeploymentPlanRow } from '../../controller/store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
-import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
+import { loadDesired, operationsOf, type DesiredReads, type OperationsSettings } from '../deployment/load-desired.js';
+import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
+import type { EnvSources } from '../../controller/deploy/compose/render-env.js';
 import { revisionHash, revisionSpecOf, specOfRevision, templateOf, type RevisionSpec } from './revision-spec.js';
 import { canonicalJson } from '../../controller/model/desired-container.js';
+
+/** A service's deployment as a revision renders it: with its server's name (listByServiceInServerOrder). */
+export type DeploymentWithServer = DeploymentRow & { serverName: string };
+
+/**
+ * What rendering a service's revision reads besides its row, when its caller read it already (the
+ * entrance, for all the services of a request at once: readForRevisions). Absent: read here.
+ */
+export interface RevisionReads {
+  deployments: DeploymentWithServer[];
+  attachments: ConfigAttachmentRow[];
+  /** The image the service linked when read: used only while it links the same one. */
+  image?: ContainerImageRow;
+  /** Of the service's environment. */
+  sources?: EnvSources;
+  operations?: OperationsSettings;
+}
+
+/**
+ * The services named and what rendering their revisions reads, in one round of parallel queries
+ * keyed by their ids and the request's environment (the vars, secrets and settings are given only
+ * to a service of that environment; another's are read when it renders).
+ */
+export async function readForRevisions(s: DesiredReads, serviceIds: string[], environmentId: string): Promise<Array<{ row: ServiceRow; read: RevisionReads }>> {
+  const [rows, attachments, images, sources, operations, deployments] = await Promise.all([
+    s.services.listByIds(serviceIds), s.configStore.attachments.forServices(serviceIds), s.containerImages.ofServices(serviceIds),
+    loadEnvSources(s.configStore.catalog, environmentId), operationsOf(s, environmentId),
+    Promise.all(serviceIds.map((id) => s.deployments.listByServiceInServerOrder(id))),
+  ]);
+  return rows.map((row) => ({
+    row,
+    read: {
+      deployments: deployments[serviceIds.indexOf(row.id)], attachments: attachments.filter((a) => a.serviceId === row.id),
+      image: images.find((i) => i.id === row.containerImageId), ...(row.environmentId === environmentId && { sources, operations }),
+    },
+  }));
+}
 
 /**
  * The revision a request would create: `service` as the request will have written it, each of its
  * deployments rendered at `tag` with today's vars, secrets and config files; with it the
  * environment's revisionHistoryLimit. null: nothing can be rendered (no image).
  */
-async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
+async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentWithServer[], tag: string,
+  read?: RevisionReads): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
   if (!service.containerImageId) return null;
-  const [image, sources, attachments, servers, operations] = await Promise.all([
-    s.containerImages.findById(service.containerImageId),
-    loadEnvSources(s.configStore.catalog, service.environmentId),
-    s.configStore.attachments.forServices([service.id]),
-    s.servers.withEnvironmentKeys(deployments.map((d) => d.serverId)),
-    operationsOf(s, service.environmentId),
+  const [image, sources, attachments, operations] = await Promise.all([
+    read?.image?.id === service.containerImageId ? read.image : s.containerImages.findById(service.containerImageId),
+    read?.sources ?? loadEnvSources(s.configStore.catalog, service.environmentId),
+    read?.attachments ?? s.configStore.attachments.forServices([service.id]),
+    read?.operations ?? operationsOf(s, service.environmentId),
   ]);
   if (!image) return null;
   const fileNames = new Map((await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))
     .flatMap((f) => (f ? [[f.id, f.name] as const] : [])));
   const rendered = await Promise.all(deployments.map((d) => loadDesired(s, d, {
-    imageTag: tag, imageId: null, revision: null,
-    rows: { service, image, server: servers.find((x) => x.id === d.serverId), attachments, operations, sources },
+    imageTag: tag, imageId: null, revision: null, serverName: d.serverName,
+    rows: { service, image, server: undefined, attachments, operations, sources },
   })));
   const spec = revisionSpecOf({
     image: { containerImageId: image.id, name: image.imageName, tag },
@@ -53,7 +93,7 @@ export interface AcceptedRevision {
   imageTag: string;
   created: boolean;
   /** The service's deployments in server order, read under the lock (what the plan's steps are built from). */
-  deployments: DeploymentRow[];
+  deployments: DeploymentWithServer[];
 }
 
 /**
@@ -72,14 +112,14 @@ export interface PreparedRevision {
 const placementOf = (ds: DeploymentRow[]) => canonicalJson(ds.map((d) => [d.id, d.serverId, d.containerName, d.composePath]).sort());
 
 /**
- * Renders `service` as the request will have written it (outside any transaction). `deployments`:
- * the service's, when the caller read them already.
+ * Renders `service` as the request will have written it (outside any transaction). `read`: what
+ * the caller read for it already (readForRevisions).
  */
-export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string, deployments?: DeploymentRow[]): Promise<PreparedRevision> {
-  deployments ??= await s.deployments.listByService(service.id);
+export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string, read?: RevisionReads): Promise<PreparedRevision> {
+  const deployments = read?.deployments ?? await s.deployments.listByServiceInServerOrder(service.id);
   return {
     template: canonicalJson(templateOf(service)), tag, imageId: service.containerImageId, deployments: placementOf(deployments),
-    rendered: await render(s, service, deployments, tag),
+    rendered: await render(s, service, deployments, tag, read),
   };
 }
 
