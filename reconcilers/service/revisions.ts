@@ -125,8 +125,9 @@ export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag:
 
 /**
  * Under the service's row lock (the caller's transaction): the rendered spec becomes the desired
- * revision, a new one when it differs from the newest (reads the deployments, then one statement
- * writes: ServiceRevisionsRepository.acceptAsDesired). `prepared` is used when the row and its
+ * revision, a new one when it differs from the newest, and the oldest beyond the limit are
+ * dropped (reads the deployments, then one statement writes: ServiceRevisionsRepository.
+ * acceptAsDesired). `prepared` is used when the row and its
  * deployments are still what it was rendered from (else, rarely, it is rendered again here). A
  * request that asks again for a revision that failed is a new attempt: its failure is cleared
  * until this rollout ends. `planId`: the plan that will roll it out (the revision is pending
@@ -141,17 +142,14 @@ export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: 
     && prepared.template === canonicalJson(templateOf(service)) && prepared.deployments === placementOf(deployments);
   const rendered = current ? prepared.rendered : await render(s, service, deployments, tag);
   if (!rendered) return null;
+  // a new revision drops the oldest beyond the environment's limit, never one that is desired (the
+  // new one), current, failed or running on a server
+  const pinned = [service.currentRevision, service.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
   const { revision, created } = await s.revisions.acceptAsDesired({
     serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash: revisionHash(rendered.spec), ...meta, planId, retryFailed,
+    prune: { keep: rendered.historyLimit, pinned },
   }, trx);
-  // numbers only grow: up to the limit there is nothing to drop
-  if (created && revision > rendered.historyLimit) await pruneRevisions(s, { ...service, desiredRevision: revision }, deployments, rendered.historyLimit, trx);
   return { revision, imageTag: tag, created, deployments };
-}
-
-async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], limit: number, trx: Trx): Promise<void> {
-  const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
-  await s.revisions.prune(svc.id, limit, pinned, trx);
 }
 
 /** The spec of one revision, or undefined. */

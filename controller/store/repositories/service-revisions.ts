@@ -68,9 +68,12 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
    * (asked for again: with `planId`, marked pending and rolling out by that plan); else a new one
    * numbered after the newest (the lock orders requests for one service, so two never take the
    * same number, and the unique key would refuse it). `retryFailed`: a failure recorded for that
-   * revision on the service is cleared (a new attempt). Returns its number and whether it is new.
+   * revision on the service is cleared (a new attempt). A new one drops the revisions beyond the
+   * newest `prune.keep` (itself included) but those `pinned` (current, failed, and those containers
+   * run). Returns its number and whether it is new.
    */
-  async acceptAsDesired(r: NewRevision & { planId: string | null; retryFailed: boolean }, trx: Knex.Transaction): Promise<{ revision: number; created: boolean }> {
+  async acceptAsDesired(r: NewRevision & { planId: string | null; retryFailed: boolean; prune: { keep: number; pinned: number[] } },
+    trx: Knex.Transaction): Promise<{ revision: number; created: boolean }> {
     const { rows } = await this.guard(trx.raw(`
       with head as (
         select id, revision, spec_hash from service_revisions where service_id = ? order by revision desc limit 1
@@ -83,6 +86,10 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
         update service_revisions r set outcome = 'pending', reason = null, plan_id = ?::uuid, updated_at = now()
         from head where r.id = head.id and head.spec_hash = ? and ?::uuid is not null
         returning r.revision
+      ), pruned as (
+        delete from service_revisions old where old.service_id = ? and exists (select 1 from created)
+          and old.revision not in (select revision from service_revisions where service_id = ? order by revision desc limit ?)
+          and old.revision <> all(?::int[])
       ), target as (
         select revision, true as created from created
         union all select revision, false from head where spec_hash = ?
@@ -95,6 +102,7 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
       r.serviceId,
       r.serviceId, r.environmentId, JSON.stringify(r.spec), r.specHash, r.source, r.createdBy, r.revertedFrom ?? null, r.planId, r.specHash,
       r.planId, r.specHash, r.planId,
+      r.serviceId, r.serviceId, Math.max(0, r.prune.keep - 1), r.prune.pinned,
       r.specHash,
       r.retryFailed, r.retryFailed, r.serviceId,
     ]));
@@ -122,14 +130,6 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
     await this.q(trx).where({ serviceId, revision }).update({ outcome, reason, updatedAt: this.db.fn.now() } as never);
   }
 
-  /**
-   * Keeps the newest `keep` revisions of the service and every revision in `pinned` (desired,
-   * current, failed, and those containers run); drops the rest, in one statement.
-   */
-  async prune(serviceId: string, keep: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
-    const newest = this.q(trx).where({ serviceId }).orderBy('revision', 'desc').limit(keep).select('revision');
-    return this.q(trx).where({ serviceId }).whereNotIn('revision', newest).whereNotIn('revision', pinned.length ? pinned : [-1]).delete();
-  }
 }
 
 export function toRevisionSummary(r: Omit<ServiceRevisionRow, 'spec'> & { imageTag?: string | null }) {
