@@ -9,6 +9,7 @@
 //   4. hands the plan to the engine (persisted steps, lease, rollback), which runs it.
 // Converging requests (manifest hand-off, heal) include only deployments whose container differs
 // from the desired one: a no-op re-apply creates no plan and touches no container.
+import { randomUUID } from 'node:crypto';
 import type { Trx } from '../controller/store/transaction.js';
 import type { Services } from '../controller/services.js';
 import { conflict, notFound, validationError } from '../controller/errors/app-error.js';
@@ -21,7 +22,7 @@ import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositori
 import type { ServiceRow, ServiceSpec } from '../controller/store/repositories/services.js';
 import { diffDeployment, needsRollout } from './service/deployment-diff.js';
 import type { LookServices } from './deployment/observe-and-record.js';
-import { acceptRevision, prepareRevision, revisionSpec, type PreparedRevision } from './service/revisions.js';
+import { acceptRevision, prepareRevision, readForRevisions, revisionSpec, type PreparedRevision } from './service/revisions.js';
 import { inFallback } from './service/fallback.js';
 import { editHint, ownedFields, ownerOf, type ManifestSource } from '../controller/manifests/owned-fields.js';
 import type { DesiredReads } from './deployment/load-desired.js';
@@ -79,15 +80,12 @@ export async function executePendingPlan(s: EntranceServices, planId: string): P
   await checkPlan(s, plan, steps);
   const tags = new Map(steps.filter((x) => x.serviceId).map((x) => [x.serviceId!, x.imageTag!]));
   const items = [...tags].map(([serviceId, imageTag]) => ({ serviceId, imageTag }));
-  const prepared = await prepareRevisions(s, { items, trigger: plan.trigger });
+  const prepared = await prepareRevisions(s, { environmentId: plan.environmentId, items, trigger: plan.trigger });
   const superseded = await s.transaction(async (trx) => {
-    await writeDesired(s, items, plan.trigger, trx);
+    const rows = await writeDesired(s, items, plan.trigger, trx);
     if (!(await s.plans.repo.lockPending(planId, trx))) throw conflict('the plan is no longer pending');
-    const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, trx, prepared);
-    for (const [serviceId, t] of targets) {
-      await s.plans.steps.setRevision(planId, serviceId, t.revision, trx);
-      await s.revisions.rollingOut(serviceId, t.revision, planId, trx);
-    }
+    const targets = await acceptRevisions(s, { items, trigger: plan.trigger, createdBy: plan.createdBy }, rows, trx, prepared, planId);
+    for (const [serviceId, t] of targets) await s.plans.steps.setRevision(planId, serviceId, t.revision, trx);
     return s.plans.repo.supersede([...tags.keys()], planId, trx);
   });
   for (const p of superseded) await planEvent(s, p);
@@ -112,11 +110,12 @@ async function enter(s: EntranceServices, req: DeployRequest): Promise<Deploymen
   // checks that need no server run first, on a draft nobody sees: a refused request writes nothing
   await checkDraft(s, req);
   const prepared = await prepareRevisions(s, req);
+  // the plan's id is chosen first: the revisions it rolls out are written naming it (a heal's are not)
+  const planId = randomUUID();
   const { plan, superseded } = await s.transaction(async (trx) => {
-    await writeDesired(s, req.items, req.trigger, trx, req.spec);
-    const targets = await acceptRevisions(s, req, trx, prepared);
-    const built = await buildPlan(s, req, trx, targets);
-    if (!CONVERGING_ONLY.has(req.trigger)) for (const [serviceId, t] of targets) await s.revisions.rollingOut(serviceId, t.revision, built.id, trx);
+    const rows = await writeDesired(s, req.items, req.trigger, trx, req.spec);
+    const targets = await acceptRevisions(s, req, rows, trx, prepared, CONVERGING_ONLY.has(req.trigger) ? null : planId);
+    const built = await buildPlan(s, req, trx, targets, planId);
     const older = CONVERGING_ONLY.has(req.trigger) ? [] : await s.plans.repo.supersede([...new Set(req.items.map((i) => i.serviceId))], built.id, trx);
     return { plan: built, superseded: older };
   });
@@ -128,34 +127,42 @@ async function enter(s: EntranceServices, req: DeployRequest): Promise<Deploymen
 /**
  * The desired state of each service named, under its row lock: a new tag bumps the generation
  * of the service and its deployments. A manifest wrote its services already (in the apply's
- * transaction); its hand-off is still a new request for their deployments.
+ * transaction); its hand-off is still a new request for their deployments. Returns the services'
+ * rows as written (still locked).
  */
 async function writeDesired(s: Pick<Services, 'deployments' | 'services'>, items: Array<Pick<PlanItem, 'serviceId' | 'imageTag'>>, trigger: string, trx: Trx,
-  spec?: DeployRequest['spec']): Promise<void> {
+  spec?: DeployRequest['spec']): Promise<ServiceRow[]> {
   const rows = await s.services.lockForUpdate([...new Set(items.map((i) => i.serviceId))], trx);
   const changed: string[] = [];
-  const target = spec && rows.find((r) => r.id === spec.serviceId);
-  if (target && (await s.services.updateSpec(target, spec!.values, trx)).changed.length) changed.push(target.id);
-  for (const svc of rows) {
+  const at = spec ? rows.findIndex((r) => r.id === spec.serviceId) : -1;
+  if (at >= 0) {
+    const written = await s.services.updateSpec(rows[at], spec!.values, trx);
+    rows[at] = written.row;
+    if (written.changed.length) changed.push(written.row.id);
+  }
+  for (const [n, svc] of rows.entries()) {
     const tag = items.find((i) => i.serviceId === svc.id)?.imageTag ?? null;
     if (tag === null || tag === svc.imageTag) continue;
     if (trigger !== 'manifest') assertTagNotManifestOwned(svc, tag);
-    await s.services.writeDesiredTag(svc.id, tag, trx);
+    rows[n] = (await s.services.writeDesiredTag(svc.id, tag, trx)) ?? svc;
     changed.push(svc.id);
   }
   await s.deployments.bumpGenerationOfServices(trigger === 'manifest' ? rows.map((r) => r.id) : changed, trx);
+  return rows;
 }
 
 /**
  * Each service of the request as a revision: the rendered spec it asks for becomes desired (a new
- * number when it differs from the newest). A heal of a service whose desired revision failed
- * restores its last good revision instead, and records nothing.
+ * number when it differs from the newest), rolled out by the plan `planId`. A heal of a service
+ * whose desired revision failed restores its last good revision instead, and records nothing.
+ * `rows`: the services as writeDesired wrote them, locked. (Exported for bench/revisions.ts, which
+ * times it as a deploy runs it.)
  */
-async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, trx: Trx,
-  prepared: Map<string, PreparedRevision>): Promise<RevisionTargets> {
+export async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'createdBy' | 'revertedFrom'>, rows: ServiceRow[],
+  trx: Trx, prepared: Map<string, PreparedRevision>, planId: string | null): Promise<RevisionTargets> {
   const targets: RevisionTargets = new Map();
   const converging = CONVERGING_ONLY.has(req.trigger);
-  for (const svc of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))], trx)) {
+  for (const svc of rows) {
     if (converging && inFallback(svc)) {
       const spec: RevisionSpec | undefined = await revisionSpec(s, svc.id, svc.currentRevision);
       if (spec) targets.set(svc.id, { revision: svc.currentRevision!, imageTag: spec.image.tag });
@@ -164,7 +171,7 @@ async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items'
     const tag = await targetTag(s, svc, req.items.find((i) => i.serviceId === svc.id)!.imageTag ?? null, trx);
     const accepted = await acceptRevision(s, svc, tag, {
       source: req.trigger, createdBy: req.createdBy ?? null, revertedFrom: req.revertedFrom ?? null, retryFailed: !converging,
-      prepared: prepared.get(svc.id),
+      prepared: prepared.get(svc.id), planId,
     }, trx);
     if (accepted) targets.set(svc.id, accepted);
   }
@@ -173,17 +180,18 @@ async function acceptRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items'
 
 /**
  * Each service of the request rendered as it will be once the request is written, before any
- * lock is taken (reconcilers/service/revisions.ts, PreparedRevision). A service whose tag cannot
- * be told yet is left to be rendered under the lock.
+ * lock is taken (reconcilers/service/revisions.ts, PreparedRevision), with all it reads read at
+ * once (readForRevisions). A service whose tag cannot be told yet is left to be rendered
+ * under the lock. (Exported for bench/revisions.ts, which times it as a deploy runs it.)
  */
-async function prepareRevisions(s: DesiredReads, req: Pick<DeployRequest, 'items' | 'trigger' | 'spec'>): Promise<Map<string, PreparedRevision>> {
+export async function prepareRevisions(s: DesiredReads, req: Pick<DeployRequest, 'environmentId' | 'items' | 'trigger' | 'spec'>): Promise<Map<string, PreparedRevision>> {
   const out = new Map<string, PreparedRevision>();
-  for (const row of await s.services.listByIds([...new Set(req.items.map((i) => i.serviceId))])) {
+  for (const { row, read } of await readForRevisions(s, [...new Set(req.items.map((i) => i.serviceId))], req.environmentId)) {
     if (CONVERGING_ONLY.has(req.trigger) && inFallback(row)) continue;
     const item = req.items.find((i) => i.serviceId === row.id)!;
     const future: ServiceRow = { ...row, ...(req.spec?.serviceId === row.id ? req.spec.values : {}), ...(item.imageTag != null && { imageTag: item.imageTag }) } as ServiceRow;
     const tag = await targetTag(s, future, item.imageTag ?? null).catch(() => null);
-    if (tag) out.set(row.id, await prepareRevision(s, future, tag));
+    if (tag) out.set(row.id, await prepareRevision(s, future, tag, read));
   }
   return out;
 }

@@ -28,6 +28,15 @@ export class ConfigCatalog {
     };
   }
 
+  /** The vars and the secrets' values a service's env renders from (no fragments: they are for files). */
+  async envSources(environmentId: string): Promise<{ vars: Record<string, string>; secrets: Record<string, string> }> {
+    const { vars, secrets } = await this.reads.renderInputs(environmentId, undefined, false);
+    return {
+      vars: Object.fromEntries(vars.map((v) => [v.key, v.value])),
+      secrets: Object.fromEntries(secrets.map((s) => [s.key, this.secretBox.open(s.valueSealed)])),
+    };
+  }
+
   /** Every secret value the environment has or had: a file on disk may still hold an old one. */
   async secretValuesForRedaction(environmentId: string): Promise<string[]> {
     const values = new Set<string>();

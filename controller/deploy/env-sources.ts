@@ -3,10 +3,6 @@
 import type { ConfigCatalog } from '../config-files/config-catalog.js';
 import type { EnvSources } from './compose/render-env.js';
 
-export async function loadEnvSources(catalog: ConfigCatalog, environmentId: string): Promise<EnvSources> {
-  const ctx = await catalog.renderContext(environmentId, true);
-  return {
-    vars: Object.fromEntries(ctx.vars),
-    secrets: Object.fromEntries([...ctx.secrets].map(([key, secret]) => [key, secret.reveal()])),
-  };
+export function loadEnvSources(catalog: ConfigCatalog, environmentId: string): Promise<EnvSources> {
+  return catalog.envSources(environmentId);
 }

@@ -51,6 +51,8 @@ export interface DesiredOptions {
    * service's desired revision failed, then its last good revision (service/fallback.ts).
    */
   revision?: RevisionSpec | null;
+  /** The server's name, when the caller read it with the deployment (a revision's render): the server is not read. */
+  serverName?: string;
 }
 
 /** What loading one deployment's desired container reads besides the deployment (undefined: no such row). */
@@ -81,14 +83,14 @@ export async function loadDesired(s: DesiredReads, d: DeploymentRow, o: DesiredO
     ? revision.files.map((f) => ({ id: f.attachmentId, configFileId: f.configFileId, serviceId: row.id, environmentId: row.environmentId, targetPath: f.targetPath, mode: f.mode }) as ConfigAttachmentRow)
     : o.rows?.attachments;
   const [server, decision, sources, files] = await Promise.all([
-    o.rows ? o.rows.server : s.servers.findById(d.serverId),
+    o.rows ? o.rows.server : o.serverName !== undefined ? undefined : s.servers.findById(d.serverId),
     o.rows ? decisionFor(s, d, o.rows.operations)
       : o.look ? operationsOf(s, d.environmentId).then((ops) => decisionFor(s, d, ops)) : decisionFor(s, d),
     o.rows ? o.rows.sources : o.look ? envSourcesOf(s, d.environmentId) : loadEnvSources(s.configStore.catalog, d.environmentId),
     renderAttachedFiles(s, service.id, d.environmentId, attachments),
   ]);
   const desired = renderDesired({
-    service, deployment: d, serverName: server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,
+    service, deployment: d, serverName: o.serverName ?? server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,
     imageId: o.imageId === undefined ? (tag === d.imageTag ? d.imageDigest : null) : o.imageId,
     mode: decision.mode, sources, files, hashKey: s.configStore.hashKey,
   });

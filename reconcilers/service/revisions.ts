@@ -6,35 +6,75 @@
 import type { Services } from '../../controller/services.js';
 import type { Trx } from '../../controller/store/transaction.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
+import type { ConfigAttachmentRow } from '../../controller/store/repositories/config-attachments.js';
 import type { ServiceRow } from '../../controller/store/repositories/services.js';
 import type { DeploymentPlanRow } from '../../controller/store/repositories/deployment-plans.js';
 import type { PlanStepRow } from '../../controller/store/repositories/plan-steps.js';
 import type { ServiceRevisionRow } from '../../controller/store/repositories/service-revisions.js';
 import { loadEnvSources } from '../../controller/deploy/env-sources.js';
-import { loadDesired, operationsOf, type DesiredReads } from '../deployment/load-desired.js';
+import { loadDesired, operationsOf, type DesiredReads, type OperationsSettings } from '../deployment/load-desired.js';
+import type { ContainerImageRow } from '../../controller/store/repositories/container-images.js';
+import type { EnvSources } from '../../controller/deploy/compose/render-env.js';
 import { revisionHash, revisionSpecOf, specOfRevision, templateOf, type RevisionSpec } from './revision-spec.js';
 import { canonicalJson } from '../../controller/model/desired-container.js';
+
+/** A service's deployment as a revision renders it: with its server's name (listByServiceInServerOrder). */
+export type DeploymentWithServer = DeploymentRow & { serverName: string };
+
+/**
+ * What rendering a service's revision reads besides its row, when its caller read it already (the
+ * entrance, for all the services of a request at once: readForRevisions). Absent: read here.
+ */
+export interface RevisionReads {
+  deployments: DeploymentWithServer[];
+  attachments: ConfigAttachmentRow[];
+  /** The image the service linked when read: used only while it links the same one. */
+  image?: ContainerImageRow;
+  /** Of the service's environment. */
+  sources?: EnvSources;
+  operations?: OperationsSettings;
+}
+
+/**
+ * The services named and what rendering their revisions reads, in one round of parallel queries
+ * keyed by their ids and the request's environment (the vars, secrets and settings are given only
+ * to a service of that environment; another's are read when it renders).
+ */
+export async function readForRevisions(s: DesiredReads, serviceIds: string[], environmentId: string): Promise<Array<{ row: ServiceRow; read: RevisionReads }>> {
+  const [rows, attachments, images, sources, operations, deployments] = await Promise.all([
+    s.services.listByIds(serviceIds), s.configStore.attachments.forServices(serviceIds), s.containerImages.ofServices(serviceIds),
+    loadEnvSources(s.configStore.catalog, environmentId), operationsOf(s, environmentId),
+    Promise.all(serviceIds.map((id) => s.deployments.listByServiceInServerOrder(id))),
+  ]);
+  return rows.map((row) => ({
+    row,
+    read: {
+      deployments: deployments[serviceIds.indexOf(row.id)], attachments: attachments.filter((a) => a.serviceId === row.id),
+      image: images.find((i) => i.id === row.containerImageId), ...(row.environmentId === environmentId && { sources, operations }),
+    },
+  }));
+}
 
 /**
  * The revision a request would create: `service` as the request will have written it, each of its
  * deployments rendered at `tag` with today's vars, secrets and config files; with it the
  * environment's revisionHistoryLimit. null: nothing can be rendered (no image).
  */
-async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentRow[], tag: string): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
+async function render(s: DesiredReads, service: ServiceRow, deployments: DeploymentWithServer[], tag: string,
+  read?: RevisionReads): Promise<{ spec: RevisionSpec; historyLimit: number } | null> {
   if (!service.containerImageId) return null;
-  const [image, sources, attachments, servers, operations] = await Promise.all([
-    s.containerImages.findById(service.containerImageId),
-    loadEnvSources(s.configStore.catalog, service.environmentId),
-    s.configStore.attachments.forServices([service.id]),
-    s.servers.withEnvironmentKeys(deployments.map((d) => d.serverId)),
-    operationsOf(s, service.environmentId),
+  const [image, sources, attachments, operations] = await Promise.all([
+    read?.image?.id === service.containerImageId ? read.image : s.containerImages.findById(service.containerImageId),
+    read?.sources ?? loadEnvSources(s.configStore.catalog, service.environmentId),
+    read?.attachments ?? s.configStore.attachments.forServices([service.id]),
+    read?.operations ?? operationsOf(s, service.environmentId),
   ]);
   if (!image) return null;
   const fileNames = new Map((await Promise.all([...new Set(attachments.map((a) => a.configFileId))].map((id) => s.configStore.files.findById(id))))
     .flatMap((f) => (f ? [[f.id, f.name] as const] : [])));
   const rendered = await Promise.all(deployments.map((d) => loadDesired(s, d, {
-    imageTag: tag, imageId: null, revision: null,
-    rows: { service, image, server: servers.find((x) => x.id === d.serverId), attachments, operations, sources },
+    imageTag: tag, imageId: null, revision: null, serverName: d.serverName,
+    rows: { service, image, server: undefined, attachments, operations, sources },
   })));
   const spec = revisionSpecOf({
     image: { containerImageId: image.id, name: image.imageName, tag },
@@ -48,7 +88,13 @@ async function render(s: DesiredReads, service: ServiceRow, deployments: Deploym
   return { spec, historyLimit: operations.revisionHistoryLimit };
 }
 
-export interface AcceptedRevision { revision: number; imageTag: string; created: boolean }
+export interface AcceptedRevision {
+  revision: number;
+  imageTag: string;
+  created: boolean;
+  /** The service's deployments in server order, read under the lock (what the plan's steps are built from). */
+  deployments: DeploymentWithServer[];
+}
 
 /**
  * A revision rendered before the request takes the service's row lock: the lock is then held
@@ -65,44 +111,45 @@ export interface PreparedRevision {
 
 const placementOf = (ds: DeploymentRow[]) => canonicalJson(ds.map((d) => [d.id, d.serverId, d.containerName, d.composePath]).sort());
 
-/** Renders `service` as the request will have written it (outside any transaction). */
-export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string): Promise<PreparedRevision> {
-  const deployments = await s.deployments.listByService(service.id);
+/**
+ * Renders `service` as the request will have written it (outside any transaction). `read`: what
+ * the caller read for it already (readForRevisions).
+ */
+export async function prepareRevision(s: DesiredReads, service: ServiceRow, tag: string, read?: RevisionReads): Promise<PreparedRevision> {
+  const deployments = read?.deployments ?? await s.deployments.listByServiceInServerOrder(service.id);
   return {
     template: canonicalJson(templateOf(service)), tag, imageId: service.containerImageId, deployments: placementOf(deployments),
-    rendered: await render(s, service, deployments, tag),
+    rendered: await render(s, service, deployments, tag, read),
   };
 }
 
 /**
  * Under the service's row lock (the caller's transaction): the rendered spec becomes the desired
- * revision, a new one when it differs from the newest. `prepared` is used when the row and its
+ * revision, a new one when it differs from the newest, and the oldest beyond the limit are
+ * dropped (reads the deployments, then one statement writes: ServiceRevisionsRepository.
+ * acceptAsDesired). `prepared` is used when the row and its
  * deployments are still what it was rendered from (else, rarely, it is rendered again here). A
  * request that asks again for a revision that failed is a new attempt: its failure is cleared
- * until this rollout ends.
+ * until this rollout ends. `planId`: the plan that will roll it out (the revision is pending
+ * under it), null for a heal, which records no rollout.
  */
 export async function acceptRevision(s: DesiredReads, service: ServiceRow, tag: string,
-  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean; prepared?: PreparedRevision }, trx: Trx)
+  o: { source: string; createdBy: string | null; revertedFrom?: number | null; retryFailed: boolean; prepared?: PreparedRevision; planId: string | null }, trx: Trx)
   : Promise<AcceptedRevision | null> {
-  const { retryFailed, prepared, ...meta } = o;
-  const [deployments, latest] = await Promise.all([s.deployments.listByService(service.id, trx), s.revisions.head(service.id, trx)]);
+  const { retryFailed, prepared, planId, ...meta } = o;
+  const deployments = await s.deployments.listByServiceInServerOrder(service.id, trx);
   const current = prepared && prepared.tag === tag && prepared.imageId === service.containerImageId
     && prepared.template === canonicalJson(templateOf(service)) && prepared.deployments === placementOf(deployments);
   const rendered = current ? prepared.rendered : await render(s, service, deployments, tag);
   if (!rendered) return null;
-  const specHash = revisionHash(rendered.spec);
-  const row = latest?.specHash === specHash ? latest
-    : await s.revisions.append({ serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash, ...meta }, latest?.revision ?? 0, trx);
-  const failed = retryFailed && service.failedRevision === row.revision ? { failedRevision: null, failedReason: null } : {};
-  await s.services.recordRevisions(service.id, { desiredRevision: row.revision, ...failed }, trx);
-  // numbers only grow: up to the limit there is nothing to drop
-  if (row !== latest && row.revision > rendered.historyLimit) await pruneRevisions(s, { ...service, desiredRevision: row.revision }, deployments, rendered.historyLimit, trx);
-  return { revision: row.revision, imageTag: tag, created: row !== latest };
-}
-
-async function pruneRevisions(s: Pick<Services, 'revisions'>, svc: ServiceRow, deployments: DeploymentRow[], limit: number, trx: Trx): Promise<void> {
-  const pinned = [svc.desiredRevision, svc.currentRevision, svc.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
-  await s.revisions.prune(svc.id, limit, pinned, trx);
+  // a new revision drops the oldest beyond the environment's limit, never one that is desired (the
+  // new one), current, failed or running on a server
+  const pinned = [service.currentRevision, service.failedRevision, ...deployments.map((d) => d.revision)].filter((r): r is number => r != null);
+  const { revision, created } = await s.revisions.acceptAsDesired({
+    serviceId: service.id, environmentId: service.environmentId, spec: rendered.spec as never, specHash: revisionHash(rendered.spec), ...meta, planId, retryFailed,
+    prune: { keep: rendered.historyLimit, pinned },
+  }, trx);
+  return { revision, imageTag: tag, created, deployments };
 }
 
 /** The spec of one revision, or undefined. */

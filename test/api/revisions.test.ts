@@ -63,6 +63,8 @@ describe('service revision routes', function () {
     expect(list.body.items.map((r: { revision: number; imageTag: string; source: string; outcome: string }) => [r.revision, r.imageTag, r.source, r.outcome]))
       .to.deep.equal([[2, 'v2', 'deploy', 'failed'], [1, 'v1', 'deploy', 'failed']]);
     expect(list.body.items[0].reason).to.match(/nowhere/);
+    // each names the plan that last rolled it out: a new revision its first, one asked for again the newer
+    expect(list.body.items.map((r: { planId: string }) => r.planId)).to.deep.equal([again.body.id, one.body.id]);
     expect(list.body.items[0]).to.not.have.property('spec');
     // the first deploy never succeeded: no last good revision
     const service = (await viewer.get(`/api/services/${serviceId}`)).body;

@@ -11,17 +11,21 @@ export interface ConfigUsageRows {
 export class ConfigReads {
   constructor(private readonly db: Knex) {}
 
-  async renderInputs(environmentId: string, trx?: Knex.Transaction) {
-    const q = trx ?? this.db;
-    const [vars, secrets, fragments] = await Promise.all([
-      q('vars').where({ environmentId }).select('key', 'value'),
-      q('secrets').where({ environmentId }).select('key', 'valueSealed'),
-      q('config_fragments').where({ environmentId }).select('name', 'content'),
-    ]);
+  /**
+   * The environment's vars, sealed secrets and (unless `fragments` is false) fragments, in one
+   * query (one round trip where three parallel ones cost three queries' work).
+   */
+  async renderInputs(environmentId: string, trx?: Knex.Transaction, fragments = true) {
+    const { rows } = await (trx ?? this.db).raw(`
+      select 'v' as kind, key, value from vars where environment_id = ?
+      union all select 's', key, value_sealed from secrets where environment_id = ?
+      ${fragments ? 'union all select \'f\', name, content from config_fragments where environment_id = ?' : ''}`,
+    fragments ? [environmentId, environmentId, environmentId] : [environmentId, environmentId]);
+    const of = (kind: string) => (rows as Array<{ kind: string; key: string; value: string }>).filter((r) => r.kind === kind);
     return {
-      vars: vars as Array<{ key: string; value: string }>,
-      secrets: secrets as Array<{ key: string; valueSealed: string }>,
-      fragments: fragments as Array<{ name: string; content: string }>,
+      vars: of('v').map((r) => ({ key: r.key, value: r.value })),
+      secrets: of('s').map((r) => ({ key: r.key, valueSealed: r.value })),
+      fragments: of('f').map((r) => ({ name: r.key, content: r.value })),
     };
   }
 

@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
+import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
 import type { VersionPolicy } from '../../images/version-policy.js';
 
 export interface ContainerImageRow {
@@ -43,6 +43,13 @@ export class ContainerImagesRepository extends BaseRepository<ContainerImageRow>
       container_images_env_name_unique: 'An image with this name already exists in the environment',
       container_images_registry_connection_id_foreign: 'The registry connection does not exist',
     });
+  }
+
+  /** The images these services link (one query for a request's services). */
+  async ofServices(serviceIds: string[], trx?: Knex.Transaction): Promise<ContainerImageRow[]> {
+    const valid = [...new Set(serviceIds.filter(isUuid))];
+    if (!valid.length) return [];
+    return (await this.q(trx).whereIn('id', (trx ?? this.db)('services').whereIn('id', valid).whereNotNull('containerImageId').select('containerImageId'))) as ContainerImageRow[];
   }
 
   async updateSpec(current: ContainerImageRow, spec: ContainerImageSpec, trx?: Knex.Transaction) {

@@ -91,10 +91,10 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
     return this.q(trx).where({ serviceId }).orderBy([{ column: 'containerName' }, { column: 'id' }]) as Promise<DeploymentRow[]>;
   }
 
-  /** The deployments of one service in plan order: by server name, then container name. */
-  listByServiceInServerOrder(serviceId: string, trx?: Knex.Transaction): Promise<DeploymentRow[]> {
+  /** The deployments of one service in plan order: by server name, then container name; each with its server's name. */
+  listByServiceInServerOrder(serviceId: string, trx?: Knex.Transaction): Promise<Array<DeploymentRow & { serverName: string }>> {
     return (trx ?? this.db)('deployments as d').join('servers as v', 'v.id', 'd.server_id').where('d.service_id', serviceId)
-      .orderBy([{ column: 'v.name' }, { column: 'd.container_name' }]).select('d.*') as Promise<DeploymentRow[]>;
+      .orderBy([{ column: 'v.name' }, { column: 'd.container_name' }]).select('d.*', 'v.name as serverName') as Promise<Array<DeploymentRow & { serverName: string }>>;
   }
 
   listByServices(serviceIds: string[], trx?: Knex.Transaction): Promise<DeploymentRow[]> {

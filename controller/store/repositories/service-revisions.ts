@@ -62,9 +62,52 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
     return row as RevisionHead;
   }
 
-  /** The newest revision's number and hash, without its spec (what accepting a request compares). */
-  head(serviceId: string, trx?: Knex.Transaction): Promise<RevisionHead | undefined> {
-    return this.q(trx).where({ serviceId }).orderBy('revision', 'desc').first('id', 'revision', 'specHash') as Promise<RevisionHead | undefined>;
+  /**
+   * Under the service's row lock (the caller's transaction), in one statement: `r` becomes the
+   * service's desired revision. When the newest revision has the same spec hash, it is that one
+   * (asked for again: with `planId`, marked pending and rolling out by that plan); else a new one
+   * numbered after the newest (the lock orders requests for one service, so two never take the
+   * same number, and the unique key would refuse it). `retryFailed`: a failure recorded for that
+   * revision on the service is cleared (a new attempt). A new one drops the revisions beyond the
+   * newest `prune.keep` (itself included) but those `pinned` (current, failed, and those containers
+   * run). Returns its number and whether it is new.
+   */
+  async acceptAsDesired(r: NewRevision & { planId: string | null; retryFailed: boolean; prune: { keep: number; pinned: number[] } },
+    trx: Knex.Transaction): Promise<{ revision: number; created: boolean }> {
+    const { rows } = await this.guard(trx.raw(`
+      with head as (
+        select id, revision, spec_hash from service_revisions where service_id = ? order by revision desc limit 1
+      ), created as (
+        insert into service_revisions (service_id, environment_id, revision, spec, spec_hash, source, created_by, reverted_from, plan_id)
+        select ?, ?, coalesce((select revision from head), 0) + 1, ?::jsonb, ?, ?, ?, ?, ?::uuid
+        where not exists (select 1 from head where spec_hash = ?)
+        returning revision
+      ), again as (
+        update service_revisions r set outcome = 'pending', reason = null, plan_id = ?::uuid, updated_at = now()
+        from head where r.id = head.id and head.spec_hash = ? and ?::uuid is not null
+        returning r.revision
+      ), pruned as (
+        delete from service_revisions old where old.service_id = ? and exists (select 1 from created)
+          and old.revision not in (select revision from service_revisions where service_id = ? order by revision desc limit ?)
+          and old.revision <> all(?::int[])
+      ), target as (
+        select revision, true as created from created
+        union all select revision, false from head where spec_hash = ?
+      )
+      update services s set desired_revision = t.revision,
+        failed_revision = case when ? and s.failed_revision = t.revision then null else s.failed_revision end,
+        failed_reason = case when ? and s.failed_revision = t.revision then null else s.failed_reason end
+      from target t where s.id = ?
+      returning t.revision, t.created`, [
+      r.serviceId,
+      r.serviceId, r.environmentId, JSON.stringify(r.spec), r.specHash, r.source, r.createdBy, r.revertedFrom ?? null, r.planId, r.specHash,
+      r.planId, r.specHash, r.planId,
+      r.serviceId, r.serviceId, Math.max(0, r.prune.keep - 1), r.prune.pinned,
+      r.specHash,
+      r.retryFailed, r.retryFailed, r.serviceId,
+    ]));
+    if (rows.length !== 1) throw new Error(`service ${r.serviceId}: no such service to accept a revision for`);
+    return { revision: rows[0].revision as number, created: rows[0].created as boolean };
   }
 
   /** Newest first, without their specs (a list of 1,000 stays small). */
@@ -83,23 +126,10 @@ export class ServiceRevisionsRepository extends BaseRepository<ServiceRevisionRo
     return this.q().where({ serviceId }).whereIn('revision', [from, to]) as Promise<ServiceRevisionRow[]>;
   }
 
-  /** A plan started rolling it out: pending again (a user may ask again for a revision that failed). */
-  async rollingOut(serviceId: string, revision: number, planId: string, trx?: Knex.Transaction): Promise<void> {
-    await this.q(trx).where({ serviceId, revision }).update({ outcome: 'pending', reason: null, planId, updatedAt: this.db.fn.now() } as never);
-  }
-
   async recordOutcome(serviceId: string, revision: number, outcome: RevisionOutcome, reason: string | null, trx?: Knex.Transaction): Promise<void> {
     await this.q(trx).where({ serviceId, revision }).update({ outcome, reason, updatedAt: this.db.fn.now() } as never);
   }
 
-  /**
-   * Keeps the newest `keep` revisions of the service and every revision in `pinned` (desired,
-   * current, failed, and those containers run); drops the rest, in one statement.
-   */
-  async prune(serviceId: string, keep: number, pinned: number[], trx?: Knex.Transaction): Promise<number> {
-    const newest = this.q(trx).where({ serviceId }).orderBy('revision', 'desc').limit(keep).select('revision');
-    return this.q(trx).where({ serviceId }).whereNotIn('revision', newest).whereNotIn('revision', pinned.length ? pinned : [-1]).delete();
-  }
 }
 
 export function toRevisionSummary(r: Omit<ServiceRevisionRow, 'spec'> & { imageTag?: string | null }) {

@@ -153,11 +153,14 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     return this.q(trx).whereIn('id', ids).orderBy('id').forUpdate() as Promise<ServiceRow[]>;
   }
 
-  /** A new desired tag: spec, so the generation moves (only when the tag really changes). */
-  async writeDesiredTag(id: string, imageTag: string, trx?: Knex.Transaction): Promise<boolean> {
-    const n = await this.q(trx).where('id', id).whereRaw('image_tag is distinct from ?', [imageTag])
-      .update({ imageTag, generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never);
-    return n > 0;
+  /**
+   * A new desired tag: spec, so the generation moves (only when the tag really changes). The row
+   * as written; undefined when nothing changed.
+   */
+  async writeDesiredTag(id: string, imageTag: string, trx?: Knex.Transaction): Promise<ServiceRow | undefined> {
+    const [row] = await this.q(trx).where('id', id).whereRaw('image_tag is distinct from ?', [imageTag])
+      .update({ imageTag, generation: this.nextGeneration(), updatedAt: this.db.fn.now() } as never).returning('*');
+    return row as ServiceRow | undefined;
   }
 
   /** Which revision is desired, current (last good) and failed: status, never a generation bump. */

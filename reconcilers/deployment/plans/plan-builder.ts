@@ -6,6 +6,7 @@ import type { Services } from '../../../controller/services.js';
 import { notFound, validationError } from '../../../controller/errors/app-error.js';
 import { dependencyOrder } from '../../../controller/catalog/dependency-order.js';
 import type { DeploymentPlanRow, PlanItem } from '../../../controller/store/repositories/deployment-plans.js';
+import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
 import { assertImageTag } from '../../../controller/deploy/names.js';
 import { splitWaves } from '../../../controller/model/rollout.js';
 import type { PlanWave } from '../../../controller/model/plan-waves.js';
@@ -22,13 +23,17 @@ export interface CreatePlanInput {
   createdBy?: string | null;
 }
 
-/** What a service's steps roll out, when the entrance accepted it as a revision: its number and tag. */
-export type RevisionTargets = Map<string, { revision: number; imageTag: string }>;
+/**
+ * What a service's steps roll out, when the entrance accepted it as a revision: its number and
+ * tag; `deployments`, the service's in server order when accepting read them (under the same lock).
+ */
+export type RevisionTargets = Map<string, { revision: number; imageTag: string; deployments?: DeploymentRow[] }>;
 
 /** What building a plan reads and writes. */
 export type PlanBuilding = Pick<Services, 'containerImages' | 'deployments' | 'plans' | 'serviceDependencies' | 'services'>;
 
-export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Trx, targets?: RevisionTargets): Promise<DeploymentPlanRow> {
+/** `id`: the plan's id when the caller chose it already (the revisions it rolls out name it). */
+export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Trx, targets?: RevisionTargets, id?: string): Promise<DeploymentPlanRow> {
   if (!input.items.length) throw validationError('items must name at least one service', 'items');
   const ids = [...new Set(input.items.map((i) => i.serviceId))];
   const services = await s.services.listByIds(ids, trx);
@@ -45,7 +50,7 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
     const item = input.items.find((i) => i.serviceId === svc.id)!;
     const target = targets?.get(svc.id);
     const tag = target?.imageTag ?? await targetTag(s, svc, item.imageTag ?? null, trx);
-    let deployments = await s.deployments.listByServiceInServerOrder(svc.id, trx);
+    let deployments = target?.deployments ?? await s.deployments.listByServiceInServerOrder(svc.id, trx);
     if (item.deploymentIds) deployments = deployments.filter((d) => item.deploymentIds!.includes(d.id));
     // a service with a rollout: its steps in waves (canary first, in server order), each a group the engine runs, checks and pauses after
     // a heal restores what is already desired (or last good): it is not a new version to canary
@@ -69,7 +74,7 @@ export async function buildPlan(s: PlanBuilding, input: CreatePlanInput, trx: Tr
   if (!rows.length) throw validationError('the services named have no deployments to deploy', 'items', 'Add a deployment to the service first');
   const name = input.name ?? `deploy ${ordered.map((x) => x.name).join(', ')}`;
   const plan = await s.plans.repo.create({
-    environmentId: input.environmentId, name, autoRollback: input.autoRollback ?? true, strategy: input.strategy ?? 'rolling',
+    ...(id && { id }), environmentId: input.environmentId, name, autoRollback: input.autoRollback ?? true, strategy: input.strategy ?? 'rolling',
     pullImage: input.pullImage ?? true, generateArtifacts: input.generateArtifacts ?? true, trigger: input.trigger ?? 'api',
     items: JSON.stringify(input.items) as never, createdBy: input.createdBy ?? null, waves: (waves.length ? JSON.stringify(waves) : null) as never,
     // stamped when the request was accepted (the entrance holds the services' locks): plans list
