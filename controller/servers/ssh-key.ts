@@ -30,5 +30,10 @@ export function parsePrivateKey(privateKey: string): ParsedSshKey {
  * half is only ever sealed and stored, the public half is shown to add to the servers.
  */
 export function generatePrivateKey(comment: string): string {
-  return ssh2.utils.generateKeyPairSync('ed25519', { comment }).private;
+  // ssh2's generator now and then (about 3 in 1,000 here) writes a key its own parser then calls
+  // malformed; such a key could never be used, so it is drawn again
+  for (let attempt = 1; ; attempt++) {
+    const key = ssh2.utils.generateKeyPairSync('ed25519', { comment }).private;
+    if (!(ssh2.utils.parseKey(key) instanceof Error) || attempt === 20) return key;
+  }
 }
