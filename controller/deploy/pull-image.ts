@@ -5,8 +5,6 @@ import type { ContainerImageRow } from '../store/repositories/container-images.j
 import { registryAuthFor, type DockerAuth } from './registry-auth.js';
 import { PullProgress, type PullSummary } from './pull-progress.js';
 
-export type { PullSummary } from './pull-progress.js';
-
 const PULL_TIMEOUT_MS = 300_000;
 
 /**

@@ -153,11 +153,12 @@ function Row({ view, envId, me, item, ops, options, editor, reload }: {
                   }
                   setAsking(a.label);
                 });
+                const offered = asking === a.label && (!a.offered || a.offered(prepared));
                 return asking === a.label ? (
                   <div role="group" aria-label={`${a.label} ${name}`} class="confirm">
                     <p>{a.confirm(item, prepared)}</p>
-                    {(!a.offered || a.offered(prepared)) && <button type="button" class="danger" disabled={action.busy} onClick={run}>{a.confirmLabel ?? a.label}</button>}
-                    <button type="button" onClick={() => setAsking(null)}>{!a.offered || a.offered(prepared) ? 'Keep it' : 'Close'}</button>
+                    {offered && <button type="button" class="danger" disabled={action.busy} onClick={run}>{a.confirmLabel ?? a.label}</button>}
+                    <button type="button" onClick={() => setAsking(null)}>{offered ? 'Keep it' : 'Close'}</button>
                   </div>
                 ) : <button type="button" disabled={action.busy} onClick={ask}>{a.label}<span class="sr-only"> {name}</span></button>;
               })}

@@ -7,7 +7,7 @@ import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../support/browser.js';
 import { until } from '../../support/until.js';
 import { seriousViolations } from '../../support/axe.js';
-import { PASSWORD } from '../../support/fixtures.js';
+import { signIn } from '../../support/sign-in.js';
 import { addService, cleanup, startWorld, type World } from '../deploy/deploy-world.js';
 
 const nonNull = (values: Array<number | null>) => values.filter((v): v is number => v !== null);
@@ -46,11 +46,7 @@ describe('dashboard charts of real samples (e2e)', function () {
       return nonNull(h.containers[0].cpuPercent).length >= 3;
     }, { timeoutMs: 90_000, everyMs: 1000 });
     browser = await launchBrowser();
-    page = await (await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${w.svc.url}/login`);
-    await page.getByLabel('Email').fill('admin@example.test');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    page = await signIn(await (await browser.newContext({ bypassCSP: true, viewport: { width: 1280, height: 900 } })).newPage(), w.svc.url);
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   });
   after(async () => {

@@ -7,7 +7,8 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { launchBrowser } from '../../support/browser.js';
 import { until } from '../../support/until.js';
 import { seriousViolations } from '../../support/axe.js';
-import { PASSWORD, userWithRole } from '../../support/fixtures.js';
+import { userWithRole } from '../../support/fixtures.js';
+import { signIn as signInPage } from '../../support/sign-in.js';
 import { serverExec } from '../../fleet/fleet.js';
 import { addService, cleanup, containerImage, startWorld, type World } from '../deploy/deploy-world.js';
 
@@ -30,11 +31,7 @@ describe('dashboard in a real browser (e2e)', function () {
 
   const shot = async (p: Page, name: string) => { if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png`, fullPage: true }); };
   const signIn = async (ctx: BrowserContext, email: string) => {
-    const p = await ctx.newPage();
-    await p.goto(`${w.svc.url}/`);
-    await p.getByLabel('Email').fill(email);
-    await p.getByLabel('Password').fill(PASSWORD);
-    await p.getByRole('button', { name: 'Sign in' }).click();
+    const p = await signInPage(await ctx.newPage(), w.svc.url, email);
     await p.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
     return p;
   };

@@ -16,6 +16,7 @@ import type { HttpClient } from '../../support/http-client.js';
 import { startTestService, type TestService } from '../../support/test-service.js';
 import { recordHealth } from '../../../controller/servers/health.js';
 import { startLocalRegistry } from '../../support/local-registry.js';
+import { signIn as signInPage } from '../../support/sign-in.js';
 import { recordCheck } from '../../../controller/monitoring/record-check.js';
 import { containerCheck } from '../../../controller/monitoring/service-checks.js';
 
@@ -34,13 +35,7 @@ describe('dashboard forms in a real browser (e2e)', function () {
   let viewerEmail: string;
 
   const signIn = async (email = 'admin@example.test', width = 1280): Promise<Page> => {
-    const page = await (await browser.newContext({ bypassCSP: true, viewport: { width, height: 900 } })).newPage();
-    await page.goto(`${svc.url}/login`);
-    await page.getByLabel('Email').fill(email);
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.waitForURL((u) => !u.pathname.startsWith('/login'));
-    await page.getByRole('heading', { level: 1 }).waitFor();
+    const page = await signInPage(await (await browser.newContext({ bypassCSP: true, viewport: { width, height: 900 } })).newPage(), svc.url, email);
     return page;
   };
   const open = async (page: Page, path: string, heading: string) => {

@@ -3,7 +3,7 @@
 import { expect } from 'chai';
 import type { Browser, Page } from 'playwright-core';
 import { launchBrowser } from '../../support/browser.js';
-import { PASSWORD } from '../../support/fixtures.js';
+import { signIn } from '../../support/sign-in.js';
 import { serverExec } from '../../fleet/fleet.js';
 import { cleanup, startWorld, type World } from '../deploy/deploy-world.js';
 
@@ -26,11 +26,7 @@ describe('dashboard: labels, waves and promote (e2e)', function () {
     expect((await w.admin.post(`/api/services/${serviceId}/deploy?wait=true`, { strategy: 'parallel' })).body.status).to.equal('succeeded');
     expect((await w.admin.patch(`/api/services/${serviceId}`, { rollout: { strategy: 'canary', steps: [{ servers: 1 }, { pause: true }] } })).status).to.equal(200);
     browser = await launchBrowser();
-    page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
-    await page.goto(`${w.svc.url}/`);
-    await page.getByLabel('Email').fill('admin@example.test');
-    await page.getByLabel('Password').fill(PASSWORD);
-    await page.getByRole('button', { name: 'Sign in' }).click();
+    page = await signIn(await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage(), w.svc.url);
     await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   });
   after(async () => {
