@@ -33,8 +33,8 @@ describe('outgoing webhooks and subscriptions', () => {
     await rx2.start();
   });
   after(async () => {
-    // No log line ever holds a webhook secret.
-    for (const secret of ['s3cret-value', 'topsecret', 'abc"']) expect(svc.logs.join('\n')).to.not.contain(secret);
+    // No log line ever holds a webhook secret (each made of letters no hex id or uuid has).
+    for (const secret of ['s3cret-value', 'topsecret', 'sub-Qz7-secret']) expect(svc.logs.join('\n')).to.not.contain(secret);
     await svc.stop();
     await rx.stop();
     await rx2.stop();
@@ -188,7 +188,7 @@ describe('outgoing webhooks and subscriptions', () => {
   });
 
   it('environment subscriptions get only their environment, keep a delivery history and follow the roles', async () => {
-    const created = await operator.post(`/api/environments/${env.id}/webhooks`, { name: 'sub', url: rx.url + '/sub', secret: 'abc', eventTypes: ['health.recovered'] });
+    const created = await operator.post(`/api/environments/${env.id}/webhooks`, { name: 'sub', url: rx.url + '/sub', secret: 'sub-Qz7-secret', eventTypes: ['health.recovered'] });
     expect(created.status, created.text).to.equal(201);
     expect(created.body).to.include({ environmentId: env.id, hasSecret: true, enabled: true, failureCount: 0 });
     const id = created.body.id;
@@ -208,7 +208,7 @@ describe('outgoing webhooks and subscriptions', () => {
     await new Promise((r) => setTimeout(r, 300));
     expect(mine().map((x) => [x.path, x.body]), JSON.stringify(mine().map((x) => [x.path, x.body]))).to.have.length(1);
     expect(mine()[0].json.data).to.deep.equal({ serviceId: 'b' });
-    expect(mine()[0].headers['x-webhook-signature']).to.equal(hmac('abc', mine()[0].body));
+    expect(mine()[0].headers['x-webhook-signature']).to.equal(hmac('sub-Qz7-secret', mine()[0].body));
     await until('history', async () => (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body.items[0]?.status === 'succeeded', { timeoutMs: 3000 });
     const history = (await viewer.get(`/api/webhook-subscriptions/${id}/deliveries`)).body;
     expect(history.total).to.equal(1);
