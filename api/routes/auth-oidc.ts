@@ -46,7 +46,7 @@ export default function oidcRoutes(s: Services) {
       async handler(ctx, { query }) {
         const login = enabled();
         const redirectUri = s.config.oidc!.redirectUrl ?? `${ctx.protocol}://${ctx.host}${CALLBACK}`;
-        const next = sameOriginPath(query.next ?? '/', new URL(redirectUri).origin);
+        const next = sameOriginPath(query.next || '/', new URL(redirectUri).origin);
         if (next === null) throw validationError('next must be a same-origin path of a dashboard page (starting with one /, no backslash or control character, not under /api)', 'next');
         const { url, cookie: sealed } = await login.start(redirectUri, next).catch((e: unknown) => {
           s.logger.warn('single sign-on: the provider could not be reached', { issuer: s.config.oidc!.issuer, error: messageOf(e) });
