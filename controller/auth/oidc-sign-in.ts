@@ -1,10 +1,11 @@
 // Which user an identity of the OpenID provider signs in as: the one place that decides it.
 //   - An identity is its issuer + subject (`sub`). Once bound to a user it signs in as that user,
 //     whatever e-mail the provider sends later.
-//   - An e-mail alone never makes an identity an existing user: it links to a local account only
+//   - An e-mail alone never makes an identity an existing user: it links to an account only
 //     when the admin allowed it (OIDC_LINK_BY_EMAIL) and the provider says `email_verified: true`
 //     (the boolean; "false", "true" or nothing are not), and never to a user already bound to
-//     another identity of the provider. Otherwise the sign-in is refused, with no session.
+//     another identity of this issuer. Otherwise the sign-in is refused, with no session. (A user
+//     bound at another issuer only may be linked so: the way to move users to a new provider.)
 //   - The role claim sets the role of users single sign-on made; a local account keeps its own
 //     (unless OIDC_ROLE_FOR_LINKED_USERS).
 //   - A user single sign-on made before identities were stored kept its subject as
@@ -23,8 +24,8 @@ export type SignInPlan =
   | { action: 'create'; role: Role }
   | { action: 'refuse'; reason: string };
 
-/** What the store holds about an identity: the user bound to it, else the user of its e-mail and that user's subject at this issuer. */
-export interface KnownUsers { bound?: UserRow; sameEmail?: UserRow; sameEmailSubject?: string }
+/** What the store holds about an identity: the user bound to it, else the user of its e-mail and the identities bound to that user. */
+export interface KnownUsers { bound?: UserRow; sameEmail?: UserRow; sameEmailIdentities?: Array<{ issuer: string; subject: string }> }
 
 type Policy = Pick<OidcConfig, 'roleClaim' | 'roleMap' | 'defaultRole' | 'linkByEmail' | 'roleForLinkedUsers'>;
 
@@ -49,9 +50,11 @@ export function planSignIn(identity: OidcIdentity, known: KnownUsers, c: Policy)
     if (stated !== undefined && !verified) return refuse(`the provider says ${email} is not verified (email_verified: ${shown(stated)})`);
     return { action: 'create', role: claimed };
   }
-  const legacySubject = user.origin === 'sso' && user.passwordHash.startsWith(LEGACY_PREFIX) ? user.passwordHash.slice(LEGACY_PREFIX.length) : undefined;
-  if (!known.sameEmailSubject && legacySubject === identity.subject) return { action: 'signIn', user, role: claimed, bind: true };
-  if (known.sameEmailSubject !== undefined || legacySubject !== undefined) {
+  const bindings = known.sameEmailIdentities ?? [];
+  // made by single sign-on before identities were stored: bound to the subject it was made from
+  const legacySubject = !bindings.length && user.origin === 'sso' && user.passwordHash.startsWith(LEGACY_PREFIX) ? user.passwordHash.slice(LEGACY_PREFIX.length) : undefined;
+  if (legacySubject === identity.subject) return { action: 'signIn', user, role: claimed, bind: true };
+  if (legacySubject !== undefined || bindings.some((b) => b.issuer === identity.issuer)) {
     return refuse(`the user ${email} here is bound to another account of the provider; this one cannot sign in as them`);
   }
   if (!c.linkByEmail) {
@@ -70,8 +73,8 @@ export async function signInWithOidc(s: Pick<Services, 'transaction' | 'users' |
   return s.transaction(async (trx) => {
     const bound = await s.userIdentities.userOf(issuer, subject, trx);
     const sameEmail = !bound && identity.email ? await s.users.findByEmail(identity.email, trx) : undefined;
-    const sameEmailSubject = sameEmail ? await s.userIdentities.subjectOf(sameEmail.id, issuer, trx) : undefined;
-    const plan = planSignIn(identity, { bound, sameEmail, sameEmailSubject }, c);
+    const sameEmailIdentities = sameEmail ? await s.userIdentities.ofUser(sameEmail.id, trx) : undefined;
+    const plan = planSignIn(identity, { bound, sameEmail, sameEmailIdentities }, c);
     if (plan.action === 'refuse') throw new SignInRefused(plan.reason);
     if (plan.action === 'create') {
       const user = await s.users.insert({ email: identity.email!, name: identity.name, role: plan.role, passwordHash: `${LEGACY_PREFIX}${subject}`, origin: 'sso' }, trx);

@@ -20,10 +20,9 @@ export class UserIdentitiesRepository {
       .where({ 'i.issuer': issuer, 'i.subject': subject }).first('u.*')) as UserRow | undefined;
   }
 
-  /** The subject of this issuer bound to the user, if any (a user holds at most one per issuer). */
-  async subjectOf(userId: string, issuer: string, trx?: Knex.Transaction): Promise<string | undefined> {
-    const row = await (trx ?? this.db)('user_identities').where({ userId, issuer }).first('subject');
-    return row?.subject as string | undefined;
+  /** The identities bound to the user (at most one per issuer). */
+  async ofUser(userId: string, trx?: Knex.Transaction): Promise<Array<{ issuer: string; subject: string }>> {
+    return (await (trx ?? this.db)('user_identities').where({ userId }).select('issuer', 'subject').orderBy('issuer')) as Array<{ issuer: string; subject: string }>;
   }
 
   /** Binds the identity to the user; a second binding of either side is a conflict. */

@@ -53,8 +53,18 @@ describe('which user an identity of the provider signs in as (planSignIn)', () =
 
   it('never links a second identity to a user already bound to one of this provider', () => {
     const sso = user({ origin: 'sso', passwordHash: 'oidc:sub-1' });
-    expect(plan({ email: sso.email, email_verified: true }, { sameEmail: sso, sameEmailSubject: 'sub-1' }, linking, 'sub-2').action).to.equal('refuse');
-    expect(plan({ email: sso.email, email_verified: true }, { sameEmail: sso, sameEmailSubject: 'sub-1' }, linking, 'sub-1').action).to.equal('refuse');
+    const here = [{ issuer: 'https://idp.example.test', subject: 'sub-1' }];
+    expect(plan({ email: sso.email, email_verified: true }, { sameEmail: sso, sameEmailIdentities: here }, linking, 'sub-2').action).to.equal('refuse');
+    expect(plan({ email: sso.email, email_verified: true }, { sameEmail: sso, sameEmailIdentities: here }, policy, 'sub-2').action).to.equal('refuse');
+  });
+
+  it('links a user bound at another issuer only as any account is linked: the way to a new provider', () => {
+    const moved = user({ origin: 'sso', role: 'viewer', passwordHash: 'oidc:old-sub' });
+    const elsewhere = [{ issuer: 'https://old-idp.example.test', subject: 'old-sub' }];
+    expect(plan({ email: moved.email, email_verified: true, groups: ['ops'] }, { sameEmail: moved, sameEmailIdentities: elsewhere }).action).to.equal('refuse');
+    expect(plan({ email: moved.email, groups: ['ops'] }, { sameEmail: moved, sameEmailIdentities: elsewhere }, linking).action).to.equal('refuse');
+    expect(plan({ email: moved.email, email_verified: true, groups: ['ops'] }, { sameEmail: moved, sameEmailIdentities: elsewhere }, linking, 'new-sub'))
+      .to.deep.include({ action: 'signIn', role: 'operator', bind: true });
   });
 
   it('binds a user SSO made before identities were kept by the subject it was made from, and no other', () => {
