@@ -5,6 +5,7 @@ import type { Logger } from './logger.js';
 import { SecretBox } from './crypto/secret-box.js';
 import { AuditLog } from './audit/audit-log.js';
 import { UsersRepository } from './store/repositories/users.js';
+import { UserIdentitiesRepository } from './store/repositories/user-identities.js';
 import { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
 import { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import { EnvironmentsRepository } from './store/repositories/environments.js';
@@ -96,6 +97,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     outgoing,
     audit: new AuditLog(db),
     users: new UsersRepository(db),
+    userIdentities: new UserIdentitiesRepository(db),
     apiTokens: new ApiTokensRepository(db),
     environmentMembers: new EnvironmentMembersRepository(db),
     environments: new EnvironmentsRepository(db),

@@ -6,6 +6,7 @@ import type { SecretBox } from './crypto/secret-box.js';
 import type { OutgoingGuard } from './net/outgoing-guard.js';
 import type { AuditLog } from './audit/audit-log.js';
 import type { UsersRepository } from './store/repositories/users.js';
+import type { UserIdentitiesRepository } from './store/repositories/user-identities.js';
 import type { ApiTokensRepository } from './store/repositories/api-tokens.js';
 import type { EnvironmentsRepository } from './store/repositories/environments.js';
 import type { EnvironmentMembersRepository } from './store/repositories/environment-members.js';
@@ -70,6 +71,8 @@ export interface Services {
   outgoing: OutgoingGuard;
   audit: AuditLog;
   users: UsersRepository;
+  /** Which user an OpenID provider's identity (issuer + subject) signs in as. */
+  userIdentities: UserIdentitiesRepository;
   apiTokens: ApiTokensRepository;
   environmentMembers: EnvironmentMembersRepository;
   environments: EnvironmentsRepository;

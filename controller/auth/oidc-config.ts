@@ -1,7 +1,9 @@
 // Single sign-on settings, read from the environment: the provider (OIDC_ISSUER), this client
 // (OIDC_CLIENT_ID, OIDC_CLIENT_SECRET), where the provider sends users back (OIDC_REDIRECT_URL,
-// default <STEVEDORE_PUBLIC_URL>/api/auth/oidc/callback), and how a claim maps to a role.
-import { ConfigError } from '../config/parse-env.js';
+// default <STEVEDORE_PUBLIC_URL>/api/auth/oidc/callback), how a claim maps to a role, and what
+// an identity of the provider may do to accounts it did not make (OIDC_LINK_BY_EMAIL,
+// OIDC_ROLE_FOR_LINKED_USERS: both off by default).
+import { ConfigError, parseBoolean } from '../config/parse-env.js';
 
 export type Role = 'admin' | 'operator' | 'viewer';
 const ROLES: Role[] = ['admin', 'operator', 'viewer'];
@@ -18,6 +20,14 @@ export interface OidcConfig {
   roleMap: Array<{ value: string; role: Role }>;
   /** A user none of whose values maps: this role, or null to refuse the sign-in (OIDC_DEFAULT_ROLE, default viewer; "none"). */
   defaultRole: Role | null;
+  /**
+   * An identity the provider says (`email_verified: true`, the boolean) holds the e-mail of an
+   * existing local account may be bound to that account (OIDC_LINK_BY_EMAIL, default false:
+   * such a sign-in is refused).
+   */
+  linkByEmail: boolean;
+  /** The role claim also sets the role of local accounts linked to an identity (OIDC_ROLE_FOR_LINKED_USERS, default false). */
+  roleForLinkedUsers: boolean;
 }
 
 export function oidcConfigOf(env: Record<string, string | undefined>): OidcConfig | null {
@@ -42,6 +52,8 @@ export function oidcConfigOf(env: Record<string, string | undefined>): OidcConfi
     issuer: issuer.href, clientId: env.OIDC_CLIENT_ID, clientSecret: env.OIDC_CLIENT_SECRET || null,
     redirectUrl: env.OIDC_REDIRECT_URL || (base ? `${base}/api/auth/oidc/callback` : null),
     roleClaim: env.OIDC_ROLE_CLAIM || 'groups', roleMap, defaultRole: fallback === 'none' ? null : fallback as Role,
+    linkByEmail: parseBoolean('OIDC_LINK_BY_EMAIL', env.OIDC_LINK_BY_EMAIL, false),
+    roleForLinkedUsers: parseBoolean('OIDC_ROLE_FOR_LINKED_USERS', env.OIDC_ROLE_FOR_LINKED_USERS, false),
   };
 }
 

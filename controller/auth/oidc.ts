@@ -13,7 +13,11 @@ interface Pending { state: string; nonce: string; verifier: string; redirectUri:
 export const PENDING_MS = 10 * 60_000;
 export const PENDING_COOKIE = 'stevedore_oidc';
 
-export interface OidcIdentity { subject: string; email: string; name: string | null; claims: Record<string, unknown> }
+/**
+ * Who the provider says signed in: `issuer` and `subject` from the ID token (what binds them to a
+ * user), the e-mail and the rest of the claims as sent (controller/auth/oidc-sign-in.ts decides).
+ */
+export interface OidcIdentity { issuer: string; subject: string; email: string | null; name: string | null; claims: Record<string, unknown> }
 
 export class OidcLogin {
   private discovered: Promise<client.Configuration> | null = null;
@@ -33,7 +37,11 @@ export class OidcLogin {
     return this.discovered;
   }
 
-  /** The provider's authorization URL and the sealed cookie that must come back with its answer. */
+  /**
+   * The provider's authorization URL and the sealed cookie that must come back with its answer.
+   * `next` is already a path of this service (same-origin-path.ts): the callback sends the
+   * browser, with its token, to it on the origin of `redirectUri`.
+   */
   async start(redirectUri: string, next: string): Promise<{ url: string; cookie: string }> {
     const config = await this.configuration();
     const pending: Pending = {
@@ -52,7 +60,7 @@ export class OidcLogin {
    * state, PKCE, the ID token's signature, issuer, audience, expiry and nonce (openid-client).
    * Throws with a reason fit for the user; never a token in it.
    */
-  async finish(callbackUrl: URL, sealed: string | undefined): Promise<{ identity: OidcIdentity; next: string }> {
+  async finish(callbackUrl: URL, sealed: string | undefined): Promise<{ identity: OidcIdentity; next: string; origin: string }> {
     const pending = this.open(sealed);
     const config = await this.configuration();
     const url = new URL(callbackUrl.pathname + callbackUrl.search, pending.redirectUri);
@@ -63,11 +71,9 @@ export class OidcLogin {
     // the role claim and the e-mail may come only with the userinfo answer
     const info = await client.fetchUserInfo(config, tokens.access_token, String(idClaims.sub)).catch(() => ({}) as Record<string, unknown>);
     const claims = { ...info, ...idClaims };
-    const email = typeof claims.email === 'string' ? claims.email.toLowerCase() : null;
-    if (!email) throw new Error('the provider sent no e-mail address for this account (scope "email")');
-    if (claims.email_verified === false) throw new Error(`the provider says ${email} is not verified`);
+    const email = typeof claims.email === 'string' && claims.email ? claims.email.toLowerCase() : null;
     const name = typeof claims.name === 'string' ? claims.name : null;
-    return { identity: { subject: String(claims.sub), email, name, claims }, next: pending.next };
+    return { identity: { issuer: String(idClaims.iss), subject: String(idClaims.sub), email, name, claims }, next: pending.next, origin: new URL(pending.redirectUri).origin };
   }
 
   private open(sealed: string | undefined): Pending {

@@ -39,10 +39,10 @@ describe('single sign-on through an OpenID provider (e2e)', function () {
     await idp?.stop();
   });
 
-  /** Through the dashboard's button and the provider's pages, as `account`. */
-  async function signIn(account: string) {
+  /** Through the dashboard's button and the provider's pages, as `account`, from the sign-in page at `loginPath`. */
+  async function signIn(account: string, loginPath = '/login') {
     const page = await (await browser.newContext()).newPage();
-    await page.goto(`${svc.url}/login`);
+    await page.goto(`${svc.url}${loginPath}`);
     await page.getByRole('link', { name: 'Sign in with single sign-on' }).click();
     await page.locator('input[name="login"]').fill(account);
     await page.locator('input[name="password"]').fill('anything');
@@ -64,6 +64,17 @@ describe('single sign-on through an OpenID provider (e2e)', function () {
     const bob = await signIn('bob');
     await bob.getByRole('heading', { level: 1, name: 'Environments' }).waitFor();
     expect(await svc.services.db('users').where({ email: 'bob@example.test' }).first()).to.include({ role: 'operator' });
+  });
+
+  it('returns to the page the sign-in was asked from, and to the start page for a next that leaves the site', async () => {
+    const asked = await signIn('alice', `/login?next=${encodeURIComponent('/servers?x=1')}`);
+    await asked.waitForURL((u) => u.pathname === '/servers');
+    expect(new URL(asked.url()).origin).to.equal(new URL(svc.url).origin);
+    for (const next of ['/\\evil.example/x', '/\t/evil.example/x', '//evil.example/x']) {
+      const page = await signIn('alice', `/login?next=${encodeURIComponent(next)}`);
+      await page.getByRole('heading', { level: 1, name: 'Environments' }).waitFor();
+      expect(new URL(page.url()).origin + new URL(page.url()).pathname, next).to.equal(`${new URL(svc.url).origin}/`);
+    }
   });
 
   it('sends an account whose groups give no role back to the sign-in page with the reason, and creates no user', async () => {

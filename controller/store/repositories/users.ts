@@ -8,6 +8,8 @@ export interface UserRow {
   name: string | null;
   role: Role;
   passwordHash: string;
+  /** Who made the user: `sso` (single sign-on, follows the provider's role claim) or `local`. */
+  origin: 'local' | 'sso';
   tokenVersion: number;
   failedLoginCount: number;
   lastFailedLoginAt: Date | null;

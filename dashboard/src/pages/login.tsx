@@ -3,12 +3,15 @@ import { useEffect, useState } from 'preact/hooks';
 import { get, post, setToken } from '../api';
 import { navigate } from '../router';
 import { ErrorNote } from '../components/status';
+import { sameOriginPath } from '../../../controller/auth/same-origin-path';
+
+/** Where to go once signed in: the `next` of the address when it is a page of this dashboard, else the start page. */
+const nextPage = () => sameOriginPath(new URLSearchParams(location.search).get('next') ?? '/', location.origin) ?? '/';
 
 async function signIn(email: FormDataEntryValue | null, password: FormDataEntryValue | null) {
   const { token } = await post<{ token: string }>('/api/auth/login', { email, password });
   setToken(token);
-  const next = new URLSearchParams(location.search).get('next');
-  navigate(next?.startsWith('/') && !next.startsWith('//') ? next : '/', true);
+  navigate(nextPage(), true);
 }
 
 export function LoginPage() {
@@ -50,7 +53,7 @@ export function LoginPage() {
       <h1>{firstRun ? 'Create the first admin' : 'Sign in to Stevedore'}</h1>
       {firstRun && <p>This Stevedore has no user yet. The first account is its administrator.</p>}
       {modes.sso && !firstRun && (
-        <p><a class="button" href={`/api/auth/oidc/login?next=${encodeURIComponent(new URLSearchParams(location.search).get('next') ?? '/')}`}>Sign in with single sign-on</a></p>
+        <p><a class="button" href={`/api/auth/oidc/login?next=${encodeURIComponent(nextPage())}`}>Sign in with single sign-on</a></p>
       )}
       {!modes.passwordLogin && <ErrorNote error={error} />}
       {modes.passwordLogin && <form onSubmit={submit}>

@@ -21,6 +21,12 @@ describe('single sign-on settings and the role mapping', () => {
     expect(() => oidcConfigOf({ ...base, OIDC_DEFAULT_ROLE: 'root' })).to.throw(ConfigError, /OIDC_DEFAULT_ROLE/);
   });
 
+  it('links by e-mail and sets linked users\' roles only when told to', () => {
+    expect(oidcConfigOf(base)).to.include({ linkByEmail: false, roleForLinkedUsers: false });
+    expect(oidcConfigOf({ ...base, OIDC_LINK_BY_EMAIL: 'true', OIDC_ROLE_FOR_LINKED_USERS: '1' })).to.include({ linkByEmail: true, roleForLinkedUsers: true });
+    expect(() => oidcConfigOf({ ...base, OIDC_LINK_BY_EMAIL: 'yes' })).to.throw(ConfigError, /OIDC_LINK_BY_EMAIL/);
+  });
+
   it('gives the highest role any held value maps to, else the default (or none)', () => {
     const c = { roleClaim: 'groups', roleMap: [{ value: 'ops', role: 'operator' as const }, { value: 'admins', role: 'admin' as const }], defaultRole: 'viewer' as const };
     expect(roleFromClaims({ groups: ['ops', 'admins'] }, c)).to.equal('admin');
