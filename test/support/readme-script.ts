@@ -1,7 +1,7 @@
 // README's Getting started as one bash script (test/e2e/getting-started.test.ts runs it): its
 // ```sh blocks in order, the first block's values replaced for the fleet the test runs on, and
-// each command marked as failing on purpose (DECISIONS, Wave 4: `… # exit 1: …`, `# exit 2 …`,
-// `# refused (exit 1) …`) wrapped so it must exit with exactly that code. Every other command
+// each command marked as failing on purpose (README: a comment on the command's line starting
+// `# exit N` or `# refused (exit N)`) wrapped so it must exit with exactly that code. Every other command
 // runs under `set -eEo pipefail`: its failure ends the script.
 
 /** The ```sh blocks of the README section that starts with `heading`, up to the next `## `. */
