@@ -6,6 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DEPLOY_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
+/** Fewer buckets per service: a series each per service and outcome. */
+const SERVICE_DEPLOY_SECONDS = [5, 15, 30, 60, 120, 300, 600];
 
 /** One (method, route, status) series of the HTTP figures. */
 export interface HttpSeries { answered(seconds: number): void }
@@ -50,6 +52,14 @@ export class Metrics {
   readonly planDuration = new Histogram({
     name: 'stevedore_plan_duration_seconds', help: 'Time from a plan\'s start to its end (a deploy, with its rollback if any), by outcome',
     labelNames: ['outcome'], buckets: DEPLOY_SECONDS, registers: this.r,
+  });
+  readonly servicePlanDuration = new Histogram({
+    name: 'stevedore_service_plan_duration_seconds', help: 'Time from the start to the end of a plan that deployed the service (rollback included), by environment, service and outcome',
+    labelNames: ['environment', 'service', 'outcome'], buckets: SERVICE_DEPLOY_SECONDS, registers: this.r,
+  });
+  readonly serviceHeals = new Counter({
+    name: 'stevedore_service_heals_total', help: 'Heal plans (trigger drift-heal: driftPolicy heal, the Heal button, placement) that ended, by environment, service and outcome',
+    labelNames: ['environment', 'service', 'outcome'], registers: this.r,
   });
   readonly dockerEventReconnects = new Counter({
     name: 'stevedore_docker_event_reconnects_total', help: 'Docker event streams of servers opened again after they were lost', registers: this.r,
