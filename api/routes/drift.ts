@@ -31,9 +31,9 @@ const PRESENT_TROUBLE = new Set<string>([REASONS.CrashLooping, REASONS.NameConfl
 
 /**
  * Each item says when its service's desired revision failed and which last good one is the
- * target, and what the drift policy does about a missing or stopped container. While a service
- * runs its last good revision, the failed rollout is told once, in the revision note: its
- * Degraded (a health check that failed then) is not shown again beside what the look finds now.
+ * target, and what the drift policy does about a missing or stopped container. When such a
+ * container is what the look finds now, a failed rollout the revision note already tells is not
+ * shown again as its Degraded (a health check that failed then) beside the real cause.
  */
 type Item = { serviceId: string; actions: Array<{ reason: string }>; degraded: { reason: string; message: string } | null };
 async function withNotes<T extends { degraded: number; items: Item[] }>(s: Services, report: T, driftPolicy: string): Promise<T> {
@@ -41,7 +41,8 @@ async function withNotes<T extends { degraded: number; items: Item[] }>(s: Servi
   const items = report.items.map((i) => {
     const status = statusOfReasons(i.actions.map((a) => a.reason));
     const revisionNote = services.has(i.serviceId) ? fallbackNote(services.get(i.serviceId)!) : null;
-    const degraded = i.degraded && (!revisionNote || PRESENT_TROUBLE.has(i.degraded.reason)) ? i.degraded : null;
+    const told = !!revisionNote && !!status && !!i.degraded && !PRESENT_TROUBLE.has(i.degraded.reason);
+    const degraded = told ? null : i.degraded;
     return { ...i, degraded, revisionNote, statusNote: status && driftEffect(driftPolicy, status) };
   });
   return { ...report, degraded: items.filter((i) => i.degraded).length, items };
