@@ -62,6 +62,9 @@ describe('README Getting started, run as written', function () {
   before(() => {
     for (const p of leftovers) if (fs.existsSync(p)) throw new Error(`${p} is there already: the README creates it (remove it first)`);
     scratch = fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-getting-started-'));
+    // as on a user's machine, the OS user postgres may enter the state dirs (else their data goes
+    // to /var/lib/stevedore/embedded-postgres/, as test/e2e/embedded-start.test.ts checks)
+    fs.chmodSync(scratch, 0o711);
   });
 
   after(async function () {
@@ -78,6 +81,12 @@ describe('README Getting started, run as written', function () {
     for (const s of fleet.servers.slice(0, 2)) {
       spawnSync('ssh', ['-i', s.privateKeyPath, '-o', `UserKnownHostsFile=${fleet.root}/known_hosts`, '-o', 'BatchMode=yes', `root@${s.host}`,
         'docker rm -f web api; rm -rf /opt/stevedore/deployments/web /opt/stevedore/deployments/api /etc/demo'], { stdio: 'ignore' });
+    }
+    // a state dir's database kept outside it (its `postgres` a link) goes with it
+    const stateDirs = [path.join(checkout, '.stevedore-gitops'), ...fs.readdirSync(scratch).filter((f) => f.startsWith('state-')).map((f) => path.join(scratch, f))];
+    for (const dir of stateDirs) {
+      const link = path.join(dir, 'postgres');
+      if (fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink()) fs.rmSync(fs.readlinkSync(link), { recursive: true, force: true });
     }
     for (const p of leftovers) fs.rmSync(p, { recursive: true, force: true });
     fs.rmSync(scratch, { recursive: true, force: true });
