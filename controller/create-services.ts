@@ -74,7 +74,7 @@ import type { Reconcilers } from './model/reconcilers.js';
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string,
   reconcilers: Pick<Reconcilers, 'planEngine' | 'manifestHandOff'>): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  const metrics = new Metrics();
+  const metrics = new Metrics({ perService: !!config.metricsToken });
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });

@@ -31,7 +31,24 @@ export function registerGauges(s: Services): void {
     set({ state: 'idle' }, pool.numFree());
     set({ state: 'waiting' }, pool.numPendingAcquires());
   });
-  // per service and server: one read of the store per scrape feeds the five families below
+  if (m.perService) fleetGauges(s);
+  m.gauge('stevedore_alerts', 'Monitoring checks by alert state (up, down)', ['state'], async (set) => {
+    for (const r of await s.alertStates.countByStatus().catch(() => [])) set({ state: r.status }, r.count);
+  });
+  m.gauge('stevedore_backups', 'Database backups held in the store, by status', ['status'], async (set) => {
+    for (const r of await s.databaseOps.ctx.backups.countByStatus().catch(() => [])) set({ status: r.status }, r.count);
+  });
+  m.gauge('stevedore_restores', 'Restores and drills held in the store, by target (drill, restore, …) and status', ['target', 'status'], async (set) => {
+    for (const r of await s.databaseOps.ctx.restores.countByTargetAndStatus().catch(() => [])) set({ target: r.target, status: r.status }, r.count);
+  });
+}
+
+/**
+ * Per service and server (only behind METRICS_TOKEN: they name the fleet and its tags): one read
+ * of the store per scrape feeds the five families.
+ */
+function fleetGauges(s: Services): void {
+  const m = s.metrics;
   let fleet: ReturnType<typeof s.fleetSeries.read> | null = null;
   const fleetRead = () => (fleet ??= s.fleetSeries.read().finally(() => setImmediate(() => { fleet = null; })));
   const fromFleet = (name: string, help: string, labels: string[], each: (f: Awaited<ReturnType<typeof s.fleetSeries.read>>, set: Parameters<Collect>[0]) => void) =>
@@ -53,14 +70,5 @@ export function registerGauges(s: Services): void {
   });
   fromFleet('stevedore_server_drifted_deployments', 'Deployments on the server whose container is Drifted', ['environment', 'server'], (f, set) => {
     for (const x of f.servers) set({ environment: x.environment, server: x.server }, x.driftedDeployments);
-  });
-  m.gauge('stevedore_alerts', 'Monitoring checks by alert state (up, down)', ['state'], async (set) => {
-    for (const r of await s.alertStates.countByStatus().catch(() => [])) set({ state: r.status }, r.count);
-  });
-  m.gauge('stevedore_backups', 'Database backups held in the store, by status', ['status'], async (set) => {
-    for (const r of await s.databaseOps.ctx.backups.countByStatus().catch(() => [])) set({ status: r.status }, r.count);
-  });
-  m.gauge('stevedore_restores', 'Restores and drills held in the store, by target (drill, restore, …) and status', ['target', 'status'], async (set) => {
-    for (const r of await s.databaseOps.ctx.restores.countByTargetAndStatus().catch(() => [])) set({ target: r.target, status: r.status }, r.count);
   });
 }

@@ -29,14 +29,16 @@ describe('GET /metrics (Prometheus)', function () {
   let svc: TestService;
   let admin: HttpClient;
   let promtool: string;
-  const scrape = async (headers: Record<string, string> = {}) => {
+  // the service scraped here has METRICS_TOKEN: only then are the per-service series served
+  const TOKEN = 'scrape-me-0123456789';
+  const scrape = async (headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
     const res = await fetch(`${svc.url}/metrics`, { headers });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
 
   before(async () => {
     promtool = execFileSync('bash', ['test/support/promtool.sh'], { encoding: 'utf8' }).trim();
-    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
+    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600', METRICS_TOKEN: TOKEN });
     admin = await bootstrapAdmin(svc.http);
   });
   after(() => svc?.stop());
@@ -141,20 +143,28 @@ describe('GET /metrics (Prometheus)', function () {
     expect(sample(after, 'stevedore_service_heals_total', { environment: e, service: 'cart', outcome: ended.status }), 'cart was not in the plan').to.equal(0);
   });
 
-  it('with METRICS_TOKEN wants it as a bearer token', async () => {
-    const locked = await startTestService({ METRICS_TOKEN: 'scrape-me-0123456789' });
+  it('with METRICS_TOKEN wants it as a bearer token; open, it serves no series that name the fleet', async () => {
+    const get = (h: Record<string, string> = {}) => fetch(`${svc.url}/metrics`, { headers: h });
+    const refused = await get();
+    expect(refused.status).to.equal(401);
+    expect(await refused.json()).to.include({ code: 'UNAUTHORIZED' }).and.to.have.property('requestId');
+    expect((await fetch(`${svc.url}/metrics`, { method: 'POST' })).status).to.equal(405);
+    expect((await get({ authorization: 'Bearer wrong' })).status).to.equal(401);
+    const ok = await get({ authorization: `Bearer ${TOKEN}` });
+    expect(ok.status).to.equal(200);
+    expect(await ok.text()).to.include('stevedore_http_requests_total').and.include('stevedore_service_ready');
+
+    // without a token anyone who reaches /metrics reads it: no environment, service, server or tag there
+    const open = await startTestService({});
     try {
-      const get = (h: Record<string, string> = {}) => fetch(`${locked.url}/metrics`, { headers: h });
-      const refused = await get();
-      expect(refused.status).to.equal(401);
-      expect(await refused.json()).to.include({ code: 'UNAUTHORIZED' }).and.to.have.property('requestId');
-      expect((await fetch(`${locked.url}/metrics`, { method: 'POST' })).status).to.equal(405);
-      expect((await get({ authorization: 'Bearer wrong' })).status).to.equal(401);
-      const ok = await get({ authorization: 'Bearer scrape-me-0123456789' });
-      expect(ok.status).to.equal(200);
-      expect(await ok.text()).to.include('stevedore_http_requests_total');
+      const res = await fetch(`${open.url}/metrics`);
+      expect(res.status).to.equal(200);
+      const text = await res.text();
+      expect(text).to.include('stevedore_plans_total');
+      for (const name of ['stevedore_service_ready', 'stevedore_service_drifted', 'stevedore_deployment_running_info', 'stevedore_server_ready',
+        'stevedore_server_drifted_deployments', 'stevedore_service_plan_duration_seconds', 'stevedore_service_heals_total']) expect(text, name).to.not.include(name);
     } finally {
-      await locked.stop();
+      await open.stop();
     }
   });
 

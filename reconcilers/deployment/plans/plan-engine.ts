@@ -358,6 +358,7 @@ export class PlanEngine {
 
   /** /metrics per service: the plan's duration for each service it deployed, and heals by outcome. */
   private async countPerService(done: DeploymentPlanRow, steps: PlanStepRow[], outcome: PlanStatus): Promise<void> {
+    if (!this.s.metrics.perService) return;
     const ids = [...new Set(steps.flatMap((x) => (x.serviceId ? [x.serviceId] : [])))];
     const names = await this.s.fleetSeries.namesOf(ids).catch(() => []);
     const seconds = done.startedAt ? (Date.now() - new Date(done.startedAt).getTime()) / 1000 : null;
