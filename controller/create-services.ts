@@ -40,6 +40,7 @@ import { DeliveryTargetsRepository } from './store/repositories/delivery-targets
 import { NotificationsRepository } from './store/repositories/notifications.js';
 import { DeploymentViews } from './store/repositories/deployment-views.js';
 import { EnvironmentOverview } from './store/repositories/environment-overview.js';
+import { FleetSeries } from './store/repositories/fleet-series.js';
 import { ServiceImages } from './store/repositories/service-images.js';
 import { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import { ServerContainersRepository } from './store/repositories/server-containers.js';
@@ -73,7 +74,7 @@ import type { Reconcilers } from './model/reconcilers.js';
 export function createServices(config: Config, db: Db, logger: Logger, databaseUrl: string,
   reconcilers: Pick<Reconcilers, 'planEngine' | 'manifestHandOff'>): Services {
   const secretBox = new SecretBox(config.secretsKey);
-  const metrics = new Metrics();
+  const metrics = new Metrics({ perService: !!config.metricsToken });
   const locks = new SessionLocks(db);
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
@@ -108,6 +109,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     deployments: new DeploymentsRepository(db),
     deploymentViews: new DeploymentViews(db),
     environmentOverview: new EnvironmentOverview(db),
+    fleetSeries: new FleetSeries(db),
     containerImages: new ContainerImagesRepository(db),
     serviceImages: new ServiceImages(db),
     serviceDependencies: new ServiceDependenciesRepository(db),

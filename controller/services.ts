@@ -38,6 +38,7 @@ import type { DeliveryTargetsRepository } from './store/repositories/delivery-ta
 import type { NotificationsRepository } from './store/repositories/notifications.js';
 import type { DeploymentViews } from './store/repositories/deployment-views.js';
 import type { EnvironmentOverview } from './store/repositories/environment-overview.js';
+import type { FleetSeries } from './store/repositories/fleet-series.js';
 import type { ServiceImages } from './store/repositories/service-images.js';
 import type { ReplayGuard } from './store/repositories/incoming-webhook-replays.js';
 import type { ServerContainersRepository } from './store/repositories/server-containers.js';
@@ -87,6 +88,8 @@ export interface Services {
   deploymentViews: DeploymentViews;
   /** The dashboard overview of one environment in a few queries. */
   environmentOverview: EnvironmentOverview;
+  /** What /metrics reads of services, servers and deployments. */
+  fleetSeries: FleetSeries;
   containerImages: ContainerImagesRepository;
   /** Services found through their container image (CI webhooks). */
   serviceImages: ServiceImages;

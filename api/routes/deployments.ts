@@ -34,7 +34,8 @@ export default function deploymentRoutes(s: Services) {
       response: listOf(deploymentSchemas.read),
       async handler(_ctx, { resource, query }) {
         const page = await s.deployments.list({ serviceId: resource.id }, query, 'containerName');
-        return { ...page, items: page.items.map(toDeployment) };
+        const { driftPolicy } = await s.settings.get<{ driftPolicy: string }>(resource.environmentId, 'operations');
+        return { ...page, items: page.items.map((d) => toDeployment(d, driftPolicy)) };
       },
     }),
 

@@ -70,6 +70,7 @@ export default function serviceOperationRoutes(s: Services) {
         const before = await s.deployments.listByService(resource.id);
         const refreshed = await refreshStatus(s, before);
         const after = await s.deployments.listByService(resource.id);
+        const { driftPolicy } = await s.settings.get<{ driftPolicy: string }>(resource.environmentId, 'operations');
         ctx.state.audit = {
           resourceType: 'services', environmentId: resource.environmentId,
           details: { deployments: refreshed.length, drifted: refreshed.filter((r) => r.drifted).length, unreachable: refreshed.filter((r) => r.drifted === null).length },
@@ -78,7 +79,7 @@ export default function serviceOperationRoutes(s: Services) {
           serviceId: resource.id, refreshedAt: new Date().toISOString(),
           deployments: after.map((d) => {
             const r = refreshed.find((x) => x.deploymentId === d.id);
-            return { ...toDeployment(d), drifted: r ? r.drifted : false, reasons: r?.reasons ?? [], ...(r?.error && { error: r.error }) };
+            return { ...toDeployment(d, driftPolicy), drifted: r ? r.drifted : false, reasons: r?.reasons ?? [], ...(r?.error && { error: r.error }) };
           }),
         };
       },

@@ -68,7 +68,8 @@ export default function serviceRoutes(s: Services) {
     route<unknown, unknown, ServiceRow>({
       method: 'GET', path: '/api/services/{id}', operationId: 'getService', tag: 'services', access: 'viewer',
       summary: 'One service template with its deployments', load, response: serviceSchemas.read,
-      handler: async (_ctx, { resource }) => toService(resource, await s.deployments.listByService(resource.id)),
+      handler: async (_ctx, { resource }) => toService(resource, await s.deployments.listByService(resource.id),
+        (await s.settings.get<{ driftPolicy: string }>(resource.environmentId, 'operations')).driftPolicy),
     }),
 
     route<ServiceSpec, unknown, ServiceRow>({

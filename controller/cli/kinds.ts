@@ -42,7 +42,7 @@ export const KINDS: Record<string, KindView> = {
   },
   deployments: {
     aliases: ['deployment', 'deploy'], scope: 'service', route: (s) => `/api/services/${s}/deployments`,
-    columns: [{ header: 'container', cell: (i) => i.containerName }, { header: 'status', cell: (i) => i.status }, { header: 'tag', cell: (i) => i.imageTag },
+    columns: [{ header: 'container', cell: (i) => i.containerName }, { header: 'status', cell: (i) => (i.statusNote ? `${i.status} (${i.statusNote})` : i.status) }, { header: 'tag', cell: (i) => i.imageTag },
       { header: 'revision', cell: (i) => i.revision }, { header: 'server', cell: (i) => i.serverId, wide: true }, id, { header: 'deployed', cell: (i) => age(i.lastDeployedAt) }],
   },
   plans: {

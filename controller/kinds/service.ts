@@ -69,7 +69,10 @@ export const deploymentSchemas = resourceSchemas({
     composePath: nullable(str({ maxLength: 1024 })),
   },
   readOnly: {
-    id: uuid, serviceId: uuid, environmentId: uuid, status: str(), imageTag: nullable(str()),
+    id: uuid, serviceId: uuid, environmentId: uuid,
+    status: str({ description: 'What the container was last seen doing: pending (never deployed), running, stopped, missing (not on the server), failed, unknown (the server could not be asked)' }),
+    statusNote: nullable(str({ description: 'What the environment\'s driftPolicy does about a missing or stopped container: "not restored: driftPolicy warn", "to be restored: driftPolicy heal", "not watched: driftPolicy off"' })),
+    imageTag: nullable(str()),
     previousImageTag: nullable(str()), imageDigest: nullable(str()), exposedPorts: arrayOf({}),
     lastDeployedAt: nullableTimestamp, generation: int(1), conditions: arrayOf(condition),
     observedGeneration: nullable(int(1)), failedGeneration: nullable(int(1)),

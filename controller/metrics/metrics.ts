@@ -6,6 +6,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10];
 const DEPLOY_SECONDS = [1, 2.5, 5, 10, 20, 30, 60, 120, 300, 600];
+/** Fewer buckets per service: a series each per service and outcome. */
+const SERVICE_DEPLOY_SECONDS = [5, 15, 30, 60, 120, 300, 600];
 
 /** One (method, route, status) series of the HTTP figures. */
 export interface HttpSeries { answered(seconds: number): void }
@@ -16,6 +18,11 @@ export type Collect = (set: (labels: Record<string, string>, value: number) => v
 export class Metrics {
   readonly registry = new Registry();
   private readonly r = [this.registry];
+  /**
+   * The series per service and server name environments, services, servers and the tags they run:
+   * served only to a scraper that sends METRICS_TOKEN, never on an open /metrics.
+   */
+  readonly perService: boolean;
 
   /** Answers counted since the counter was last read, per series: added to it when read (a scrape), not per request. */
   private readonly httpPending: Array<{ labels: Record<string, string>; count: number }> = [];
@@ -51,11 +58,24 @@ export class Metrics {
     name: 'stevedore_plan_duration_seconds', help: 'Time from a plan\'s start to its end (a deploy, with its rollback if any), by outcome',
     labelNames: ['outcome'], buckets: DEPLOY_SECONDS, registers: this.r,
   });
+  /** Per service (perService only): a plan's duration for each service it deployed, and heal plans. */
+  readonly servicePlanDuration: Histogram;
+  readonly serviceHeals: Counter;
   readonly dockerEventReconnects = new Counter({
     name: 'stevedore_docker_event_reconnects_total', help: 'Docker event streams of servers opened again after they were lost', registers: this.r,
   });
 
-  constructor() {
+  constructor({ perService = false }: { perService?: boolean } = {}) {
+    this.perService = perService;
+    const registers = perService ? this.r : [];
+    this.servicePlanDuration = new Histogram({
+      name: 'stevedore_service_plan_duration_seconds', help: 'Time from the start to the end of a plan that deployed the service (rollback included), by environment, service and outcome',
+      labelNames: ['environment', 'service', 'outcome'], buckets: SERVICE_DEPLOY_SECONDS, registers,
+    });
+    this.serviceHeals = new Counter({
+      name: 'stevedore_service_heals_total', help: 'Heal plans (trigger drift-heal: driftPolicy heal, the Heal button, placement) that ended, by environment, service and outcome',
+      labelNames: ['environment', 'service', 'outcome'], registers,
+    });
     collectDefaultMetrics({ register: this.registry, prefix: 'stevedore_' });
     // gauges named like counters: Prometheus's rules refuse them; nodejs_active_* say the same by type
     for (const g of ['handles', 'requests', 'resources']) this.registry.removeSingleMetric(`stevedore_nodejs_active_${g}_total`);

@@ -94,11 +94,16 @@ export function allowedBy(rules: AllowRule[], host: string, ip: string): boolean
   return rules.some((r) => ('host' in r ? r.host === name : !!bytes && inPrefix(bytes, r.net, r.bits)));
 }
 
+const REASON_TEXT: Record<ForbiddenReason, string> = {
+  loopback: 'a loopback address', 'link-local': 'a link-local address', unspecified: 'an unspecified address',
+  'own address': 'an own address of the controller',
+};
+
 /** The verdict on one destination: null when every address may be reached, else why not. */
 export function refusalOf(host: string, addresses: string[], rules: AllowRule[], own: string[]): string | null {
   for (const ip of addresses) {
     const reason = forbiddenReason(ip, own);
-    if (reason && !allowedBy(rules, host, ip)) return `${host} resolves to a ${reason} address (${ip})`;
+    if (reason && !allowedBy(rules, host, ip)) return `${host} resolves to ${REASON_TEXT[reason]} (${ip})`;
   }
   return null;
 }

@@ -1,16 +1,18 @@
 // The status a deployment row shows is what its container was last seen doing on the server, not
-// what the last deploy wrote: a container stopped by hand reads `stopped` at the next look (a
-// health sweep or its Docker event), and an unreachable server's deployments read `unknown`.
+// what the last deploy wrote: a container stopped by hand reads `stopped` and one removed by hand
+// `missing` at the next look (a health sweep or its Docker event), and an unreachable server's
+// deployments read `unknown`.
 import type Docker from 'dockerode';
 import type { Services } from '../services.js';
 import type { DeploymentRow, DeploymentStatus } from '../store/repositories/deployments.js';
 
 /**
  * Docker's state of the container (null: there is none) to the deployment's status. Only a
- * running container is `running`; a failed deploy stays `failed` while an older container still
- * runs (the Degraded condition says why).
+ * running container is `running`, one that is not there is `missing`; a failed deploy stays
+ * `failed` while an older container still runs (the Degraded condition says why).
  */
 export function statusFromContainer(state: string | null, previous: string): DeploymentStatus {
+  if (state === null) return 'missing';
   if (state !== 'running') return 'stopped';
   return previous === 'failed' ? 'failed' : 'running';
 }

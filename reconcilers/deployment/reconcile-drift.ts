@@ -62,7 +62,8 @@ export async function recordDrift(s: Services, item: DriftItem, seen: Pick<Deplo
     return;
   }
   const reasons = item.actions.map((a) => a.reason as string);
-  const running = reasons.some((r) => r === REASONS.ContainerMissing || r === REASONS.ContainerStopped) ? null : 'running';
+  // Docker's state as the look saw it: none (missing), not running, or running
+  const running = reasons.includes(REASONS.ContainerMissing) ? null : reasons.includes(REASONS.ContainerStopped) ? 'exited' : 'running';
   if (statusFromContainer(running, seen.status) === seen.status && !driftNews(before, item)) return;
   await s.deployments.withLocked(item.deploymentId, async (d, trx) => {
     await s.deployments.recordObserved(d.id, { status: statusFromContainer(running, d.status) }, trx);

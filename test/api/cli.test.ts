@@ -140,6 +140,12 @@ describe('stevedore CLI against a running service', function () {
     const deployments = await home.run(['get', 'deployments', 'listed', '-e', envName], { env: auth });
     expect(deployments.code, deployments.stderr).to.equal(0);
     expect(deployments.stdout).to.match(/^CONTAINER\s+STATUS\s+TAG\s+REVISION\s+DEPLOYED\n/).and.match(/\nlisted-1\s/);
+    // a container a look found gone: its status, and what the default drift policy does about it
+    await until('the plan to end', async () => !['pending', 'running', 'rolling_back'].includes((await admin.get(`/api/deployment-plans/${plan.body.id}`)).body.status));
+    const [dep] = await svc.services.deployments.listByService(listedId);
+    await svc.services.deployments.recordObserved(dep.id, { status: 'missing' });
+    const missing = await home.run(['get', 'deployments', 'listed', '-e', envName], { env: auth });
+    expect(missing.stdout).to.match(/\nlisted-1\s+missing \(not restored: driftPolicy warn\)\s/);
     const plans = await home.run(['get', 'plans', '-e', envName, '-o', 'wide'], { env: auth });
     expect(plans.stdout).to.match(/^ID\s+NAME\s+STATUS\s+TRIGGER\s+ERROR\s+AGE\n/).and.include(plan.body.id);
     const planGet = await home.run(['plan', 'get', plan.body.id], { env: auth });

@@ -29,14 +29,16 @@ describe('GET /metrics (Prometheus)', function () {
   let svc: TestService;
   let admin: HttpClient;
   let promtool: string;
-  const scrape = async (headers: Record<string, string> = {}) => {
+  // the service scraped here has METRICS_TOKEN: only then are the per-service series served
+  const TOKEN = 'scrape-me-0123456789';
+  const scrape = async (headers: Record<string, string> = { authorization: `Bearer ${TOKEN}` }) => {
     const res = await fetch(`${svc.url}/metrics`, { headers });
     return { status: res.status, type: res.headers.get('content-type'), text: await res.text() };
   };
 
   before(async () => {
     promtool = execFileSync('bash', ['test/support/promtool.sh'], { encoding: 'utf8' }).trim();
-    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600' });
+    svc = await startTestService({ SCHEDULER_DRIFT_CHECK_SEC: '3600', METRICS_TOKEN: TOKEN });
     admin = await bootstrapAdmin(svc.http);
   });
   after(() => svc?.stop());
@@ -95,20 +97,74 @@ describe('GET /metrics (Prometheus)', function () {
     await until('a deployment reconcile counted', async () => looks((await scrape()).text) > looks(before), { timeoutMs: 30_000, everyMs: 200 });
   });
 
-  it('with METRICS_TOKEN wants it as a bearer token', async () => {
-    const locked = await startTestService({ METRICS_TOKEN: 'scrape-me-0123456789' });
+  it('serves per-service and per-server series: ready, drifted, the running tag, plan durations and heals', async () => {
+    const env = await createEnvironment(admin);
+    const s = svc.services;
+    await s.db('environments').where({ id: env.id }).update({ sshPrivateKeySealed: s.secretBox.seal(newSshKeyPair().private) });
+    const server = await s.servers.insert({ environmentId: env.id, name: 'box-1', hostname: '127.0.0.1', sshPort: 1, sshUser: 'root', dockerMode: 'ssh' } as never);
+    const image = await s.containerImages.insert({ environmentId: env.id, imageName: 'registry.test:5000/acme/shop' } as never);
+    const shop = await s.services.create(env.id, { name: 'shop', containerImageId: image.id, imageTag: 'v7' });
+    const cart = await s.services.create(env.id, { name: 'cart', containerImageId: image.id, imageTag: 'v1' });
+    const shopDep = await s.deployments.create(shop.id, env.id, { serverId: server.id, containerName: 'shop-1' });
+    await s.deployments.create(cart.id, env.id, { serverId: server.id, containerName: 'cart-1' });
+    // what a look records: shop's container runs v7 and is Ready but drifted; the server is Ready
+    const at = new Date().toISOString();
+    const cond = (type: string, status: string, reason: string) => ({ type, status, reason, message: reason, lastTransitionTime: at });
+    await s.deployments.recordObserved(shopDep.id, { status: 'running', imageTag: 'v7', conditions: [cond('Ready', 'True', 'Running'), cond('Drifted', 'True', 'EnvChanged')] } as never);
+    await s.services.recordConditions(shop.id, [cond('Ready', 'True', 'Running')] as never);
+    await s.services.recordConditions(cart.id, [cond('Ready', 'False', 'NotDeployed')] as never);
+    await s.db('servers').where({ id: server.id }).update({ conditions: JSON.stringify([cond('Ready', 'True', 'Reachable')]) });
+
+    const text = (await scrape()).text;
+    const e = env.name;
+    expect(sample(text, 'stevedore_service_ready', { environment: e, service: 'shop' })).to.equal(1);
+    expect(text).to.match(new RegExp(`^stevedore_service_ready\\{environment="${e}",service="cart"\\} 0$`, 'm'));
+    expect(sample(text, 'stevedore_service_drifted', { environment: e, service: 'shop' })).to.equal(1);
+    expect(text).to.match(new RegExp(`^stevedore_service_drifted\\{environment="${e}",service="cart"\\} 0$`, 'm'));
+    expect(sample(text, 'stevedore_deployment_running_info', { environment: e, service: 'shop', server: 'box-1', container: 'shop-1', tag: 'v7' })).to.equal(1);
+    expect(text, 'a container not seen running has no info series').to.not.match(/stevedore_deployment_running_info\{[^}]*container="cart-1"/);
+    expect(sample(text, 'stevedore_server_ready', { environment: e, server: 'box-1' })).to.equal(1);
+    expect(sample(text, 'stevedore_server_drifted_deployments', { environment: e, server: 'box-1' })).to.equal(1);
+    const check = spawnSync(promtool, ['check', 'metrics'], { input: text, encoding: 'utf8' });
+    expect(check.stdout + check.stderr, 'promtool check metrics').to.equal('');
+
+    // a heal (trigger drift-heal) of shop's deployment, on a server nothing answers on: it ends failed or rolled back
+    const heal = await admin.post(`/api/services/${shop.id}/deployments/${shopDep.id}/heal`, {});
+    expect(heal.status, heal.text).to.equal(202);
+    const ended = await until('the heal plan to end', async () => {
+      const p = (await admin.get(`/api/deployment-plans/${heal.body.id}`)).body;
+      return !['pending', 'running', 'rolling_back'].includes(p.status) && p;
+    }, { timeoutMs: 60_000, everyMs: 200 });
+    const after = (await scrape()).text;
+    const labels = { environment: e, service: 'shop', outcome: ended.status };
+    expect(sample(after, 'stevedore_service_heals_total', labels)).to.equal(1);
+    expect(sample(after, 'stevedore_service_plan_duration_seconds_count', labels)).to.equal(1);
+    expect(sample(after, 'stevedore_service_plan_duration_seconds_bucket', { ...labels, le: '+Inf' })).to.equal(1);
+    expect(sample(after, 'stevedore_service_heals_total', { environment: e, service: 'cart', outcome: ended.status }), 'cart was not in the plan').to.equal(0);
+  });
+
+  it('with METRICS_TOKEN wants it as a bearer token; open, it serves no series that name the fleet', async () => {
+    const get = (h: Record<string, string> = {}) => fetch(`${svc.url}/metrics`, { headers: h });
+    const refused = await get();
+    expect(refused.status).to.equal(401);
+    expect(await refused.json()).to.include({ code: 'UNAUTHORIZED' }).and.to.have.property('requestId');
+    expect((await fetch(`${svc.url}/metrics`, { method: 'POST' })).status).to.equal(405);
+    expect((await get({ authorization: 'Bearer wrong' })).status).to.equal(401);
+    const ok = await get({ authorization: `Bearer ${TOKEN}` });
+    expect(ok.status).to.equal(200);
+    expect(await ok.text()).to.include('stevedore_http_requests_total').and.include('stevedore_service_ready');
+
+    // without a token anyone who reaches /metrics reads it: no environment, service, server or tag there
+    const open = await startTestService({});
     try {
-      const get = (h: Record<string, string> = {}) => fetch(`${locked.url}/metrics`, { headers: h });
-      const refused = await get();
-      expect(refused.status).to.equal(401);
-      expect(await refused.json()).to.include({ code: 'UNAUTHORIZED' }).and.to.have.property('requestId');
-      expect((await fetch(`${locked.url}/metrics`, { method: 'POST' })).status).to.equal(405);
-      expect((await get({ authorization: 'Bearer wrong' })).status).to.equal(401);
-      const ok = await get({ authorization: 'Bearer scrape-me-0123456789' });
-      expect(ok.status).to.equal(200);
-      expect(await ok.text()).to.include('stevedore_http_requests_total');
+      const res = await fetch(`${open.url}/metrics`);
+      expect(res.status).to.equal(200);
+      const text = await res.text();
+      expect(text).to.include('stevedore_plans_total');
+      for (const name of ['stevedore_service_ready', 'stevedore_service_drifted', 'stevedore_deployment_running_info', 'stevedore_server_ready',
+        'stevedore_server_drifted_deployments', 'stevedore_service_plan_duration_seconds', 'stevedore_service_heals_total']) expect(text, name).to.not.include(name);
     } finally {
-      await locked.stop();
+      await open.stop();
     }
   });
 

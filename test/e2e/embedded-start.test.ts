@@ -1,5 +1,5 @@
 import { expect } from 'chai';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';
@@ -17,11 +17,13 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts `node bin/stevedore.js serve` with embedded PostgreSQL and waits until /health answers. */
-async function serve(stateDir: string): Promise<{ child: ChildProcess; http: HttpClient; output: () => string }> {
+async function serve(stateDir: string | null, cwd = process.cwd()): Promise<{ child: ChildProcess; http: HttpClient; output: () => string }> {
   const port = await freePort();
-  const env: NodeJS.ProcessEnv = { ...process.env, STEVEDORE_STATE_DIR: stateDir, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  const env: NodeJS.ProcessEnv = { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'info' };
+  if (stateDir) env.STEVEDORE_STATE_DIR = stateDir;
+  else delete env.STEVEDORE_STATE_DIR;
   delete env.DATABASE_URL;
-  const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['bin/stevedore.js', 'serve'], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   child.stdout!.on('data', (c: Buffer) => { out += c; });
   child.stderr!.on('data', (c: Buffer) => { out += c; });
@@ -63,5 +65,60 @@ describe('npm start with embedded PostgreSQL', () => {
     const again = await second.http.post('/api/auth/register', { email: 'late@example.test', password: PASSWORD });
     expect(again.status).to.equal(403);
     expect(await stop(second.child), second.output()).to.equal(0);
+  });
+});
+
+// A root user on a fresh server clones into /root (0700): the OS user postgres, which the embedded
+// PostgreSQL runs as, can enter neither the package's binaries nor the state dir there. The
+// checkout is bind-mounted under a 0700 root-owned folder, so every path the process sees (its
+// cwd, node_modules) is the root-only one, as in a real clone; the state dir is in that folder too
+// (beside the checkout rather than its ./.stevedore, which a developer's own `npm start` may hold).
+describe('npm start as root from a directory only root may enter', () => {
+  let root: string;
+  let checkout: string;
+  let mounted = false;
+  before(function () {
+    if (process.getuid?.() !== 0) this.skip();
+    root = fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-rootonly-'));
+    fs.chmodSync(root, 0o700);
+    checkout = path.join(root, 'stevedore');
+    fs.mkdirSync(checkout);
+    execFileSync('mount', ['--bind', process.cwd(), checkout]);
+    mounted = true;
+  });
+  after(() => {
+    if (!root) return;
+    const state = path.join(root, 'state');
+    const link = path.join(state, 'postgres');
+    const data = fs.lstatSync(link, { throwIfNoEntry: false })?.isSymbolicLink() ? fs.readlinkSync(link) : null;
+    if (data) fs.rmSync(data, { recursive: true, force: true });
+    if (mounted) execFileSync('umount', [checkout]);
+    fs.rmSync(root, { recursive: true, force: true });
+  });
+
+  it('starts, its data outside the checkout and linked from it, and answers /health', async function () {
+    this.timeout(180_000);
+    // what the user postgres meets: the binaries in the checkout are out of its reach
+    const postgresUid = Number(execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }));
+    const reach = spawnSync('/bin/sh', ['-c', 'cd "$1"', 'sh', path.join(checkout, 'node_modules')], { uid: postgresUid, stdio: 'ignore' });
+    expect(reach.status, 'the user postgres cannot enter the checkout').to.not.equal(0);
+
+    const started = await serve(path.join(root, 'state'), checkout);
+    const health = await started.http.get('/health');
+    expect(health.status, started.output()).to.equal(200);
+    expect(health.body).to.include({ status: 'ok', database: 'ok' });
+    const link = path.join(root, 'state', 'postgres');
+    expect(fs.lstatSync(link).isSymbolicLink(), 'the state dir links to the data').to.equal(true);
+    expect(fs.readlinkSync(link).startsWith('/var/lib/stevedore/embedded-postgres/')).to.equal(true);
+    expect(started.output()).to.include('the OS user postgres cannot enter');
+    const reg = await started.http.post('/api/auth/register', { email: 'rooted@example.test', password: PASSWORD });
+    expect(reg.status, reg.text).to.equal(201);
+    expect(await stop(started.child), started.output()).to.equal(0);
+
+    // and again, on the same data
+    const again = await serve(path.join(root, 'state'), checkout);
+    const login = await again.http.post('/api/auth/login', { email: 'rooted@example.test', password: PASSWORD });
+    expect(login.status, login.text).to.equal(200);
+    expect(await stop(again.child), again.output()).to.equal(0);
   });
 });

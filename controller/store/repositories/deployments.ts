@@ -1,8 +1,9 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
 import type { Condition } from '../../model/conditions.js';
+import { driftEffect } from '../../model/drift-effect.js';
 
-export type DeploymentStatus = 'pending' | 'running' | 'stopped' | 'failed' | 'unknown';
+export type DeploymentStatus = 'pending' | 'running' | 'stopped' | 'missing' | 'failed' | 'unknown';
 
 export interface DeploymentRow {
   id: string;
@@ -167,11 +168,15 @@ export class DeploymentsRepository extends BaseRepository<DeploymentRow> {
   }
 }
 
-/** What the API shows of a deployment. */
-export function toDeployment(d: DeploymentRow) {
+/**
+ * What the API shows of a deployment; given its environment's driftPolicy, `statusNote` says
+ * what that policy does about a missing or stopped container ("not restored: driftPolicy warn").
+ */
+export function toDeployment(d: DeploymentRow, driftPolicy?: string) {
   return {
     id: d.id, serviceId: d.serviceId, environmentId: d.environmentId, serverId: d.serverId,
-    containerName: d.containerName, composePath: d.composePath, status: d.status, imageTag: d.imageTag,
+    containerName: d.containerName, composePath: d.composePath, status: d.status,
+    ...(driftPolicy !== undefined && { statusNote: driftEffect(driftPolicy, d.status) }), imageTag: d.imageTag,
     previousImageTag: d.previousImageTag, imageDigest: d.imageDigest, exposedPorts: d.exposedPorts,
     lastDeployedAt: d.lastDeployedAt, generation: d.generation, observedGeneration: d.observedGeneration ?? null,
     failedGeneration: d.failedGeneration ?? null, revision: d.revision ?? null, adoptedContainerId: d.adoptedContainerId ?? null,

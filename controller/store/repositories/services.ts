@@ -186,7 +186,7 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
 }
 
 /** What the API shows of a service; `deployments` when the caller loaded them. */
-export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
+export function toService(s: ServiceRow, deployments?: DeploymentRow[], driftPolicy?: string) {
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
@@ -195,6 +195,6 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[]) {
     desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
     failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,
     createdAt: s.createdAt, updatedAt: s.updatedAt,
-    ...(deployments && { deployments: deployments.map(toDeployment) }),
+    ...(deployments && { deployments: deployments.map((d) => toDeployment(d, driftPolicy)) }),
   };
 }

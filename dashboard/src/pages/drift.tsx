@@ -42,6 +42,7 @@ export function DriftPage({ params }: { params: Record<string, string> }) {
                 {i.drifted === null ? <span class="badge muted">unreachable: {i.error}</span>
                   : i.drifted ? <ul class="plain">{i.actions.map((a: any) => <li><span class="badge warn">{a.reason}</span> {a.message}</li>)}</ul>
                     : <span class="badge good">in sync</span>}
+                {i.statusNote && <p class="reason" data-testid="status-note">{i.statusNote}</p>}
                 {i.degraded && <p class="error">{i.degraded.reason}: {i.degraded.message}</p>}
                 {i.revisionNote && <p class="reason" data-testid="revision-note">{i.revisionNote}</p>}
               </td>

@@ -67,7 +67,7 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
             {deployments.map((d: any) => (
               <tr data-deployment={d.containerName}>
                 <th scope="row">{d.containerName}</th><td>{serverName.get(d.serverId) ?? d.serverId}</td><td><code>{d.imageTag ?? 'none'}</code></td>
-                <td><ConditionBadge conditions={d.conditions} /></td>
+                <td><ConditionBadge conditions={d.conditions} />{d.statusNote && <span class="reason" data-testid="status-note"> {d.status}: {d.statusNote}</span>}</td>
                 <td><ContainerLogs serviceId={serviceId} deployment={d} /></td>
                 {can(me, 'operator') && <td><RemoveDeployment service={service} deployment={d} onDone={loaded.reload} /></td>}
               </tr>

@@ -24,7 +24,7 @@ const PARALLELISM = 4;
 const PAUSE_POLL_MS = 250;
 
 /** What the engine reads and writes itself, and what the steps, pulls, records and events it runs need. */
-export type EngineServices = Pick<Services, 'db' | 'config' | 'logger' | 'metrics' | 'services' | 'containerImages'>
+export type EngineServices = Pick<Services, 'db' | 'config' | 'logger' | 'metrics' | 'fleetSeries' | 'services' | 'containerImages'>
   & StepServices & Parameters<PlanPulls['prefetch']>[0] & Parameters<typeof failureSummary>[0]
   & Parameters<typeof recordPlanOutcome>[0] & Parameters<typeof restoreDesiredAfterRollback>[0]
   & Parameters<typeof refreshServiceConditions>[0] & Parameters<typeof outcomeEvent>[0] & Parameters<typeof runAnalysis>[0];
@@ -351,8 +351,22 @@ export class PlanEngine {
     if (!done) return;
     this.s.metrics.plans.inc({ outcome: to, trigger: done.trigger });
     if (done.startedAt) this.s.metrics.planDuration.observe({ outcome: to }, (Date.now() - new Date(done.startedAt).getTime()) / 1000);
+    await this.countPerService(done, steps, to);
     await planEvent(this.s, done);
     await outcomeEvent(this.s, done, steps);
+  }
+
+  /** /metrics per service: the plan's duration for each service it deployed, and heals by outcome. */
+  private async countPerService(done: DeploymentPlanRow, steps: PlanStepRow[], outcome: PlanStatus): Promise<void> {
+    if (!this.s.metrics.perService) return;
+    const ids = [...new Set(steps.flatMap((x) => (x.serviceId ? [x.serviceId] : [])))];
+    const names = await this.s.fleetSeries.namesOf(ids).catch(() => []);
+    const seconds = done.startedAt ? (Date.now() - new Date(done.startedAt).getTime()) / 1000 : null;
+    for (const n of names) {
+      const labels = { environment: n.environment, service: n.service, outcome };
+      if (seconds !== null) this.s.metrics.servicePlanDuration.observe(labels, seconds);
+      if (done.trigger === 'drift-heal') this.s.metrics.serviceHeals.inc(labels);
+    }
   }
 
   /** Progressing (and Ready, Degraded) of the plan's services follow its start and end. */

@@ -186,6 +186,8 @@ describe('dashboard in a real browser (e2e)', function () {
     await open(page, '/drift', 'Drift');
     const row = page.locator(`tr[data-deployment="${container}"][data-drifted="true"]`);
     await row.filter({ hasText: 'ContainerStopped' }).waitFor();
+    // what the default policy does about it, next to it
+    expect(await row.getByTestId('status-note').innerText()).to.equal('not restored: driftPolicy warn');
     await shot(page, 'drift');
     await row.getByRole('button', { name: /^Heal/ }).click();
     await page.locator('[data-plan] h3 [data-plan-status="succeeded"]').waitFor();

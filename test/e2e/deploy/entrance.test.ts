@@ -152,6 +152,15 @@ describe('the one entrance on the fleet (e2e)', function () {
       rmSync(dir, { recursive: true, force: true });
     }
 
+    // removed by hand under warn: missing and not restored; the failed rollout is told once (the
+    // revision note), not also as a Degraded health/pull failure beside the real cause
+    await serverExec('s1', ['docker', 'rm', '-f', app.deployments[0].containerName]);
+    const gone = await w.admin.get(`/api/environments/${w.envId}/drift`);
+    const missing = gone.body.items.find((i: { deploymentId: string }) => i.deploymentId === app.deployments[0].id);
+    expect(missing).to.include({ drifted: true, statusNote: 'not restored: driftPolicy warn', degraded: null });
+    expect(missing.actions.map((a: { reason: string }) => a.reason)).to.include('ContainerMissing');
+    expect(missing.revisionNote).to.match(/^running r1 \(last good\); r2 failed: .*v77/);
+
     // a new request does retry, and its success clears the condition
     const fixed = await w.admin.post(`/api/services/${app.service.id}/deploy?wait=true`, { imageTag: 'v2' });
     expect(fixed.body.status, fixed.text).to.equal('succeeded');

@@ -35,6 +35,34 @@ describe('service status refresh and deployment record on the fleet (e2e)', func
     expect(drifted!.status).to.equal('False');
   });
 
+  it('records a container removed by hand as missing everywhere it is shown, with what the drift policy does about it', async () => {
+    const d = svc.deployments[0];
+    await w.s.settings.patch(w.envId, 'operations', { driftPolicy: 'warn' });
+    await serverExec('s1', ['docker', 'rm', '-f', d.containerName]);
+    const refreshed = await w.admin.post(`/api/services/${svc.service.id}/refresh-status`);
+    expect(refreshed.status, refreshed.text).to.equal(200);
+    expect(refreshed.body.deployments[0]).to.include({ id: d.id, status: 'missing', statusNote: 'not restored: driftPolicy warn', drifted: true });
+    expect(refreshed.body.deployments[0].reasons).to.deep.equal(['ContainerMissing']);
+    const ready = (refreshed.body.deployments[0].conditions as Array<{ type: string; status: string; reason: string }>).find((c) => c.type === 'Ready');
+    expect(ready).to.include({ status: 'False', reason: 'ContainerMissing' });
+
+    const listed = await w.admin.get(`/api/services/${svc.service.id}/deployments`);
+    expect(listed.body.items[0]).to.include({ status: 'missing', statusNote: 'not restored: driftPolicy warn' });
+    const service = await w.admin.get(`/api/services/${svc.service.id}`);
+    expect(service.body.deployments[0]).to.include({ status: 'missing', statusNote: 'not restored: driftPolicy warn' });
+    const drift = await w.admin.get(`/api/environments/${w.envId}/drift`);
+    const item = drift.body.items.find((i: { deploymentId: string }) => i.deploymentId === d.id);
+    expect(item).to.include({ drifted: true, statusNote: 'not restored: driftPolicy warn' });
+    await w.s.settings.patch(w.envId, 'operations', { driftPolicy: 'off' });
+    expect((await w.admin.get(`/api/services/${svc.service.id}/deployments`)).body.items[0].statusNote).to.equal('not watched: driftPolicy off');
+    // warn restored nothing: the container is still not there
+    expect(await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `name=^${d.containerName}$`])).to.equal('');
+
+    const redeployed = await w.admin.post(`/api/services/${svc.service.id}/deploy?wait=true`, {});
+    expect(redeployed.body.status, redeployed.text).to.equal('succeeded');
+    expect((await w.admin.get(`/api/services/${svc.service.id}/deployments`)).body.items[0]).to.include({ status: 'running', statusNote: null });
+  });
+
   it('reads one record of the deployment history', async () => {
     const history = await w.admin.get(`/api/services/${svc.service.id}/deployments-history`);
     const first = history.body.items.at(-1);

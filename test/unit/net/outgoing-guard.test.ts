@@ -56,6 +56,12 @@ describe('outgoing guard: the allow-list', () => {
     expect(refusalOf('multi.example', ['93.184.216.34', '127.0.0.1'], [parseAllowEntry('127.0.0.1')!], [])).to.equal(null);
     expect(refusalOf('public.example', ['93.184.216.34'], [], [])).to.equal(null);
   });
+
+  it('says in plain words which kind of address it refused', () => {
+    expect(refusalOf('10.250.6.1', ['10.250.6.1'], [], ['10.250.6.1'])).to.equal('10.250.6.1 resolves to an own address of the controller (10.250.6.1)');
+    expect(refusalOf('meta.example', ['169.254.169.254'], [], [])).to.equal('meta.example resolves to a link-local address (169.254.169.254)');
+    expect(refusalOf('zero.example', ['0.0.0.0'], [], [])).to.equal('zero.example resolves to an unspecified address (0.0.0.0)');
+  });
 });
 
 describe('outgoing guard: connections resolve through it', () => {

@@ -6,7 +6,8 @@ describe('a deployment status from what its container does', () => {
     expect(statusFromContainer('running', 'stopped')).to.equal('running');
     expect(statusFromContainer('running', 'unknown')).to.equal('running');
     for (const state of ['exited', 'created', 'paused', 'restarting', 'dead']) expect(statusFromContainer(state, 'running')).to.equal('stopped');
-    expect(statusFromContainer(null, 'running')).to.equal('stopped');
+    expect(statusFromContainer(null, 'running')).to.equal('missing');
+    expect(statusFromContainer(null, 'failed')).to.equal('missing');
   });
 
   it('keeps failed while an older container still runs, and says stopped when none does', () => {
