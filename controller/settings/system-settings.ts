@@ -47,7 +47,7 @@ export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
     maxItems: 100,
     description: 'Hosts, IP addresses or CIDRs (127.0.0.1, registry.lan, 10.250.0.0/16) that outgoing requests (registries, webhooks, chat, '
       + 'object storage, Git) may reach although they are loopback, link-local, private to this machine or its own address; '
-      + 'empty (null): the OUTGOING_ALLOW_LIST variable\'s list (docs/security.md)',
+      + 'empty (null): the OUTGOING_ALLOW_LIST variable\'s list',
   })),
 };
 

@@ -45,8 +45,8 @@ function CreateEnvironment() {
       <section aria-labelledby="created-h">
         <h2 id="created-h">Environment {created.name} created</h2>
         <p>Add this public key to <code>~/.ssh/authorized_keys</code> of the SSH user on each of its servers:</p>
-        <pre data-testid="public-key">{created.publicKey}</pre>
-        <p class="reason">Fingerprint {created.fingerprint}</p>
+        <pre data-testid="public-key" class="wrap">{created.publicKey}</pre>
+        <p class="reason wrap">Fingerprint {created.fingerprint}</p>
         {/* a full load: the session (and its list of environments) is read again */}
         <a href={`/env/${created.id}`}>Open {created.name}</a>
       </section>
