@@ -46,8 +46,8 @@ export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
   outgoingAllowList: nullable(arrayOf(str({ minLength: 1, maxLength: 260 }), {
     maxItems: 100,
     description: 'Hosts, IP addresses or CIDRs (127.0.0.1, registry.lan, 10.250.0.0/16) that outgoing requests (registries, webhooks, chat, '
-      + 'object storage, Git) may reach although they are loopback, link-local, private to this machine or its own address; '
-      + 'empty (null): the OUTGOING_ALLOW_LIST variable\'s list',
+      + 'object storage, Git sources) may reach although they are loopback, link-local, unspecified or an address of the controller\'s own; '
+      + 'none (null): the OUTGOING_ALLOW_LIST variable\'s list; an empty list allows none of them',
   })),
 };
 

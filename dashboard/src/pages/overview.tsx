@@ -164,7 +164,7 @@ function FirstSteps({ envId, operator }: { envId: string; operator: boolean }) {
       <h2 id="first-h">Get a first container running</h2>
       <ol>
         <li><Link href={`/env/${envId}/servers`}>Add a first server</Link>: its address and SSH user (the environment's public key in its <code>authorized_keys</code>), then Test connection.</li>
-        <li><Link href={`/env/${envId}/registries`}>Add the registry</Link> the image comes from, if it needs credentials or is on this machine (then allow it in <Link href={`/env/${envId}/system`}>System settings</Link>).</li>
+        <li><Link href={`/env/${envId}/registries`}>Add the registry</Link> the image comes from, if it needs credentials or is on this machine (then an admin allows its host in <Link href={`/env/${envId}/system`}>System settings</Link>).</li>
         <li><Link href={`/env/${envId}/images`}>Add the image</Link>, then <Link href={`/env/${envId}/services`}>a first service</Link> with a deployment on the server, and deploy a tag from its page.</li>
         <li>Or <Link href={`/env/${envId}/git`}>follow a Git repository</Link> holding the environment's manifests.</li>
       </ol>
