@@ -70,7 +70,7 @@ function CreateEnvironment() {
             <label class="check"><input type="radio" name="keyMode" checked={keyMode === 'generate'} onChange={() => setKeyMode('generate')} /> Generate one</label>
             <label class="check"><input type="radio" name="keyMode" checked={keyMode === 'paste'} onChange={() => setKeyMode('paste')} /> Paste a private key</label>
             {keyMode === 'paste' && (
-              <label>Private key <textarea name="privateKey" rows={6} required autoComplete="off" spellcheck={false}
+              <label>Private key <textarea name="privateKey" class="secret" data-secret rows={6} required autoComplete="off" spellcheck={false}
                 onInput={(e) => setPrivateKey((e.target as HTMLTextAreaElement).value)} /></label>
             )}
           </fieldset>
