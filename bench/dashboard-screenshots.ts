@@ -2,7 +2,7 @@
 // database, seeded through its API (an environment with servers, images, services with a
 // dependency and their restart policies, an external entity and a connection, secrets, vars,
 // config files, webhooks, users, a token, a chat channel and the SMTP relay; a watched manifests
-// folder declaring a second environment; an hour of server and container samples and the
+// folder declaring a second environment, whose Git source holds a broken commit; an hour of server and container samples and the
 // containers' health check results written to the store, as the collector and the health sweep
 // write them), then each page shot in Debian's headless Chromium at 1280 px, and a few at 375 px.
 //   DATABASE_URL=postgres://... npx tsx bench/dashboard-screenshots.ts [out=docs/dashboard]
@@ -11,8 +11,9 @@
 // (DASHBOARD_SCREENSHOTS=1, test/e2e/dashboard/dashboard.test.ts).
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import type { Page } from 'playwright-core';
+import { createRepo } from '../test/support/git-repo.js';
 import { bootstrapAdmin, PASSWORD, userWithRole } from '../test/support/fixtures.js';
 import { launchBrowser } from '../test/support/browser.js';
 import { startTestService } from '../test/support/test-service.js';
@@ -32,9 +33,13 @@ writeFileSync(join(manifests, 'staging.yaml'), [
   'apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: edge-1, environment: staging}\nspec: {hostname: 198.51.100.20, tags: [role=edge]}\n',
 ].join('---\n'));
 
+// the second environment's Git source: a commit naming an environment it does not belong to
+const repo = createRepo();
+repo.commit({ 'deploy/vars.yaml': 'apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: LOG_LEVEL, environment: production}\nspec: {value: info}\n' }, 'Log at info');
+
 // no background look at servers that do not exist
 const svc = await startTestService({
-  MANIFESTS_DIR: manifests, SCHEDULER_HEALTH_CHECK_SEC: '86400', SCHEDULER_DRIFT_CHECK_SEC: '86400', SCHEDULER_RESYNC_SEC: '86400',
+  GIT_FILE_ROOTS: dirname(repo.bare), MANIFESTS_DIR: manifests, SCHEDULER_HEALTH_CHECK_SEC: '86400', SCHEDULER_DRIFT_CHECK_SEC: '86400', SCHEDULER_RESYNC_SEC: '86400',
   SCHEDULER_METRICS_SEC: '86400', LOG_LEVEL: 'warn',
 });
 const ok = (r: { status: number; text: string; body: any }) => {
@@ -109,6 +114,9 @@ try {
   await svc.services.serverSamples.insertServerSamples(samples);
   const staging = await until('the manifests folder applied', async () => (ok(await admin.get('/api/environments'))).items.find((x: any) => x.name === 'staging'), { timeoutMs: 30_000 });
 
+  ok(await admin.put(`/api/environments/${staging.id}/manifests-source`, { url: repo.url, ref: 'main', path: 'deploy', pollIntervalSec: 0 }));
+  await until('the Git source failed', async () => ok(await admin.get(`/api/environments/${staging.id}/manifests-source/status`)).sync === 'Failed', { timeoutMs: 30_000 });
+
   const browser = await launchBrowser();
   const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
@@ -170,6 +178,8 @@ try {
   await shoot(page, `${envPath}/audit`, 'audit-log');
   await shoot(page, `${envPath}/settings`, 'settings');
   await shoot(page, `${envPath}/admin`, 'admin');
+  await shoot(page, `${envPath}/system`, 'system-settings');
+  await shoot(page, `/env/${staging.id}/git`, 'git-source');
   // at phone width: the same pages, nothing cut and no sideways scroll
   await page.setViewportSize({ width: 375, height: 800 });
   await shoot(page, envPath, 'phone-overview');
@@ -178,4 +188,5 @@ try {
 } finally {
   await svc.stop();
   rmSync(manifests, { recursive: true, force: true });
+  repo.remove();
 }

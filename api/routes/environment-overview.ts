@@ -7,7 +7,8 @@ import { PLAN_STATUSES } from '../../controller/model/plan-states.js';
 import { arrayOf, bool, condition, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { environmentOf } from './loaders.js';
-import { applyRecord } from './manifest-schemas.js';
+import { applyRecord, sourceStatus } from './manifest-schemas.js';
+import { statusView } from '../../controller/manifests/git/source-view.js';
 import { labelsSchema, serverSelectorSchema } from '../../controller/placement/labels.js';
 
 // written from controller/store/repositories/environment-overview.ts: every field is always there
@@ -37,7 +38,8 @@ const overviewRead = object({
   manifests: object({
     dir: nullable(str()), watching: bool, lastAttempted: applyRecord, lastApplied: applyRecord,
     degraded: arrayOf(object({ name: str(), reason: str(), message: str() }, ['name', 'reason', 'message'])),
-  }, ['dir', 'watching', 'lastAttempted', 'lastApplied', 'degraded']),
+    gitSource: { ...nullable(sourceStatus), description: "The environment's Git source's status (GET …/manifests-source/status); null: it follows none" },
+  }, ['dir', 'watching', 'lastAttempted', 'lastApplied', 'degraded', 'gitSource']),
 }, ['environmentId', 'servers', 'services', 'plans', 'notifications', 'manifests']);
 
 type Degraded = { type: string; status: string; reason?: string; message?: string };
@@ -49,9 +51,9 @@ export default function environmentOverviewRoutes(s: Services) {
       method: 'GET', path: '/api/environments/{envId}/overview', operationId: 'getEnvironmentOverview', tag: 'environments',
       access: 'viewer', load: environmentOf(s), response: overviewRead,
       summary: "One environment at a glance: servers with health and conditions, services with each deployment's server, "
-        + 'running and desired tag and conditions, the 10 latest plans, the caller\'s unread notifications, the manifests folder',
+        + 'running and desired tag and conditions, the 10 latest plans, the caller\'s unread notifications, the manifests folder and Git source',
       async handler(ctx, { resource }) {
-        const o = await s.environmentOverview.of(resource.id, userIdOf(ctx));
+        const [o, source] = await Promise.all([s.environmentOverview.of(resource.id, userIdOf(ctx)), s.gitSources.ofEnvironment(resource.id)]);
         const st = manifestsStatusOf(s);
         // the environment's own Degraded services (GET /api/manifests/status lists every environment's)
         const degraded = o.services.flatMap((svc) => {
@@ -60,7 +62,8 @@ export default function environmentOverviewRoutes(s: Services) {
         });
         return {
           environmentId: resource.id, ...o,
-          manifests: { dir: s.config.manifestsDir ?? null, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied, degraded },
+          manifests: { dir: s.config.manifestsDir ?? null, watching: st.watching, lastAttempted: st.lastAttempted, lastApplied: st.lastApplied, degraded,
+            gitSource: source ? statusView(source, resource.name) : null },
         };
       },
     }),

@@ -2,18 +2,32 @@ import type { Services } from '../../controller/services.js';
 import { AGENT_VERSION, CLI_VERSION } from '../../controller/version.js';
 import { route, result } from '../http/route.js';
 import { manifestsStatusOf } from '../../controller/manifests/status.js';
-import { enumOf, object, str } from '../http/schema.js';
+import { enumOf, int, nullable, object, str } from '../http/schema.js';
+import { syncStateOf, type SyncState } from '../../controller/manifests/git/sync-state.js';
 
 export default function healthRoutes(s: Services) {
-  /** null when no MANIFESTS_DIR; otherwise the revision the store follows and the last attempt's outcome. */
-  const manifestsHealth = () => {
-    if (!s.config.manifestsDir) return null;
+  /**
+   * null when there is neither a manifests folder (MANIFESTS_DIR) nor a Git source; otherwise the
+   * folder's revision and last attempt (when there is a folder) and how many Git sources are in
+   * each sync state (counts only: this route is public, it never names an environment or a URL).
+   */
+  const manifestsHealth = async (dbOk: boolean) => {
+    // with the database lost the sources cannot be read: null, never a count of none
+    const sources = dbOk ? await s.gitSources.listAll().catch(() => null) : null;
+    if (!s.config.manifestsDir && !sources?.length) return null;
+    let gitSources: Record<'total' | SyncState, number> | null = null;
+    if (sources) {
+      gitSources = { total: sources.length, Synced: 0, OutOfSync: 0, Syncing: 0, Failed: 0 };
+      for (const row of sources) gitSources[syncStateOf(row)]++;
+    }
+    if (!s.config.manifestsDir) return { gitSources };
     const st = manifestsStatusOf(s);
     return {
       watching: st.watching,
       lastAppliedRevision: st.lastApplied?.revision ?? null,
       lastAttemptOk: st.lastAttempted?.ok ?? null,
       lastAttemptErrors: st.lastAttempted?.errors.length ?? 0,
+      gitSources,
     };
   };
   const degradedCounts = async () => {
@@ -27,7 +41,15 @@ export default function healthRoutes(s: Services) {
   };
   const healthRead = object({
     status: enumOf('ok', 'degraded'), version: str(), agentVersion: str(), cliVersion: str(), database: enumOf('ok', 'unreachable'),
-    manifests: { type: 'object', nullable: true }, degraded: { type: 'object', nullable: true },
+    manifests: nullable(object({
+      watching: { type: 'boolean' }, lastAppliedRevision: { type: 'object', nullable: true }, lastAttemptOk: { type: 'boolean', nullable: true },
+      lastAttemptErrors: int(0),
+      gitSources: {
+        ...nullable(object({ total: int(0), Synced: int(0), OutOfSync: int(0), Syncing: int(0), Failed: int(0) }, ['total', 'Synced', 'OutOfSync', 'Syncing', 'Failed'])),
+        description: 'How many environments\' Git sources are in each sync state (docs/git-sources.md); null while the database cannot be reached',
+      },
+    }, ['gitSources'], { description: 'null: no manifests folder and no Git source. The folder\'s fields only with MANIFESTS_DIR' })),
+    degraded: { type: 'object', nullable: true },
   });
   return [
     route({
@@ -40,14 +62,17 @@ export default function healthRoutes(s: Services) {
         const dbOk = await s.databaseOk();
         // public: how many objects are Degraded and why, never their names
         const degraded = dbOk ? await degradedCounts().catch(() => null) : null;
+        const manifests = await manifestsHealth(dbOk);
+        // a Git source whose last sync failed is not applied as committed: degraded, as a Degraded object is
+        const failing = (manifests?.gitSources?.Failed ?? 0) > 0;
         const body = {
           // a Degraded object makes the application degraded too; only a lost database is a 503
-          status: dbOk && !degraded?.count ? 'ok' : 'degraded',
+          status: dbOk && !degraded?.count && !failing ? 'ok' : 'degraded',
           version: s.config.version,
           agentVersion: AGENT_VERSION,
           cliVersion: CLI_VERSION,
           database: dbOk ? 'ok' : 'unreachable',
-          manifests: manifestsHealth(),
+          manifests,
           degraded,
         };
         return result(dbOk ? 200 : 503, body);

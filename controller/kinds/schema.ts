@@ -67,12 +67,14 @@ export function resourceSchemas(opts: {
     const { default: _d, ...rest } = s;
     return rest;
   };
-  const updateProps = Object.fromEntries(Object.entries(opts.writable).map(([k, v]) => [k, stripDefaults(v)]));
+  // a write-only field says so in the schema (OpenAPI `writeOnly`): the dashboard draws it as a password input
+  const writable = Object.fromEntries(Object.entries(opts.writable).map(([k, v]) => [k, writeOnly.has(k) ? { ...v, writeOnly: true } : v]));
+  const updateProps = Object.fromEntries(Object.entries(writable).map(([k, v]) => [k, stripDefaults(v)]));
   const readProps: Record<string, Schema> = {};
   for (const [k, v] of Object.entries(opts.writable)) if (!writeOnly.has(k)) readProps[k] = stripDefaults(v);
   for (const [k, v] of Object.entries(opts.readOnly)) readProps[k] = { ...v, readOnly: true };
   return {
-    create: object(opts.writable, opts.required ?? []),
+    create: object(writable, opts.required ?? []),
     update: object(updateProps, [], { minProperties: 1 }),
     read: { type: 'object', properties: readProps },
     readOnly: Object.keys(opts.readOnly),

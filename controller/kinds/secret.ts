@@ -3,7 +3,7 @@ import type { KindDescriptor } from './kind.js';
 import { KEY_PATTERN, valueFrom } from './manifest-fields.js';
 import { nullable, object, str } from './schema.js';
 
-const value = str({ minLength: 1, maxLength: 65536 });
+const value = { ...str({ minLength: 1, maxLength: 65536 }), writeOnly: true };
 
 export const secret: KindDescriptor = {
   kind: 'Secret',

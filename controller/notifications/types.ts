@@ -3,7 +3,7 @@
  * these codes becomes in-app notifications, emails, chat messages and outgoing webhook deliveries.
  */
 export type Severity = 'info' | 'warning' | 'error';
-export type Category = 'deployment' | 'health' | 'backup' | 'drift' | 'image' | 'webhook' | 'system';
+export type Category = 'deployment' | 'health' | 'backup' | 'drift' | 'image' | 'webhook' | 'manifests' | 'system';
 
 export interface NotificationType {
   code: string;
@@ -42,6 +42,9 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { code: 'drift.detected', category: 'drift', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Configuration drift detected' },
   { code: 'image.update_available', category: 'image', defaultSeverity: 'info', bounceThreshold: 1, title: 'Image update available' },
   { code: 'webhook.failed', category: 'webhook', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Webhook delivery failed' },
+  // an environment's Git source (controller/manifests/git/sync-source.ts): a commit applied, or a fetch or commit that failed
+  { code: 'manifests.synced', category: 'manifests', defaultSeverity: 'info', bounceThreshold: 1, title: 'Manifests synced from Git' },
+  { code: 'manifests.sync_failed', category: 'manifests', defaultSeverity: 'error', bounceThreshold: 1, title: 'Manifests sync from Git failed' },
 ];
 
 const BY_CODE = new Map(NOTIFICATION_TYPES.map((t) => [t.code, t]));

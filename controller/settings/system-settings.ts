@@ -32,19 +32,27 @@ export const SYSTEM_DEFAULTS: SystemSettingsValues = {
   outgoingAllowList: null,
 };
 
+// each field's description is the help the dashboard's System settings page shows under it
 export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
-  webhookMaxRetries: int(1, 10),
-  webhookTimeoutMs: int(100, 120_000),
-  webhookRetryDelaysMs: arrayOf(int(0, 3_600_000), { minItems: 1, maxItems: 20 }),
-  auditLogRetentionDays: int(1, 3650),
-  healthLogRetentionDays: int(1, 3650),
-  notificationRetentionDays: int(1, 3650),
-  deploymentHistoryRetentionDays: int(1, 3650),
-  outgoingAllowList: nullable(arrayOf(str({ minLength: 1, maxLength: 260 }), { maxItems: 100 })),
+  webhookMaxRetries: int(1, 10, { description: 'Delivery attempts of an outgoing webhook, the first included' }),
+  webhookTimeoutMs: int(100, 120_000, { description: 'How long one delivery attempt may take, in milliseconds' }),
+  webhookRetryDelaysMs: arrayOf(int(0, 3_600_000), {
+    minItems: 1, maxItems: 20, description: 'Milliseconds to wait before each retry; the last one repeats when there are more retries than delays',
+  }),
+  auditLogRetentionDays: int(1, 3650, { description: 'Days an audit log entry is to be kept. Stored only: no sweep removes audit entries yet, they are all kept' }),
+  healthLogRetentionDays: int(1, 3650, { description: 'Days a health check result is kept (its daily partitions are dropped after that)' }),
+  notificationRetentionDays: int(1, 3650, { description: 'Days an in-app notification is kept' }),
+  deploymentHistoryRetentionDays: int(1, 3650, { description: 'Days a finished deployment plan is to be kept. Stored only: no sweep removes plans yet, they are all kept' }),
+  outgoingAllowList: nullable(arrayOf(str({ minLength: 1, maxLength: 260 }), {
+    maxItems: 100,
+    description: 'Hosts, IP addresses or CIDRs (127.0.0.1, registry.lan, 10.250.0.0/16) that outgoing requests (registries, webhooks, chat, '
+      + 'object storage, Git sources) may reach although they are loopback, link-local, unspecified or an address of the controller\'s own; '
+      + 'none (null): the OUTGOING_ALLOW_LIST variable\'s list; an empty list allows none of them',
+  })),
 };
 
 /** Write-only: stored encrypted, read back masked. */
-export const REGISTRY_TOKEN_FIELD: Schema = nullable(str({ minLength: 1, maxLength: 8192 }));
+export const REGISTRY_TOKEN_FIELD: Schema = { ...nullable(str({ minLength: 1, maxLength: 8192 })), writeOnly: true, description: 'Token sent to registries that ask for one (write-only: read back masked; null removes it)' };
 
 /** Shows that a token is set without showing it: a short prefix of long tokens, then asterisks. */
 export function maskToken(token: string | null): string | null {

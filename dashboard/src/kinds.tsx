@@ -71,6 +71,11 @@ async function options(path: string, label: (item: any) => string, signal: Abort
 
 const code = (v: unknown) => (v == null || v === '' ? '—' : String(v));
 const list = (v: unknown[] | null | undefined) => (v?.length ? v.join(', ') : '—');
+/** A server's labels (what a serverSelector matches) as key=value, one code each. */
+const labels = (l: Record<string, string> | null | undefined) => {
+  const entries = Object.entries(l ?? {});
+  return entries.length ? <span data-labels>{entries.map(([k, v]) => <code class="label">{k}={v}</code>).reduce<ComponentChildren[]>((a, c) => [...a, a.length ? ' ' : '', c], [])}</span> : '—';
+};
 
 export const KIND_VIEWS: KindView[] = [
   {
@@ -79,7 +84,8 @@ export const KIND_VIEWS: KindView[] = [
     columns: [
       { label: 'Health', cell: (s) => <><HealthBadge status={s.health?.status} />{s.health?.message && <span class="reason"> {s.health.message}</span>}</> },
       { label: 'Address', cell: (s) => `${s.sshUser ? `${s.sshUser}@` : ''}${s.hostname}:${s.sshPort}` },
-      { label: 'Labels', cell: (s) => list(s.tags) },
+      { label: 'Labels', cell: (s) => labels(s.labels) },
+      { label: 'Tags', cell: (s) => list(s.tags) },
       { label: 'Docker / metrics', cell: (s) => `${s.dockerMode} / ${s.metricsMode}` },
       { label: 'Host key', cell: (s) => code(s.hostKeyFingerprint) },
     ],

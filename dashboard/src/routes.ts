@@ -14,6 +14,8 @@ import { TopologyPage } from './pages/topology';
 import { SettingsPage } from './pages/settings';
 import { MetricsPage } from './pages/metrics';
 import { AdminPage } from './pages/admin';
+import { GitSourcePage } from './pages/git-source';
+import { SystemSettingsPage } from './pages/system-settings';
 import { resourcePage } from './pages/resources';
 import { KIND_VIEWS, type KindView } from './kinds';
 
@@ -37,11 +39,14 @@ export const routes: Route[] = [
   kind('vars'),
   kind('webhooks'),
   { path: '/env/:envId/drift', page: DriftPage, title: 'Drift', nav: 'Drift' },
+  { path: '/env/:envId/git', page: GitSourcePage, title: 'Git source', nav: 'Git source' },
   { path: '/env/:envId/databases', page: DatabasesPage, title: 'Databases', nav: 'Databases' },
   { path: '/env/:envId/topology', page: TopologyPage, title: 'Topology', nav: 'Topology' },
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },
   { path: '/env/:envId/settings', page: SettingsPage, title: 'Settings', nav: 'Settings', role: 'admin' },
   { path: '/env/:envId/admin', page: AdminPage, title: 'Admin', nav: 'Admin', role: 'admin' },
+  // the installation's settings (not the environment's): any environment's navigation leads there
+  { path: '/env/:envId/system', page: SystemSettingsPage, title: 'System settings', nav: 'System settings', role: 'admin' },
   // each admin kind on a page of its own too (no navigation entry: the Admin page holds them all)
   { ...kind('users'), nav: undefined },
   { ...kind('tokens'), nav: undefined },

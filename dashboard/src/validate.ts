@@ -11,6 +11,8 @@ export interface Schema {
   enum?: unknown[];
   nullable?: boolean;
   readOnly?: boolean;
+  /** Taken by the API, never answered (a password, a token): drawn as a password input, never filled in. */
+  writeOnly?: boolean;
   minLength?: number; maxLength?: number; pattern?: string; format?: string;
   minimum?: number; maximum?: number;
   minItems?: number; maxItems?: number; uniqueItems?: boolean;

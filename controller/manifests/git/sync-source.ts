@@ -72,7 +72,7 @@ async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Pr
     const error = `fetch of ${displayUrl(row.url)} ${row.ref ?? 'HEAD'} failed: ${(e as Error).message}`;
     s.logger.warn('manifests: git fetch failed', { ...fields, error });
     await s.gitSources.release(row.id, { lastFetchAt: new Date(), lastAttempt: { at: started, trigger, ok: false, commit: null, error, errors: [], plans: [] } });
-    await s.events.publish('manifests.sync_failed', row.environmentId, { sourceId: row.id, ...fields, commit: null, error, errors: [] });
+    await announceFailure(s, row, trigger, { sourceId: row.id, ...fields, commit: null, error, message: error, errors: [] });
     return;
   }
   const lastFetchAt = new Date();
@@ -83,7 +83,8 @@ async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Pr
     return;
   }
   const revision = { commit: fetched.commit, author: fetched.author, message: fetched.message, committedAt: fetched.committedAt };
-  const commitFields = { ...fields, commit: fetched.commit, author: fetched.author, message: fetched.message };
+  // the event's `message` is the line a notification shows (the error, or what was applied): the commit's own is `commitMessage`
+  const commitFields = { ...fields, commit: fetched.commit, author: fetched.author, commitMessage: fetched.message };
   let errors: ManifestError[] = [];
   let result: Awaited<ReturnType<typeof runApply>> | null = null;
   try {
@@ -100,7 +101,7 @@ async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Pr
     const error = `apply of ${fetched.commit.slice(0, 12)} failed: ${(e as Error).message}`;
     s.logger.error('manifests: git source apply failed', { ...commitFields, error });
     await s.gitSources.release(row.id, { lastFetchAt, fetchedCommit: fetched.commit, lastAttempt: { at: started, trigger, ok: false, commit: fetched.commit, error, errors: [], plans: [] } });
-    await s.events.publish('manifests.sync_failed', row.environmentId, { sourceId: row.id, ...commitFields, error, errors: [] });
+    await announceFailure(s, row, trigger, { sourceId: row.id, ...commitFields, error, message: error, errors: [] });
     return;
   }
   if (!result || !result.ok) {
@@ -111,13 +112,27 @@ async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Pr
       lastFetchAt, fetchedCommit: fetched.commit,
       lastAttempt: { at: started, trigger, ok: false, commit: fetched.commit, error, errors: errors.slice(0, 100).map(({ refused: _r, ...x }) => x), plans: [] },
     });
-    await s.events.publish('manifests.sync_failed', row.environmentId, { sourceId: row.id, ...commitFields, error, errors: lines.slice(0, 20) });
+    await announceFailure(s, row, trigger, { sourceId: row.id, ...commitFields, error, message: error, errors: lines.slice(0, 20) });
     return;
   }
   const attempt: SyncAttempt = { at: started, trigger, ok: true, commit: fetched.commit, error: result.message ?? null, errors: [], plans: result.plans, counts: result.counts };
   await s.gitSources.release(row.id, { lastFetchAt, fetchedCommit: fetched.commit, appliedRevision: revision, appliedGeneration: row.generation, lastAttempt: attempt });
   if (result.changes.length) s.logger.info('manifests: applied', { ...commitFields, ...result.counts, plans: result.plans.length });
-  await s.events.publish('manifests.synced', row.environmentId, { sourceId: row.id, ...commitFields, counts: result.counts, plans: result.plans });
+  const c = result.counts;
+  const message = `commit ${fetched.commit.slice(0, 12)} applied to ${env?.name ?? 'the environment'}: ${c.create} created, ${c.update} updated, ${c.delete} deleted`;
+  await s.events.publish('manifests.synced', row.environmentId, { sourceId: row.id, ...commitFields, message, counts: result.counts, plans: result.plans });
+}
+
+/**
+ * Publishes `manifests.sync_failed` (a notification type: in-app, email, chat and outgoing
+ * webhooks get it). A poll that meets the same failure again (same commit, same error) says
+ * nothing new and raises no second event; a sync someone asked for (API, push webhook) always
+ * announces its outcome.
+ */
+async function announceFailure(s: Services, row: GitSourceRow, trigger: SyncTrigger, data: { commit: string | null; error: string } & Record<string, unknown>): Promise<void> {
+  const before = row.lastAttempt;
+  if (trigger === 'poll' && before && !before.ok && before.commit === data.commit && before.error === data.error) return;
+  await s.events.publish('manifests.sync_failed', row.environmentId, data);
 }
 
 function cacheOf(s: Services, id: string): FileCache<LoadedFile> {

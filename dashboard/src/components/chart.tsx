@@ -6,18 +6,11 @@ import { useEffect, useRef } from 'preact/hooks';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { formatDate } from './values';
+import { tickLabels } from './ticks';
 
 export interface ChartSeries { label: string; values: Array<number | null> }
 
 const COLOURS = ['#0b5cad', '#a40e26', '#116329', '#7a4500', '#6639ba', '#0a6c74'];
-
-const pad = (n: number) => String(n).padStart(2, '0');
-/** An x-axis tick: the time, with the date when the ticks are a day or more apart. */
-function tick(sec: number, spanSec: number) {
-  const d = new Date(sec * 1000);
-  const time = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
-  return spanSec >= 86_400 ? `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())}${d.getHours() || d.getMinutes() ? ` ${time}` : ''}` : time;
-}
 
 export function Chart({ title, timestamps, series, format, id }: {
   title: string;
@@ -42,7 +35,7 @@ export function Chart({ title, timestamps, series, format, id }: {
         ...series.map((s, i) => ({ label: s.label, stroke: COLOURS[i % COLOURS.length], width: 2, spanGaps: true, value: (_u: uPlot, v: number | null) => (v == null ? '—' : format(v)) })),
       ],
       axes: [
-        { values: (_u, splits) => splits.map((s, i) => tick(s, i ? s - splits[i - 1] : splits[1] - s || 60)) },
+        { values: (_u, splits) => tickLabels(splits) },
         { values: (_u, splits) => splits.map(format), size: 70 },
       ],
       legend: { live: true },

@@ -37,10 +37,15 @@ export interface FormProps {
 const isEmpty = (v: unknown) => v === undefined || v === '';
 const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
 
+/** Whether a field holds a secret: the schema says so (`writeOnly`, `format: password`). */
+export const isSecret = (s: Schema) => s.writeOnly === true || s.format === 'password';
+
 export function SchemaForm(props: FormProps) {
-  const { schema, initial, omit = [], writeOnly = [], owned = {}, options = {}, name } = props;
+  const { schema, initial, omit = [], owned = {}, options = {}, name } = props;
   const editing = !!initial;
   const fields = Object.entries(schema.properties ?? {}).filter(([k, s]) => !omit.includes(k) && !s.readOnly);
+  // the fields the page names write-only (taken, never read back) and those whose schema says so
+  const writeOnly = [...(props.writeOnly ?? []), ...fields.filter(([, s]) => isSecret(s)).map(([k]) => k)];
   const [value, setValue] = useState<Record<string, unknown>>(() => {
     const v: Record<string, unknown> = {};
     for (const [k, s] of fields) v[k] = writeOnly.includes(k) ? undefined : initial ? initial[k] : s.default;
@@ -228,17 +233,21 @@ function Field(p: FieldProps) {
     );
   }
   const number = schema.type === 'integer' || schema.type === 'number';
-  const long = (schema.maxLength ?? 0) > 4096;
+  const secret = !!p.writeOnly || isSecret(schema);
+  // a secret is a password input; only one that may span lines (a key, a secret's value: more than
+  // 8 KB allowed) is a text area, its characters masked
+  const long = (schema.maxLength ?? 0) > (secret ? 8192 : 4096);
   const shownValue = value == null ? '' : String(value);
   // a text field with known values that also takes others (a restart policy's on-failure:N)
-  const suggestions = !long && !p.writeOnly ? schema['x-suggestions'] : undefined;
+  const suggestions = !long && !secret ? schema['x-suggestions'] : undefined;
   return (
     <div class="field">
       <label for={id}>{text}</label>
       {long ? (
-        <textarea {...common} rows={8} spellcheck={false} value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLTextAreaElement).value))} />
+        <textarea {...common} rows={secret ? 4 : 8} spellcheck={false} class={secret ? 'secret' : undefined} autoComplete={secret ? 'off' : undefined}
+          data-secret={secret || undefined} value={shownValue} onInput={(e) => p.onChange(fromText(schema, (e.target as HTMLTextAreaElement).value))} />
       ) : (
-        <input {...common} type={(p.writeOnly ? 'password' : number ? 'number' : 'text') as 'text'} autoComplete={p.writeOnly ? 'new-password' : 'off'}
+        <input {...common} type={(secret ? 'password' : number ? 'number' : 'text') as 'text'} autoComplete={secret ? 'new-password' : 'off'}
           list={suggestions ? `${id}-suggestions` : undefined}
           step={schema.type === 'integer' ? 1 : number ? 'any' : undefined} min={schema.minimum} max={schema.maximum}
           placeholder={schema.default !== undefined && !Array.isArray(schema.default) && typeof schema.default !== 'object' ? `default ${schema.default}` : undefined}

@@ -45,8 +45,8 @@ function CreateEnvironment() {
       <section aria-labelledby="created-h">
         <h2 id="created-h">Environment {created.name} created</h2>
         <p>Add this public key to <code>~/.ssh/authorized_keys</code> of the SSH user on each of its servers:</p>
-        <pre data-testid="public-key">{created.publicKey}</pre>
-        <p class="reason">Fingerprint {created.fingerprint}</p>
+        <pre data-testid="public-key" class="wrap">{created.publicKey}</pre>
+        <p class="reason wrap">Fingerprint {created.fingerprint}</p>
         {/* a full load: the session (and its list of environments) is read again */}
         <a href={`/env/${created.id}`}>Open {created.name}</a>
       </section>
@@ -70,7 +70,7 @@ function CreateEnvironment() {
             <label class="check"><input type="radio" name="keyMode" checked={keyMode === 'generate'} onChange={() => setKeyMode('generate')} /> Generate one</label>
             <label class="check"><input type="radio" name="keyMode" checked={keyMode === 'paste'} onChange={() => setKeyMode('paste')} /> Paste a private key</label>
             {keyMode === 'paste' && (
-              <label>Private key <textarea name="privateKey" rows={6} required autoComplete="off" spellcheck={false}
+              <label>Private key <textarea name="privateKey" class="secret" data-secret rows={6} required autoComplete="off" spellcheck={false}
                 onInput={(e) => setPrivateKey((e.target as HTMLTextAreaElement).value)} /></label>
             )}
           </fieldset>

@@ -6,6 +6,8 @@ import { useEvents, useLoad } from '../hooks';
 import { Link } from '../router';
 import { Block, useProgressiveBlocks } from '../progressive';
 import { ConditionBadge, ErrorNote, HealthBadge, PlanStatus, when, type Condition } from '../components/status';
+import { GitSourceStatus, SyncBadge } from './git-source';
+import { can, useSession } from '../session';
 
 interface Server { id: string; name: string; hostname: string; labels: Record<string, string>; status: string | null; message: string | null; checkedAt: string | null; conditions: Condition[] }
 interface Placement { deploymentId: string; serverId: string; serverName: string; containerName: string; status: string; runningTag: string | null; conditions: Condition[] }
@@ -38,20 +40,33 @@ function takeEarly(envId: string) {
   return e?.envId === envId ? e.data : undefined;
 }
 
+const RELOAD_ON = ['plan.updated', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created', 'manifests.synced', 'manifests.sync_failed'];
+
 export function OverviewPage({ params }: { params: Record<string, string> }) {
   const { envId } = params;
+  const { me } = useSession();
   const o = useLoad((signal) => takeEarly(envId) ?? loadOverview(envId, signal), [envId]);
-  useEvents(`/api/events?environmentId=${envId}`, (e) => {
-    if (['plan.updated', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created'].includes(e.type)) o.reload();
-  });
+  useEvents(`/api/events?environmentId=${envId}`, (e) => { if (RELOAD_ON.includes(e.type)) o.reload(); });
   if (o.error) return <ErrorNote error={o.error} />;
   if (!o.data) return <p role="status">Loading…</p>;
   const { servers, services, plans, notifications, manifests } = o.data;
+  const operator = can(me, 'operator');
+  const git = manifests.gitSource;
   return (
     <div class="overview">
+      {git?.sync === 'Failed' && (
+        <section aria-labelledby="git-failed-h" class="panel" data-testid="git-failed">
+          <h2 id="git-failed-h">The Git source's last sync failed</h2>
+          <GitSourceStatus status={git} />
+          <p><Link href={`/env/${envId}/git`}>Open the Git source</Link> to sync again or see what the next sync would change.</p>
+        </section>
+      )}
+      {!servers.length && !services.length && <FirstSteps envId={envId} operator={operator} />}
       <section aria-labelledby="servers-h">
         <h2 id="servers-h">Servers ({servers.length})</h2>
-        <table>
+        {!servers.length ? (
+          <p data-empty="servers">No server yet. {operator ? <Link href={`/env/${envId}/servers`}>Add a first server</Link> : 'An operator adds one on the Servers page.'}</p>
+        ) : <table>
           <thead><tr><th scope="col">Server</th><th scope="col">Address</th><th scope="col">Labels</th><th scope="col">Health</th><th scope="col">Conditions</th><th scope="col">Checked</th></tr></thead>
           <tbody>
             {servers.map((s) => (
@@ -63,10 +78,10 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
               </tr>
             ))}
           </tbody>
-        </table>
+        </table>}
       </section>
 
-      <ServicesTable envId={envId} services={services} />
+      <ServicesTable envId={envId} services={services} operator={operator} />
 
       <div class="columns">
         <section aria-labelledby="plans-h">
@@ -90,6 +105,9 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
         <section aria-labelledby="manifests-h">
           <h2 id="manifests-h">Manifests</h2>
           <Manifests status={manifests} />
+          {git ? (
+            <p data-testid="git-line">Git source: <SyncBadge sync={git.sync} /> applied commit <code class="hash">{git.revision?.commit?.slice(0, 12) ?? 'none yet'}</code>. <Link href={`/env/${envId}/git`}>Open it</Link></p>
+          ) : <p><Link href={`/env/${envId}/git`}>Follow a Git repository</Link> with this environment's manifests.</p>}
         </section>
       </div>
     </div>
@@ -99,18 +117,20 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
 // The services table of a big environment is built in parts (progressive.ts): the first screenful
 // comes with the rest of the page, the other rows in blocks while the browser is idle. aria-busy
 // tells assistive technology the table is still filling; the heading has the full count at once.
-function ServicesTable({ envId, services }: { envId: string; services: Service[] }) {
+function ServicesTable({ envId, services, operator }: { envId: string; services: Service[]; operator: boolean }) {
   const blocks = useProgressiveBlocks(services.length);
   const rows = (list: Service[], from: number, to: number) => list.slice(from, to).map((s) => <ServiceRow key={s.id} envId={envId} s={s} />);
   return (
     <section aria-labelledby="services-h" class="long">
       <h2 id="services-h">Services ({services.length})</h2>
-      <table aria-busy={blocks.length > 0 && blocks[blocks.length - 1][1] < services.length}>
+      {!services.length ? (
+        <p data-empty="services">No service yet. {operator ? <><Link href={`/env/${envId}/images`}>Add its image</Link>, then <Link href={`/env/${envId}/services`}>create a first service</Link>.</> : 'An operator creates one on the Services page.'}</p>
+      ) : <table aria-busy={blocks.length > 0 && blocks[blocks.length - 1][1] < services.length}>
         <thead><tr><th scope="col">Service</th><th scope="col">Desired tag</th><th scope="col">Status</th><th scope="col">Deployments (server: running tag, status)</th></tr></thead>
         <tbody>
           {blocks.map(([from, to]) => <Block key={from} items={services} from={from} to={to} render={rows} />)}
         </tbody>
-      </table>
+      </table>}
     </section>
   );
 }
@@ -133,6 +153,22 @@ function ServiceRow({ envId, s }: { envId: string; s: Service }) {
         </ul>
       </td>
     </tr>
+  );
+}
+
+/** A new environment: the steps that get a first container running, each a link to its page. */
+function FirstSteps({ envId, operator }: { envId: string; operator: boolean }) {
+  if (!operator) return <p class="next-steps">This environment is empty: an operator adds its servers and services.</p>;
+  return (
+    <section aria-labelledby="first-h" class="next-steps" data-testid="first-steps">
+      <h2 id="first-h">Get a first container running</h2>
+      <ol>
+        <li><Link href={`/env/${envId}/servers`}>Add a first server</Link>: its address and SSH user (the environment's public key in its <code>authorized_keys</code>), then Test connection.</li>
+        <li><Link href={`/env/${envId}/registries`}>Add the registry</Link> the image comes from, if it needs credentials or is on this machine (then an admin allows its host in <Link href={`/env/${envId}/system`}>System settings</Link>).</li>
+        <li><Link href={`/env/${envId}/images`}>Add the image</Link>, then <Link href={`/env/${envId}/services`}>a first service</Link> with a deployment on the server, and deploy a tag from its page.</li>
+        <li>Or <Link href={`/env/${envId}/git`}>follow a Git repository</Link> holding the environment's manifests.</li>
+      </ol>
+    </section>
   );
 }
 

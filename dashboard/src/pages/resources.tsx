@@ -107,8 +107,25 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
             ))}
           </tbody>
         </table>
-      ) : <p>No {view.noun} yet.</p>}
+      ) : <EmptyList view={view} envId={envId} ops={ops} options={options} editor={editor} />}
     </div>
+  );
+}
+
+/** Pages of the objects a required reference names: a service needs an image first. */
+const NEEDS: Record<string, { key: string; noun: string }> = {
+  containerImageId: { key: 'images', noun: 'an image' }, serverId: { key: 'servers', noun: 'a server' },
+};
+
+/** An empty list says how to go on: New above, and first what a new object needs and none exists of. */
+function EmptyList({ view, envId, ops, options, editor }: { view: KindView; envId: string; ops: KindOps; options: Record<string, Option[]>; editor: boolean }) {
+  const missing = (ops.create?.body?.required ?? []).filter((f) => NEEDS[f] && options[f] && !options[f].length);
+  return (
+    <p data-empty={view.key}>No {view.noun} yet.
+      {editor && ops.create && (missing.length
+        ? <> A {view.noun} needs {missing.map((f, i) => <>{i ? ' and ' : ''}<Link href={`/env/${envId}/${NEEDS[f].key}`}>{NEEDS[f].noun}</Link></>)} first.</>
+        : ` New ${view.noun} creates the first.`)}
+    </p>
   );
 }
 

@@ -91,11 +91,11 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         <h2 id="history-h">History</h2>
         {history.length ? (
           <table>
-            <thead><tr><th scope="col">When</th><th scope="col">Container</th><th scope="col">Tag</th><th scope="col">Result</th><th scope="col">Plan</th></tr></thead>
+            <thead><tr><th scope="col">When</th><th scope="col">Container</th><th scope="col">Server</th><th scope="col">Tag</th><th scope="col">Result</th><th scope="col">Plan</th></tr></thead>
             <tbody>
               {history.map((h: any) => (
                 <tr>
-                  <td>{when(h.startedAt ?? h.createdAt)}</td><td>{h.containerName}</td>
+                  <td>{when(h.startedAt ?? h.createdAt)}</td><td>{h.containerName}</td><td>{h.serverId ? serverName.get(h.serverId) ?? 'a removed server' : '—'}</td>
                   <td><code>{h.previousImageTag ?? '—'} → {h.imageTag ?? '—'}</code></td>
                   <td><PlanStatus status={h.status} /> {h.error && <span class="reason">{h.error}</span>}</td>
                   <td><Link href={`/env/${envId}/plans/${h.planId}`}>open</Link></td>

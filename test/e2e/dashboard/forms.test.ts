@@ -22,7 +22,7 @@ import { containerCheck } from '../../../controller/monitoring/service-checks.js
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
-  '/databases', '/topology', '/audit', '/settings', '/admin', '/users', '/tokens'];
+  '/git', '/databases', '/topology', '/audit', '/settings', '/admin', '/system', '/users', '/tokens'];
 
 describe('dashboard forms in a real browser (e2e)', function () {
   this.timeout(180_000);
@@ -531,7 +531,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
   it('a viewer sees no create or edit control on any page', async () => {
     const shop = (await admin.post(`/api/environments/${envId}/services`, { name: 'viewed', containerImageId: imageId })).body;
     const page = await signIn(viewerEmail);
-    const visible = ENV_PAGES.filter((p) => !['/settings', '/admin', '/users', '/tokens'].includes(p));
+    const visible = ENV_PAGES.filter((p) => !['/settings', '/admin', '/system', '/users', '/tokens'].includes(p));
     for (const path of [...visible.map((p) => `/env/${envId}${p}`), `/env/${envId}/services/${shop.id}`, '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
@@ -544,7 +544,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     await open(page, `/env/${envId}`, 'Overview');
     const nav = page.getByRole('navigation', { name: 'Environment pages' });
     expect(await nav.getByRole('link', { name: 'Overview' }).count()).to.equal(1);
-    expect(await nav.getByRole('link', { name: /^(Admin|Settings)$/ }).count()).to.equal(0);
+    expect(await nav.getByRole('link', { name: /^(Admin|Settings|System settings)$/ }).count()).to.equal(0);
   });
 
   it('a field a manifest owns cannot be edited in the page and names its file', async () => {
@@ -604,7 +604,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
   it("axe finds no serious or critical violation on the kinds' pages, Metrics, Admin and Environments", async () => {
     const page = await signIn();
     const paths = ['/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks',
-      '/databases', '/admin', '/settings'].map((p) => `/env/${envId}${p}`);
+      '/databases', '/admin', '/settings', '/git', '/system'].map((p) => `/env/${envId}${p}`);
     for (const path of [...paths, '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
