@@ -179,6 +179,8 @@ export default function serverRoutes(s: Services) {
     route({
       method: 'POST', path: '/api/environments/{envId}/servers/register-host', operationId: 'registerHostServer', tag: 'servers',
       access: 'admin', load: env, status: 201, response: serverSchemas.read, errors: [409],
+      // the controller's own machine (its Docker socket, its files): not one environment's to hand out
+      actsIn: 'installation',
       summary: "Register the controller's own machine as a socket-mode server (Docker through a local socket, commands run locally); health checks the socket",
       body: object({
         name: nonEmpty(100, { pattern: SERVER_NAME_PATTERN, default: 'controller-host' }),
