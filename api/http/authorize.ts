@@ -11,13 +11,16 @@ const INSTALLATION_PATHS = /^\/api\/(admin|settings|users|auth|system)(\/|$)/;
 /**
  * Where a route acts, as far as its spec alone says (the OpenAPI document's x-acts-in):
  * 'environment' (the path names it), 'installation', 'resource' (the loaded row's environment)
- * or 'request' (the environments the body or query names, resolved by the route's actsIn).
+ * or 'request' (the environments the body or query names, resolved by the route's actsIn). A
+ * route's actsIn function adds to the path's or the resource's environment; where neither names
+ * one, it decides alone.
  */
 export function actsIn(spec: RouteSpec): 'environment' | 'installation' | 'resource' | 'request' {
-  if (typeof spec.actsIn === 'function') return 'request';
+  const resolver = typeof spec.actsIn === 'function';
   if (spec.actsIn === 'installation') return 'installation';
   if (spec.path.includes('{envId}') || spec.path.startsWith('/api/environments/{id}')) return 'environment';
-  if (INSTALLATION_PATHS.test(spec.path)) return 'installation';
+  if (resolver && !spec.load) return 'request';
+  if (INSTALLATION_PATHS.test(spec.path) && !resolver) return 'installation';
   return spec.load ? 'resource' : 'installation';
 }
 
@@ -94,6 +97,8 @@ export function authorizeResource(ctx: Ctx, spec: RouteSpec, resource: unknown):
   const actor = ctx.state.actor;
   if (!actor || ctx.state.asSelf || actsIn(spec) !== 'resource') return;
   const environmentId = environmentOfResource(resource);
+  // a row of no environment (a token) is placed by the route's own actsIn, after validation
+  if (environmentId === null && typeof spec.actsIn === 'function') return;
   throwIf(ruleFor(actor, spec, environmentId === null ? 'installation' : [environmentId]));
 }
 
@@ -111,6 +116,7 @@ export function accessText(spec: RouteSpec): string {
   if (spec.access === 'authenticated') return 'Any valid token.';
   const scope = spec.scope ?? SCOPE_OF_ROLE[spec.access];
   const self = spec.self ? ` The user the path names may call it themselves${spec.self.fields ? ` (${spec.self.fields.join(', ')} only)` : ''}.` : '';
+  const also = typeof spec.actsIn === 'function' && actsIn(spec) !== 'request' ? ' The request may name more (its body): the role is needed there too.' : '';
   const others = spec.identity ? ' Acting on another identity than the caller\'s own needs an unrestricted admin.' : '';
   if (spec.access === 'viewer') return `Needs the viewer role or higher (scope ${scope}).${self}`;
   const where = {
@@ -121,5 +127,5 @@ export function accessText(spec: RouteSpec): string {
     resource: `the ${spec.access} role or higher in the resource's environment (the whole installation for a resource of none)`,
     request: `the ${spec.access} role or higher in every environment the request names`,
   }[actsIn(spec)];
-  return `Needs ${where} (scope ${scope}).${self}${others}`;
+  return `Needs ${where} (scope ${scope}).${also}${self}${others}`;
 }

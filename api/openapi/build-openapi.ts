@@ -73,6 +73,7 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       // where the caller must hold the role (controller/auth/policy.ts), whether an
       // environment-limited token may call it without an {envId}, who may call it as themselves
       ...(spec.access !== 'public' && { 'x-acts-in': actsIn(spec) }),
+      ...(typeof spec.actsIn === 'function' && actsIn(spec) !== 'request' && { 'x-acts-in-also': 'request' }),
       ...(spec.envExempt && { 'x-environment-limited': 'answered' }),
       ...(spec.self && { 'x-self': spec.self.param }),
       ...(spec.identity && { 'x-identity': 'another identity needs an unrestricted admin' }),

@@ -110,6 +110,26 @@ describe('one rule for rights: a lowered admin stays lowered', () => {
     expect((await admin.get('/api/environments?limit=200')).body.items.map((e: any) => e.name)).to.not.include('lees-own');
   });
 
+  it('cannot make a socket-mode server (the controller\'s own machine) in any other way either', async () => {
+    const servers = async () => (await admin.get(`/api/environments/${staging.id}/servers?limit=200`)).body.items.map((x: any) => `${x.name}:${x.dockerMode}`);
+    const before = await servers();
+    expectError(await lee.post(`/api/environments/${staging.id}/servers`, { name: 'sneaky', hostname: 'localhost', dockerMode: 'socket' }), 403, 'FORBIDDEN_ROLE');
+    expectError(await lee.patch(`/api/environments/${staging.id}/settings/operations`, { defaultDockerMode: 'socket' }), 403, 'FORBIDDEN_ROLE');
+    const ssh = await lee.post(`/api/environments/${staging.id}/servers`, { name: 'plain', hostname: 'plain.example.test' });
+    expect(ssh.status, ssh.text).to.equal(201);
+    expect(ssh.body.dockerMode).to.equal('ssh');
+    expectError(await lee.patch(`/api/servers/${ssh.body.id}`, { dockerMode: 'socket' }), 403, 'FORBIDDEN_ROLE');
+    expect((await lee.patch(`/api/servers/${ssh.body.id}`, { tags: ['web'] })).status).to.equal(200);
+    expect(await servers()).to.deep.equal([...before, 'plain:ssh'].sort());
+    // an environment that already makes socket servers by default (an unrestricted admin's choice) stays that admin's
+    expect((await admin.patch(`/api/environments/${staging.id}/settings/operations`, { defaultDockerMode: 'socket' })).status).to.equal(200);
+    try {
+      expectError(await lee.post(`/api/environments/${staging.id}/servers`, { name: 'by-default', hostname: 'localhost' }), 403, 'FORBIDDEN_ROLE');
+    } finally {
+      await admin.patch(`/api/environments/${staging.id}/settings/operations`, { defaultDockerMode: 'ssh' });
+    }
+  });
+
   it('may change their own name and password, and nothing else of their own account', async () => {
     expect((await lee.patch(`/api/users/${leeId}`, { name: 'Lee' })).status).to.equal(200);
     expectError(await lee.patch(`/api/users/${leeId}`, { name: 'Lee', email: 'other@example.test' }), 403, 'FORBIDDEN_ROLE');
