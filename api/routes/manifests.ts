@@ -53,18 +53,31 @@ const actorOf = (ctx: Ctx) => {
  * caller must hold the route's role in (the route runner checks, policy.ts); a new environment
  * is a change to the installation. A caller lowered nowhere holds their role everywhere: no dry run.
  */
+/** A field change that makes a server, or an environment's default, socket mode. */
+const makesSocket = (f: { field: string; to?: unknown }) =>
+  (/(^|\.)(dockerMode|defaultDockerMode)$/i.test(f.field) && f.to === 'socket')
+  || JSON.stringify(f.to ?? null).includes('"defaultDockerMode":"socket"');
+
 function environmentsChanged(s: Services) {
   return async (ctx: Ctx, { body }: { body: { files?: ManifestFile[]; prune?: boolean } }): Promise<Reach> => {
     if (!isLoweredSomewhere(ctx.state.actor!)) return 'installation';
     const preview = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
     const names = new Set(preview.changes.map((c) => (c.kind === 'Environment' ? c.name : c.environment)).filter((n): n is string => !!n));
-    const ids: string[] = [];
+    const ids = new Map<string, string>();
     for (const name of names) {
       const env = await s.environments.findByName(name);
       if (!env) return 'installation';
-      ids.push(env.id);
+      ids.set(name, env.id);
     }
-    return ids;
+    // socket mode makes a server the controller's own machine, as over the API (servers.ts)
+    for (const c of preview.changes) {
+      if (c.fields.some(makesSocket)) return 'installation';
+      if (c.kind === 'Server' && c.action === 'create' && c.environment && ids.has(c.environment)) {
+        const operations = await s.settings.get<{ defaultDockerMode?: string }>(ids.get(c.environment)!, 'operations');
+        if (operations.defaultDockerMode === 'socket') return 'installation';
+      }
+    }
+    return [...ids.values()];
   };
 }
 

@@ -130,6 +130,18 @@ describe('one rule for rights: a lowered admin stays lowered', () => {
     }
   });
 
+  it('manifests: applies to staging, but no socket-mode server nor socket default even there', async () => {
+    const apply = (content: string) => lee.post('/api/manifests/apply', { files: [{ path: 'x.yaml', content }] });
+    const plain = await apply('apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: from-git, environment: staging}\nspec: {hostname: git.example.test}\n');
+    expect(plain.status, plain.text).to.equal(200);
+    expectError(await apply('apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: sock, environment: staging}\nspec: {hostname: localhost, dockerMode: socket}\n'), 403, 'FORBIDDEN_ROLE');
+    expectError(await apply('apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: staging}\nspec: {settings: {operations: {defaultDockerMode: socket}}}\n'), 403, 'FORBIDDEN_ROLE');
+    expectError(await apply('apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: lees-new}\nspec: {}\n'), 403, 'FORBIDDEN_ROLE');
+    const names = (await admin.get(`/api/environments/${staging.id}/servers?limit=200`)).body.items.map((x: any) => x.name);
+    expect(names).to.include('from-git').and.not.include('sock');
+    expect((await admin.get(`/api/environments/${staging.id}/settings/operations`)).body.defaultDockerMode).to.equal('ssh');
+  });
+
   it('may change their own name and password, and nothing else of their own account', async () => {
     expect((await lee.patch(`/api/users/${leeId}`, { name: 'Lee' })).status).to.equal(200);
     expectError(await lee.patch(`/api/users/${leeId}`, { name: 'Lee', email: 'other@example.test' }), 403, 'FORBIDDEN_ROLE');
