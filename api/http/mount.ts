@@ -2,7 +2,7 @@ import Router, { type RouterMiddleware } from '@koa/router';
 import { readonlyField, validationError } from '../../controller/errors/app-error.js';
 import type { Services } from '../../controller/services.js';
 import { recordRequest } from './audit-request.js';
-import { authorize, authorizeEnvironment } from './authorize.js';
+import { authorize, authorizeRequest, authorizeResource } from './authorize.js';
 import { hasBody, unsupportedContentType } from './content-type.js';
 import { assertNotManifestOwned } from './manifest-ownership.js';
 import { isRouteResult, koaPath, type RouteSpec } from './route.js';
@@ -53,12 +53,12 @@ function runner(spec: RouteSpec, services: Services) {
     ctx.state.route = spec.path;
     authorize(ctx, spec);
     const params = ctx.params;
-    spec.allow?.(ctx, params);
     const resource = spec.load ? await spec.load(ctx, params) : undefined;
-    authorizeEnvironment(ctx, spec, params, resource);
+    authorizeResource(ctx, spec, resource);
     const body = bodyOf(ctx, spec);
-    if (WRITE.has(spec.method)) assertNotManifestOwned(spec, params, resource, body);
     const query = querySchema ? validateQuery(querySchema, { ...ctx.query }) : ctx.query;
+    await authorizeRequest(ctx, spec, { params, query, body, resource });
+    if (WRITE.has(spec.method)) assertNotManifestOwned(spec, params, resource, body);
     const out = await spec.handler(ctx, { params, query, body, resource });
     if (spec.raw) return;
     const wrapped = isRouteResult(out);
@@ -75,6 +75,10 @@ function runner(spec: RouteSpec, services: Services) {
 
 export function mountRoutes(router: Router, specs: RouteSpec[], services: Services): void {
   for (const spec of specs) {
+    // the exempt routes answer an environment-limited token with what it may see: they only read
+    if (spec.envExempt && spec.access !== 'viewer' && spec.access !== 'authenticated' && spec.access !== 'public') {
+      throw new Error(`${spec.operationId}: envExempt is for reading routes (viewer or any token), not ${spec.access}`);
+    }
     const method = spec.method.toLowerCase() as 'get' | 'post' | 'put' | 'patch' | 'delete';
     router[method](spec.operationId, koaPath(spec.path), runner(spec, services) as unknown as RouterMiddleware);
   }

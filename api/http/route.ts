@@ -1,5 +1,6 @@
 import type { Role, Scope, Ctx } from './types.js';
 import type { Schema } from './schema.js';
+import type { IdentityRef, Reach } from '../../controller/auth/policy.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
 
@@ -52,11 +53,29 @@ export interface RouteSpec<B = any, Q = any, R = any> {
   /** Body fields that are read-only: supplying one is 422 READONLY_FIELD. */
   readOnly?: string[];
   /**
-   * A caller check beyond the role (e.g. "admin, or the user themselves"), run right after the
-   * role check and before anything is loaded or validated: a caller who may not call the route
-   * learns 403, never what is wrong with their body. Reads only the path and the unvalidated body.
+   * Where the request acts, which is where the caller must hold `access` (the one rule,
+   * controller/auth/policy.ts; checked by api/http/authorize.ts). Omitted: the path's environment
+   * ({envId}, /api/environments/{id}); else, for the installation's own paths (/api/admin,
+   * /api/users, /api/settings, /api/system, /api/auth), the whole installation; else the loaded
+   * resource's environment (a resource that names none: the installation); else, with nothing
+   * loaded, the installation. 'installation': the whole installation although the path names an
+   * environment (memberships are roles; register-host adds the controller's own machine). A
+   * function: the environments the validated body or query names (a connection, a sync batch, a
+   * manifests apply, the environments a new token reaches), run after validation.
    */
-  allow?: (ctx: Ctx, params: Record<string, string>) => void;
+  actsIn?: 'installation' | ((ctx: Ctx, input: RouteInput<B, Q, R>) => Reach | Promise<Reach>);
+  /**
+   * The user the path's `param` names may call this route themselves, with any role, sending only
+   * `fields` of the body when given (a user renames themselves, changes their own password).
+   * Everyone else needs `access` where the route acts. Decided before anything is loaded.
+   */
+  self?: { param: string; fields?: string[] };
+  /**
+   * Whose identity or credential the request creates or changes (a token's owner): another's
+   * than the caller's own needs an unrestricted admin (policy.ts, identityRefusal); 'anyone': the
+   * request reads or changes every identity's. Run after validation, with the loaded resource.
+   */
+  identity?: (ctx: Ctx, input: RouteInput<B, Q, R>) => IdentityRef | 'anyone';
   /** Loads the resource the path names (throws NOT_FOUND) before the body is validated. */
   load?: (ctx: Ctx, params: Record<string, string>) => Promise<R>;
   /** Success status and schema for the OpenAPI document. */

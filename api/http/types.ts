@@ -23,6 +23,8 @@ export interface AppState {
   audit?: AuditNote;
   /** Real client address (X-Forwarded-For is not trusted). */
   clientIp: string;
+  /** Set when the caller passed a route's `self` rule (their own account): no further role check applies. */
+  asSelf?: boolean;
   /** The matched route's template (/api/services/{id}), for /metrics labels. */
   route?: string;
 }

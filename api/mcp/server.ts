@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
 import type { RouteSpec } from '../http/route.js';
-import { scopesFor } from '../../controller/auth/scopes.js';
+import { scopesFor } from '../../controller/auth/policy.js';
 import { reachable } from './reachable.js';
 import { CAPABILITIES_URI, readableKinds, registerResourceTemplates } from './resources.js';
 import type { CatalogTool, ToolCatalog } from './tool-catalog.js';

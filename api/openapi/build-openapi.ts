@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../http/route.js';
 import { errorEnvelope, type Schema } from '../http/schema.js';
 import { TAGS } from './tags.js';
+import { accessText, actsIn } from '../http/authorize.js';
 
 const ERROR_TEXT: Record<number, string> = {
   400: 'VALIDATION_ERROR: malformed input or failed validation',
@@ -19,14 +20,6 @@ const ERROR_TEXT: Record<number, string> = {
 
 const errorRef = { $ref: '#/components/schemas/Error' };
 const WRITE = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
-const SCOPE_OF_ROLE = { viewer: '*:read', operator: 'services:write', admin: 'admin:*' } as const;
-
-/** Who may call it, in words: the document's readers should not have to decode x-access. */
-function accessText(spec: RouteSpec): string {
-  if (spec.access === 'public') return 'No token needed.';
-  if (spec.access === 'authenticated') return 'Any valid token.';
-  return `Needs the ${spec.access} role or higher (scope ${spec.scope ?? SCOPE_OF_ROLE[spec.access]}).`;
-}
 
 function content(schema: Schema | undefined, type = 'application/json') {
   return schema ? { content: { [type]: { schema } } } : {};
@@ -77,6 +70,13 @@ export function buildOpenApi(specs: RouteSpec[], version: string) {
       tags: [spec.tag],
       ...(spec.access === 'public' ? { security: [] } : {}),
       'x-access': spec.scope ?? spec.access,
+      // where the caller must hold the role (controller/auth/policy.ts), whether an
+      // environment-limited token may call it without an {envId}, who may call it as themselves
+      ...(spec.access !== 'public' && { 'x-acts-in': actsIn(spec) }),
+      ...(typeof spec.actsIn === 'function' && actsIn(spec) !== 'request' && { 'x-acts-in-also': 'request' }),
+      ...(spec.envExempt && { 'x-environment-limited': 'answered' }),
+      ...(spec.self && { 'x-self': spec.self.param }),
+      ...(spec.identity && { 'x-identity': 'another identity needs an unrestricted admin' }),
       ...(parameters.length && { parameters }),
       ...(spec.requestBody && { requestBody: spec.requestBody }),
       ...(spec.body && { requestBody: { required: true, content: { 'application/json': { schema: spec.body as Schema } } } }),

@@ -7,6 +7,7 @@ import type { Role } from '../http/types.js';
 import { route, result } from '../http/route.js';
 import { arrayOf, enumOf, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import { rowOf } from './loaders.js';
+import type { IdentityRef, Reach } from '../../controller/auth/policy.js';
 
 const role = enumOf('viewer', 'operator', 'admin');
 
@@ -15,6 +16,17 @@ const tokenRead = object({
   role: nullable(role), environmentIds: { ...arrayOf(uuid), nullable: true },
   expiresAt: nullableTimestamp, revokedAt: nullableTimestamp, lastUsedAt: nullableTimestamp, createdAt: timestamp,
 });
+
+/** A token's owner, as the identity it acts as. */
+const ownerOf = (t: { ownerUserId?: string | null; ownerServiceAccountId?: string | null }): IdentityRef =>
+  t.ownerServiceAccountId ? { type: 'service_account', id: t.ownerServiceAccountId } : { type: 'user', id: t.ownerUserId ?? '' };
+
+/**
+ * Where a token reaches: its environments, or (unlimited) the whole installation. Its creator, and
+ * whoever reads or revokes it, must hold the admin role there (policy.ts): a lowered admin handles
+ * only their own tokens limited to environments where they are still admin.
+ */
+const reachOf = (t: { environmentIds?: string[] | null }): Reach => t.environmentIds ?? 'installation';
 
 interface TokenInput {
   name: string; ownerUserId?: string; ownerServiceAccountId?: string; role?: Role;
@@ -34,6 +46,7 @@ export default function tokenRoutes(s: Services) {
     route<TokenInput>({
       method: 'POST', path: '/api/admin/tokens', operationId: 'createApiToken', tag: 'tokens', access: 'admin', scope: 'tokens:manage',
       summary: 'Create an API token for a user or a service account; the token value is in this answer only',
+      actsIn: (_ctx, { body }) => reachOf(body), identity: (_ctx, { body }) => ownerOf(body),
       body: object({
         name: nonEmpty(100),
         ownerUserId: uuid,
@@ -80,6 +93,8 @@ export default function tokenRoutes(s: Services) {
     route<unknown, { limit: number; offset: number; ownerUserId?: string; ownerServiceAccountId?: string }>({
       method: 'GET', path: '/api/admin/tokens', operationId: 'listApiTokens', tag: 'tokens', access: 'admin', scope: 'tokens:manage',
       summary: 'API token metadata (tokenPrefix only), optionally of one owner',
+      // one's own tokens: wherever one is admin; everyone's: an unrestricted admin
+      actsIn: () => [], identity: (_ctx, { query }) => (query.ownerUserId ? { type: 'user', id: query.ownerUserId } : query.ownerServiceAccountId ? { type: 'service_account', id: query.ownerServiceAccountId } : 'anyone'),
       query: { ...paginationQuery, ownerUserId: uuid, ownerServiceAccountId: uuid }, response: listOf(tokenRead),
       async handler(_ctx, { query }) {
         const where: Partial<ApiTokenRow> = {};
@@ -93,6 +108,7 @@ export default function tokenRoutes(s: Services) {
     route({
       method: 'GET', path: '/api/admin/tokens/{id}', operationId: 'getApiToken', tag: 'tokens', access: 'admin', scope: 'tokens:manage',
       summary: 'One API token\'s metadata', load, response: tokenRead,
+      actsIn: (_ctx, { resource }) => reachOf(resource), identity: (_ctx, { resource }) => ownerOf(resource),
       handler: async (_ctx, { resource }) => toApiToken(resource),
     }),
 
@@ -100,12 +116,14 @@ export default function tokenRoutes(s: Services) {
       method: 'POST', path: '/api/admin/tokens/{id}/revoke', operationId: 'revokeApiToken', tag: 'tokens', access: 'admin',
       scope: 'tokens:manage', summary: 'Revoke an API token: it answers 401 from now on; revoking twice is harmless',
       load, response: tokenRead,
+      actsIn: (_ctx, { resource }) => reachOf(resource), identity: (_ctx, { resource }) => ownerOf(resource),
       handler: async (_ctx, { resource }) => toApiToken(await revoke(resource)),
     }),
 
     route<unknown, unknown, ApiTokenRow>({
       method: 'DELETE', path: '/api/admin/tokens/{id}', operationId: 'deleteApiToken', tag: 'tokens', access: 'admin',
       scope: 'tokens:manage', summary: 'Revoke an API token (the record stays, marked revoked)', load, status: 204,
+      actsIn: (_ctx, { resource }) => reachOf(resource), identity: (_ctx, { resource }) => ownerOf(resource),
       async handler(_ctx, { resource }) {
         await revoke(resource);
         return result(204);

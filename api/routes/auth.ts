@@ -4,7 +4,7 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from '../../controlle
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
-import { roleIn, scopesFor } from '../../controller/auth/scopes.js';
+import { roleIn, scopesFor } from '../../controller/auth/policy.js';
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema, bool } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';

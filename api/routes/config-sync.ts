@@ -1,4 +1,3 @@
-import { authorizeIn } from '../http/authorize.js';
 import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { targetsOf } from '../../controller/config-files/sync-targets.js';
@@ -28,6 +27,21 @@ const batchResult = object({
  */
 export default function configSyncRoutes(s: Services) {
   const cs = s.configStore;
+  /** The batch's files, all of one environment (400 otherwise). */
+  async function batchFiles(operations: Array<{ configFileId: string }>) {
+    const ids = [...new Set(operations.map((o) => o.configFileId))];
+    const rows = await cs.files.findByIds(ids);
+    const files = ids.map((id, i) => {
+      const f = rows.find((r) => r.id === id);
+      if (!f) throw validationError(`Config file ${id} does not exist`, `operations.${operations.findIndex((o) => o.configFileId === id) ?? i}.configFileId`);
+      return f;
+    });
+    const environmentId = files[0].environmentId;
+    if (files.some((f) => f.environmentId !== environmentId)) {
+      throw validationError('All config files of one batch must belong to one environment', 'operations');
+    }
+    return { ids, files, environmentId };
+  }
 
   async function run(ctx: Ctx, environmentId: string, attachments: ConfigAttachmentRow[], dryRun: boolean, serverId?: string) {
     const fileIds = [...new Set(attachments.map((a) => a.configFileId))];
@@ -97,19 +111,10 @@ export default function configSyncRoutes(s: Services) {
         rollbackOnFailure: { type: 'boolean', default: true },
       }, ['operations']),
       response: batchResult,
+      // the environment is the files': the caller must be an operator there (policy.ts)
+      actsIn: async (_ctx, { body }) => [(await batchFiles(body.operations)).environmentId],
       async handler(ctx, { body }) {
-        const ids = [...new Set(body.operations.map((o) => o.configFileId))];
-        const rows = await cs.files.findByIds(ids);
-        const files = ids.map((id, i) => {
-          const f = rows.find((r) => r.id === id);
-          if (!f) throw validationError(`Config file ${id} does not exist`, `operations.${body.operations.findIndex((o) => o.configFileId === id) ?? i}.configFileId`);
-          return f;
-        });
-        const environmentId = files[0].environmentId;
-        if (files.some((f) => f.environmentId !== environmentId)) {
-          throw validationError('All config files of one batch must belong to one environment', 'operations');
-        }
-        authorizeIn(ctx, 'operator', environmentId);
+        const { ids, files, environmentId } = await batchFiles(body.operations);
         const targets = await targetsOf(s.configStore.reads, files, await cs.attachments.forFiles(ids));
         const result = await cs.sync.batch(files, targets, body.rollbackOnFailure);
         ctx.state.audit = {

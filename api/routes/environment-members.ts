@@ -35,6 +35,8 @@ export default function environmentMemberRoutes(s: Services) {
     route<{ role: Role }>({
       method: 'PUT', path: '/api/environments/{envId}/members/{userId}', operationId: 'putEnvironmentMember', tag: 'environments', access: 'admin',
       summary: "Set a user's role in this environment (the user's own role stays the ceiling)", load: env,
+      // a role is part of an identity: an environment admin may not lower or raise anyone (policy.ts)
+      actsIn: 'installation',
       description: 'Takes effect on the user\'s next request (tokens are not reissued). The effective role there is the lower of this and the user\'s own role.',
       body: object({ role }, ['role']), response: memberRead, errors: [404],
       async handler(ctx, { params, body }) {
@@ -49,6 +51,7 @@ export default function environmentMemberRoutes(s: Services) {
     route({
       method: 'DELETE', path: '/api/environments/{envId}/members/{userId}', operationId: 'deleteEnvironmentMember', tag: 'environments', access: 'admin',
       summary: 'Remove a user\'s role in this environment: their own role applies there again', load: env, status: 204, errors: [404],
+      actsIn: 'installation',
       async handler(ctx, { params }) {
         const target = await loadUser(s, params.userId);
         if (!(await s.environmentMembers.remove(params.envId, target.id))) throw notFound('Environment member');

@@ -5,13 +5,13 @@ import { route } from '../http/route.js';
 import { int, listOf, nonEmpty, nullable, object, paginationQuery, resourceSchemas, str, timestamp, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
 import { rowOf } from './loaders.js';
+import { maySee } from '../../controller/auth/policy.js';
 import { environment } from '../../controller/kinds/environment.js';
 
 const environmentSchemas = environment.schemas!;
 
 function assertVisible(ctx: Ctx, id: string) {
-  const allowed = ctx.state.actor?.environmentIds;
-  if (allowed && !allowed.includes(id)) throw forbiddenScope('This token is not allowed to access this environment');
+  if (ctx.state.actor && !maySee(ctx.state.actor, id)) throw forbiddenScope('This token is not allowed to access this environment');
 }
 
 export default function environmentRoutes(s: Services) {

@@ -1,4 +1,3 @@
-import { authorizeIn } from '../http/authorize.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import type { KindApi, KindDescriptor } from '../../controller/kinds/kind.js';
 import type { Services } from '../../controller/services.js';
@@ -8,6 +7,7 @@ import { nounOf, type KindRow } from '../../controller/store/repositories/kind-r
 import { route, type RouteSpec } from '../http/route.js';
 import { listOf, paginationQuery, uuid } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
+import type { Ctx } from '../http/types.js';
 
 /**
  * The collection route of a kind with `api`: under its environment, or at /api/<path> with the
@@ -66,13 +66,13 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
     route<Record<string, unknown>>({
       method: 'POST', path: collection, operationId: `create${kind.kind}`, tag, access: 'operator',
       summary: `Create a ${noun}`, ...(byQuery ? {} : { load: environmentOf(s) }),
+      // the environment is in the body: the caller must be an operator there (policy.ts)
+      ...(byQuery && { actsIn: async (_ctx: Ctx, { body }: { body: Record<string, unknown> }) => [(await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id] }),
       body: schemas.create, readOnly: schemas.readOnly, status: 201, response: schemas.read, errors: [409],
       async handler(ctx, { params, body }) {
         const environmentId = byQuery
           ? (await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id
           : params.envId;
-        // the environment is in the body here, so the per-environment role is checked now
-        if (byQuery) authorizeIn(ctx, 'operator', environmentId);
         return one(await repo.create(environmentId, body));
       },
     }),

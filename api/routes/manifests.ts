@@ -6,8 +6,7 @@ import { formatError, type ManifestError, type ManifestFile } from '../../contro
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, object, str } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
-import { authorizeIn } from '../http/authorize.js';
-import { isLoweredSomewhere } from '../../controller/auth/scopes.js';
+import { isLoweredSomewhere, type Reach } from '../../controller/auth/policy.js';
 import { manifestsApplied, manifestsDiff, manifestsStatus } from './manifest-schemas.js';
 import { statusView } from '../../controller/manifests/git/source-view.js';
 
@@ -50,18 +49,36 @@ const actorOf = (ctx: Ctx) => {
  * error in `errors` (diff answers 200 with ok: false, so a CI can print them).
  */
 /**
- * A caller whose role is lowered in some environment applies only what changes environments where
- * they are still admin: the environments are those of a dry run's changes (a new environment is
- * no one's yet). Nothing is written when one of them is refused.
+ * Where an apply (or a diff) acts: the environments of a dry run's changes, each of which the
+ * caller must hold the route's role in (the route runner checks, policy.ts); a new environment
+ * is a change to the installation. A caller lowered nowhere holds their role everywhere: no dry run.
  */
-async function assertAdminWhereApplied(s: Services, ctx: Ctx, files: ManifestFile[] | undefined, prune: boolean | undefined): Promise<void> {
-  if (!isLoweredSomewhere(ctx.state.actor!)) return;
-  const preview = await runApply(s, 'api', { files, prune, dryRun: true, actor: actorOf(ctx) });
-  const names = new Set(preview.changes.map((c) => (c.kind === 'Environment' ? c.name : c.environment)).filter((n): n is string => !!n));
-  for (const name of names) {
-    const env = await s.environments.findByName(name);
-    if (env) authorizeIn(ctx, 'admin', env.id);
-  }
+/** A field change that makes a server, or an environment's default, socket mode. */
+const makesSocket = (f: { field: string; to?: unknown }) =>
+  (/(^|\.)(dockerMode|defaultDockerMode)$/i.test(f.field) && f.to === 'socket')
+  || JSON.stringify(f.to ?? null).includes('"defaultDockerMode":"socket"');
+
+function environmentsChanged(s: Services) {
+  return async (ctx: Ctx, { body }: { body: { files?: ManifestFile[]; prune?: boolean } }): Promise<Reach> => {
+    if (!isLoweredSomewhere(ctx.state.actor!)) return 'installation';
+    const preview = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
+    const names = new Set(preview.changes.map((c) => (c.kind === 'Environment' ? c.name : c.environment)).filter((n): n is string => !!n));
+    const ids = new Map<string, string>();
+    for (const name of names) {
+      const env = await s.environments.findByName(name);
+      if (!env) return 'installation';
+      ids.set(name, env.id);
+    }
+    // socket mode makes a server the controller's own machine, as over the API (servers.ts)
+    for (const c of preview.changes) {
+      if (c.fields.some(makesSocket)) return 'installation';
+      if (c.kind === 'Server' && c.action === 'create' && c.environment && ids.has(c.environment)) {
+        const operations = await s.settings.get<{ defaultDockerMode?: string }>(ids.get(c.environment)!, 'operations');
+        if (operations.defaultDockerMode === 'socket') return 'installation';
+      }
+    }
+    return [...ids.values()];
+  };
 }
 
 export default function manifestRoutes(s: Services) {
@@ -84,6 +101,7 @@ export default function manifestRoutes(s: Services) {
       method: 'POST', path: '/api/manifests/diff', operationId: 'diffManifests', tag: 'manifests', access: 'operator', audit: false,
       summary: 'What applying these files (or MANIFESTS_DIR) would change; writes nothing', body: diffBody, response: manifestsDiff, errors: [400],
       description: 'Manifest errors answer 200 with ok: false; a file refused by a parser limit (alias expansions, more than 10000 documents) answers 400.',
+      actsIn: environmentsChanged(s),
       async handler(ctx, { body }) {
         const r = await runApply(s, 'api', { files: filesOrDir(s, body), prune: body.prune, dryRun: true, actor: actorOf(ctx) });
         throwIfRefused(r);
@@ -97,9 +115,9 @@ export default function manifestRoutes(s: Services) {
       summary: 'Apply these files (or MANIFESTS_DIR) in one transaction; prune defaults to MANIFESTS_PRUNE', body: applyBody, errors: [400], response: manifestsApplied,
       description: 'An invalid folder answers 400 VALIDATION_ERROR with every problem in `errors` and the folder\'s `revision`; nothing is applied. '
         + 'dryRun: true answers what would change and writes nothing.',
+      actsIn: environmentsChanged(s),
       async handler(ctx, { body }) {
         const files = filesOrDir(s, body);
-        await assertAdminWhereApplied(s, ctx, files, body.prune);
         const r = await runApply(s, 'api', { files, prune: body.prune, dryRun: body.dryRun, actor: actorOf(ctx), requestId: ctx.state.requestId });
         throwIfRefused(r);
         if (!r.ok) {

@@ -1,3 +1,4 @@
+import { maySee } from '../../controller/auth/policy.js';
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope, notFound, validationError } from '../../controller/errors/app-error.js';
 import { CATEGORIES, NOTIFICATION_CODES, NOTIFICATION_TYPES, isAlertType, notificationType, type NotificationType } from '../../controller/notifications/types.js';
@@ -152,8 +153,8 @@ export default function notificationRoutes(s: Services) {
       query: { environmentId: uuid, lastEventId: int(0, Number.MAX_SAFE_INTEGER) }, errors: [404], // an unknown environmentId
       async handler(ctx, { query }) {
         const actor = ctx.state.actor!;
-        const limited = actor.environmentIds;
-        if (limited && query.environmentId && !limited.includes(query.environmentId)) {
+        // what the caller may see is the policy's (policy.ts), asked for the filter and for each event
+        if (query.environmentId && !maySee(actor, query.environmentId)) {
           throw forbiddenScope('This token is not allowed to access this environment');
         }
         if (query.environmentId && !(await s.environments.findById(query.environmentId))) throw notFound('Environment');
@@ -161,7 +162,7 @@ export default function notificationRoutes(s: Services) {
         const wanted = (e: StreamEvent) => {
           if (!STREAM_EVENTS.has(e.type)) return false;
           if (query.environmentId && e.environmentId !== query.environmentId) return false;
-          if (limited && (e.environmentId === null || !limited.includes(e.environmentId))) return false;
+          if (!maySee(actor, e.environmentId)) return false;
           if (e.type === 'notification.created') return userId !== null && e.data.userId === userId;
           return true;
         };

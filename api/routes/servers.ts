@@ -12,6 +12,7 @@ import {
 import { toServer, type ServerRow } from '../../controller/store/repositories/servers.js';
 import { scanHostKey } from '../../controller/hosts/scan-host-key.js';
 import { route } from '../http/route.js';
+import type { Reach } from '../../controller/auth/policy.js';
 import {
   arrayOf, bool, condition, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery,
   resourceSchemas, str, timestamp, uuid, type Schema,
@@ -54,6 +55,14 @@ export default function serverRoutes(s: Services) {
     ]);
     return { sshUser: general.sshUser, dockerMode: operations.defaultDockerMode, metricsMode: operations.defaultMetricsMode };
   };
+
+  /**
+   * A socket-mode server is the controller's own machine (its Docker socket, commands run on it):
+   * adding one, changing one, or making socket mode an environment's default acts on the whole
+   * installation, as register-host does (policy.ts).
+   */
+  const socketReach = async (environmentId: string, mode: string | undefined): Promise<Reach> =>
+    ((mode ?? (await defaultsFor(environmentId)).dockerMode) === 'socket' ? 'installation' : [environmentId]);
 
   const insertServer = async (environmentId: string, body: ServerBody, source: Record<string, unknown>, trx?: Trx) => {
     const d = await defaultsFor(environmentId, trx);
@@ -167,6 +176,7 @@ export default function serverRoutes(s: Services) {
     route<ServerBody>({
       method: 'POST', path: '/api/environments/{envId}/servers', operationId: 'createServer', tag: 'servers', access: 'admin',
       load: env, summary: "Add a server; sshUser, dockerMode and metricsMode default to the environment's settings",
+      actsIn: (_ctx, { params, body }) => socketReach(params.envId, body.dockerMode),
       body: serverSchemas.create, readOnly: serverSchemas.readOnly, status: 201, response: serverSchemas.read, errors: [409],
       async handler(_ctx, { resource, body }) {
         checkLabels(body.labels);
@@ -179,6 +189,8 @@ export default function serverRoutes(s: Services) {
     route({
       method: 'POST', path: '/api/environments/{envId}/servers/register-host', operationId: 'registerHostServer', tag: 'servers',
       access: 'admin', load: env, status: 201, response: serverSchemas.read, errors: [409],
+      // the controller's own machine (its Docker socket, its files): not one environment's to hand out
+      actsIn: 'installation',
       summary: "Register the controller's own machine as a socket-mode server (Docker through a local socket, commands run locally); health checks the socket",
       body: object({
         name: nonEmpty(100, { pattern: SERVER_NAME_PATTERN, default: 'controller-host' }),
@@ -197,6 +209,7 @@ export default function serverRoutes(s: Services) {
     route<{ output: unknown; outputName?: string }>({
       method: 'POST', path: '/api/environments/{envId}/servers/import', operationId: 'importServers', tag: 'servers', access: 'admin',
       load: env, errors: [409],
+      actsIn: (_ctx, { params }) => socketReach(params.envId, undefined),
       summary: 'Create or update servers from `terraform output -json`. Body {output, outputName?}: output is the whole document '
         + '({name: {value, type, sensitive}}; every output whose value is a host list or map is used, or only outputName) or a bare value; '
         + 'a value is a list of {name, host|ip|hostname|address|ipv4_address|public_ip|private_ip, port|ssh_port?, user|ssh_user?, tags?} '
@@ -271,6 +284,7 @@ export default function serverRoutes(s: Services) {
 
     route<ServerBody>({
       method: 'PATCH', path: '/api/servers/{id}', operationId: 'updateServer', tag: 'servers', access: 'admin', load,
+      actsIn: (_ctx, { resource, body }) => socketReach(resource.environmentId, body.dockerMode === 'socket' ? 'socket' : resource.dockerMode),
       summary: 'Change a server; a new hostname or port forgets the pinned host key; new labels move the deployments of services placed by serverSelector', body: serverSchemas.update,
       readOnly: serverSchemas.readOnly, response: serverSchemas.read, errors: [409],
       async handler(_ctx, { resource, body }) {

@@ -39,6 +39,8 @@ export default function settingsRoutes(s: Services) {
     route({
       method: 'PATCH', path: '/api/environments/{envId}/settings/{module}', operationId: 'updateEnvironmentSettings',
       tag: 'settings', access: 'admin', load, summary: 'Change only the fields given; unknown fields are rejected',
+      // socket mode by default makes every new server the controller's own machine (see servers.ts)
+      actsIn: (_ctx, { params, body }) => (params.module === 'operations' && (body as { defaultDockerMode?: unknown }).defaultDockerMode === 'socket' ? 'installation' : [params.envId]),
       body: { type: 'object' }, response: { oneOf: MODULE_NAMES.map((m) => readSchemaOf(SETTINGS_MODULES[m])) },
       async handler(ctx, { resource, body }) {
         const changes = validateBody<Record<string, unknown>>(patchSchemaOf(moduleOf(ctx)), body);

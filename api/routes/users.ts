@@ -1,5 +1,5 @@
 import type { Services } from '../../controller/services.js';
-import { conflict, forbiddenRole, notFound, unauthorized, validationError } from '../../controller/errors/app-error.js';
+import { conflict, notFound, unauthorized, validationError } from '../../controller/errors/app-error.js';
 import { hashPassword, verifyPassword } from '../../controller/crypto/password.js';
 import { toUser, type UserRow } from '../../controller/store/repositories/users.js';
 import { clearAuthCache } from '../../controller/auth/authenticate-token.js';
@@ -69,18 +69,12 @@ export default function userRoutes(s: Services) {
     }),
 
     route<{ name?: string | null; role?: UserRow['role']; email?: string }>({
-      method: 'PATCH', path: '/api/users/{id}', operationId: 'updateUser', tag: 'users', access: 'authenticated',
-      summary: 'Update a user: admins change anyone; a user may change their own name',
+      method: 'PATCH', path: '/api/users/{id}', operationId: 'updateUser', tag: 'users', access: 'admin',
+      summary: 'Update a user: an unrestricted admin changes anyone; a user may change their own name',
+      self: { param: 'id', fields: ['name'] },
       body: object({ name: userSchema.name, role: userSchema.role, email: userSchema.email }, [], { minProperties: 1 }),
       readOnly: ['id', 'createdAt', 'updatedAt', 'lastLoginAt'],
       response: userRead,
-      allow(ctx, params) {
-        const body = ctx.request.body;
-        const fields = body && typeof body === 'object' && !Array.isArray(body) ? Object.keys(body) : [];
-        if (ctx.state.actor!.role !== 'admin' && (!isSelf(ctx, params.id) || fields.some((k) => k !== 'name'))) {
-          throw forbiddenRole('Only admins may change other users, or fields other than your own name');
-        }
-      },
       async handler(ctx, { params, body }) {
         const user = await loadUser(s, params.id);
         const roleChanged = body.role !== undefined && body.role !== user.role;
@@ -97,13 +91,11 @@ export default function userRoutes(s: Services) {
     }),
 
     route<{ currentPassword?: string; newPassword: string }>({
-      method: 'POST', path: '/api/users/{id}/password', operationId: 'changePassword', tag: 'users', access: 'authenticated',
-      summary: 'Change a password (admin, or the user with their current password); ends existing sessions',
+      method: 'POST', path: '/api/users/{id}/password', operationId: 'changePassword', tag: 'users', access: 'admin',
+      summary: 'Change a password (an unrestricted admin, or the user with their current password); ends existing sessions',
+      self: { param: 'id' },
       body: object({ currentPassword: str({ maxLength: 1024 }), newPassword: userSchema.password }, ['newPassword']),
       status: 204, errors: [401],
-      allow(ctx, params) {
-        if (ctx.state.actor!.role !== 'admin' && !isSelf(ctx, params.id)) throw forbiddenRole('Only admins may change other users\' passwords');
-      },
       async handler(ctx, { params, body }) {
         const self = isSelf(ctx, params.id);
         const user = await loadUser(s, params.id);

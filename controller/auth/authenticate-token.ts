@@ -1,5 +1,5 @@
 import type { Actor } from './actor.js';
-import { minRole } from './scopes.js';
+import { minRole } from './policy.js';
 import { API_TOKEN_PREFIX, sha256Hex } from '../crypto/api-token.js';
 import { verifyJwt, type JwtClaims } from './jwt.js';
 import type { UsersRepository } from '../store/repositories/users.js';
