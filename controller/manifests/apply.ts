@@ -9,10 +9,13 @@ import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
 import type { Manifest, ManifestError, ManifestFile } from './types.js';
+import type { ManifestOrigin } from './reference-policy.js';
 import type { ChangedService } from '../model/manifest-hand-off.js';
 import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
 export interface ApplyOptions {
+  /** Whose files these are: what they may read is reference-policy.ts's to say. */
+  origin: ManifestOrigin;
   dryRun?: boolean;
   prune?: boolean;
   /** Base of relative valueFrom.file paths. */
@@ -69,9 +72,15 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
   return s.transaction(async (trx) => {
     await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
-    const loaded = await loadManifestsPaced(files, existingKeys(snap), opts.cache);
+    const loaded = await loadManifestsPaced(files, opts.origin, existingKeys(snap), opts.cache);
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
-    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues });
+    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, {
+      origin: opts.origin, env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues,
+      storedSecret: (environment, key) => {
+        const sealed = snap.sealedSecrets.get(`${environment}/${key}`);
+        return sealed ? s.secretBox.open(sealed) : undefined;
+      },
+    });
     referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
     if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
