@@ -1,13 +1,17 @@
 // Manifests are data (issue 34, docs/security.md): sent to the API, they name nothing of the
 // controller's own (its environment, its files); secrets come from a Secret of the manifest's own
 // environment (valueFrom.secretRef); answers never echo a value the apply resolved. The watched
-// folder (MANIFESTS_DIR), whose author has the controller's machine, keeps reading both.
+// folder (MANIFESTS_DIR), whose author has the controller's machine, keeps reading both. A Git
+// source reads only repositories under GIT_FILE_ROOTS, never the state dir, never takes over an
+// object it did not make, and says in words what blocks a prune.
 import { expect } from 'chai';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
 import { startTestService, type TestService } from '../support/test-service.js';
-import { bootstrapAdmin } from '../support/fixtures.js';
+import { bootstrapAdmin, createEnvironment } from '../support/fixtures.js';
+import { createRepo, type TestRepo } from '../support/git-repo.js';
+import { TEST_GIT_ROOT } from '../support/git-file-roots.js';
 import type { HttpClient } from '../support/http-client.js';
 import { seedSecrets } from '../support/manifest-files.js';
 import { until } from '../support/until.js';
@@ -153,5 +157,159 @@ describe('manifests are data: the watched folder still reads the controller', fu
     const again = await admin.post('/api/manifests/apply', {});
     expect(again.status, again.text).to.equal(200);
     expect(again.text).not.to.include('folder-secret-value');
+  });
+});
+
+describe('Git sources stay inside their environment', function () {
+  this.timeout(90_000);
+  let svc: TestService;
+  let admin: HttpClient;
+  let repo: TestRepo;
+  let env: { id: string; name: string };
+  const DATABASE_URL_VALUE = 'postgres://stevedore:controller-db-pw-91ab@db.internal/stevedore';
+
+  const statusOf = async (id: string) => (await admin.get(`/api/environments/${id}/manifests-source/status`)).body;
+  const settled = (id: string, what: string, pred: (st: any) => boolean) => until(what, async () => {
+    const st = await statusOf(id);
+    return st.sync !== 'Syncing' && pred(st) && st;
+  }, { timeoutMs: 30_000, everyMs: 100 });
+  const image = (name: string, imageName: string) => doc('ContainerImage', name, `  imageName: ${imageName}\n`, env.name);
+  const commitAndSync = async (files: Record<string, string | null>) => {
+    const sha = repo.commit(files);
+    expect((await admin.post(`/api/environments/${env.id}/manifests-source/sync`, {})).status).to.equal(202);
+    return settled(env.id, `commit ${sha.slice(0, 7)} tried`, (st) => st.lastAttempt?.commit === sha);
+  };
+
+  before(async () => {
+    process.env.STEVEDORE_TRUST_DATABASE_URL = DATABASE_URL_VALUE;
+    // every folder of the temporary folder may be read, the test services' state dirs among them:
+    // what keeps the caches out is the state-dir rule alone
+    svc = await startTestService({ GIT_FILE_ROOTS: tmpdir() });
+    admin = await bootstrapAdmin(svc.http);
+    env = await createEnvironment(admin);
+    repo = createRepo();
+    repo.commit({ 'base.yaml': image('base', 'registry.example/base') });
+    expect((await admin.put(`/api/environments/${env.id}/manifests-source`, { url: repo.url, pollIntervalSec: 0, prune: true })).status).to.equal(200);
+    await settled(env.id, 'the first commit applied', (st) => st.sync === 'Synced');
+  });
+  after(async () => {
+    delete process.env.STEVEDORE_TRUST_DATABASE_URL;
+    await svc?.stop();
+    repo?.remove();
+  });
+
+  it('a commit reading the controller (valueFrom file or env, ${env:NAME}) fails naming file and line; nothing is stored', async () => {
+    const before = (await admin.get(`/api/environments/${env.id}/secrets`)).body.items;
+    const st = await commitAndSync({
+      'shadow.yaml': doc('Secret', 'SHADOW', '  valueFrom: {file: /etc/shadow}\n', env.name),
+      'key.yaml': doc('Secret', 'KEY', '  valueFrom: {env: SECRETS_KEY}\n', env.name),
+      'db.yaml': doc('Var', 'DB', '  value: "${env:STEVEDORE_TRUST_DATABASE_URL}"\n', env.name),
+    });
+    expect(st.sync).to.equal('Failed');
+    expect(st.errors.map((e: any) => `${e.file}:${e.line}:${e.path}`)).to.deep.equal(['db.yaml:5:', 'key.yaml:5:spec/valueFrom', 'shadow.yaml:5:spec/valueFrom']);
+    expect(st.errors.every((e: any) => /manifests from a Git source cannot read/.test(e.message))).to.equal(true);
+    expect(JSON.stringify(st)).not.to.include('controller-db-pw-91ab');
+    expect((await admin.get(`/api/environments/${env.id}/secrets`)).body.items).to.deep.equal(before);
+    expect((await admin.get(`/api/environments/${env.id}/vars`)).body.items).to.deep.equal([]);
+    const events = await svc.services.db('events').where({ type: 'manifests.sync_failed' });
+    expect(events.length).to.be.greaterThan(0);
+    expect(JSON.stringify(events)).not.to.include('controller-db-pw-91ab');
+    expect(svc.logs.join('\n')).not.to.include('controller-db-pw-91ab');
+    repo.commit({ 'shadow.yaml': null, 'key.yaml': null, 'db.yaml': null });
+  });
+
+  it('file:// URLs outside GIT_FILE_ROOTS, or none listed, are refused when the source is saved', async () => {
+    const other = await createEnvironment(admin);
+    const outside = mkdtempSync(join('/var/tmp', 'stevedore-outside-'));
+    try {
+      const res = await admin.put(`/api/environments/${other.id}/manifests-source`, { url: `file://${outside}` });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body).to.include({ code: 'VALIDATION_ERROR', field: 'url' });
+      expect(res.body.message).to.include('outside the folders Git sources may read (GIT_FILE_ROOTS');
+    } finally {
+      rmSync(outside, { recursive: true, force: true });
+    }
+    const none = await startTestService({ GIT_FILE_ROOTS: '' });
+    try {
+      const noneAdmin = await bootstrapAdmin(none.http);
+      const e = await createEnvironment(noneAdmin);
+      const res = await noneAdmin.put(`/api/environments/${e.id}/manifests-source`, { url: repo.url });
+      expect(res.status, res.text).to.equal(400);
+      expect(res.body.message).to.include('GIT_FILE_ROOTS is not set');
+      expect((await noneAdmin.get(`/api/environments/${e.id}/manifests-source`)).status).to.equal(404);
+    } finally {
+      await none.stop();
+    }
+  });
+
+  it('another environment\'s Git cache is unreachable by path, by commit id, through a symlink or `..`', async () => {
+    const source = (await admin.get(`/api/environments/${env.id}/manifests-source`)).body;
+    const cache = join(svc.stateDir, 'git-cache', source.id);
+    const commit = (await statusOf(env.id)).revision.commit;
+    const thief = await createEnvironment(admin);
+    const link = join(TEST_GIT_ROOT, `cache-link-${Date.now()}`);
+    symlinkSync(cache, link);
+    try {
+      for (const url of [`file://${cache}`, `file://${TEST_GIT_ROOT}/../${relative(tmpdir(), cache)}`, `file://${link}`, `file://${svc.stateDir}`]) {
+        const res = await admin.put(`/api/environments/${thief.id}/manifests-source`, { url, ref: commit, pollIntervalSec: 0 });
+        expect(res.status, url).to.equal(400);
+        expect(res.body.message, url).to.include('the controller\'s state dir');
+      }
+      expect((await admin.get(`/api/environments/${thief.id}/manifests-source`)).status).to.equal(404);
+    } finally {
+      rmSync(link, { force: true });
+    }
+  });
+
+  it('checked again at fetch time: a symlink turned to the state dir after the source was saved fetches nothing', async () => {
+    const source = (await admin.get(`/api/environments/${env.id}/manifests-source`)).body;
+    const cache = join(svc.stateDir, 'git-cache', source.id);
+    const thief = await createEnvironment(admin);
+    const link = join(TEST_GIT_ROOT, `moving-link-${Date.now()}`);
+    symlinkSync(repo.bare, link);
+    try {
+      expect((await admin.put(`/api/environments/${thief.id}/manifests-source`, { url: `file://${link}`, pollIntervalSec: 0 })).status).to.equal(200);
+      const first = await settled(thief.id, 'the honest repository fetched', (st) => !!st.lastAttempt);
+      rmSync(link);
+      symlinkSync(cache, link);
+      expect((await admin.post(`/api/environments/${thief.id}/manifests-source/sync`, {})).status).to.equal(202);
+      const st = await settled(thief.id, 'the moved link refused', (x) => x.lastAttempt?.at !== first.lastAttempt.at);
+      expect(st.sync).to.equal('Failed');
+      expect(st.error).to.include('the controller\'s state dir');
+    } finally {
+      rmSync(link, { force: true });
+    }
+  });
+
+  it('never adopts an object it did not create: an API-made image of the same name is a conflict naming its owner', async () => {
+    const made = await admin.post(`/api/environments/${env.id}/container-images`, { imageName: 'registry.example/api-made' });
+    expect(made.status, made.text).to.equal(201);
+    const st = await commitAndSync({ 'taken.yaml': image('taken', 'registry.example/api-made') });
+    expect(st.sync).to.equal('Failed');
+    expect(st.errors).to.have.length(1);
+    expect(st.errors[0]).to.include({ file: 'taken.yaml', line: 1 });
+    expect(st.errors[0].message).to.equal(`conflict: ContainerImage 'registry.example/api-made' of environment ${env.name} already exists, made through the API; `
+      + 'this source did not create it and never takes it over (rename it in the repository, or delete the existing one first)');
+    const row = await svc.services.db('container_images').where({ id: made.body.id }).first();
+    expect(row.source).to.deep.equal({ kind: 'api' });
+    // the API keeps it: its fields stay writable
+    expect((await admin.patch(`/api/container-images/${made.body.id}`, { autoUpdate: true })).status).to.equal(200);
+    repo.commit({ 'taken.yaml': null });
+  });
+
+  it('a prune another object blocks says in words which one still uses it', async () => {
+    const images = (await admin.get(`/api/environments/${env.id}/container-images`)).body.items;
+    const base = images.find((i: any) => i.imageName === 'registry.example/base');
+    const svcRes = await admin.post(`/api/environments/${env.id}/services`, { name: 'uses-base', containerImageId: base.id, imageTag: 'v1' });
+    expect(svcRes.status, svcRes.text).to.equal(201);
+    const st = await commitAndSync({ 'base.yaml': null });
+    expect(st.sync).to.equal('Failed');
+    const text = JSON.stringify(st);
+    expect(text).not.to.match(/foreign key|violates|constraint|still referenced/i);
+    expect(st.errors.map((e: any) => e.file)).to.deep.equal(['base.yaml']);
+    expect(st.errors[0].message).to.equal("cannot delete ContainerImage 'registry.example/base' (no manifest declares it any more, and prune is on): "
+      + "Service 'uses-base' still uses it; change or delete that first, or declare it again");
+    expect(st.error).to.include("Service 'uses-base' still uses it");
+    expect((await admin.get(`/api/container-images/${base.id}`)).status, 'nothing of the commit was applied').to.equal(200);
   });
 });
