@@ -18,6 +18,7 @@ import { createTestDatabase, dropTestDatabases } from '../test/support/test-data
 import { HttpClient } from '../test/support/http-client.js';
 import { bootstrapAdmin, createEnvironment } from '../test/support/fixtures.js';
 import { createRepo } from '../test/support/git-repo.js';
+import { TEST_GIT_ROOT } from '../test/support/git-file-roots.js';
 import { closedPort } from '../test/support/ports.js';
 
 const PUSHES = Number(process.argv[2] ?? 10);
@@ -27,6 +28,7 @@ const stateDir = fs.mkdtempSync(path.join(os.tmpdir(), 'stevedore-bench-'));
 const config = loadConfig({
   STEVEDORE_STATE_DIR: stateDir, DATABASE_URL: await createTestDatabase(), PORT: '0', HOST: '127.0.0.1',
   RATE_LIMIT_PER_MINUTE: '0', LOG_LEVEL: 'error', CODEHOST_WEBHOOK_SECRET: SECRET, OUTGOING_ALLOW_LIST: '127.0.0.1', PASSWORD_HASH_COST: '10',
+  GIT_FILE_ROOTS: TEST_GIT_ROOT,
 });
 const svc = await startService(createApp, RECONCILERS, config, createLogger('error'));
 const repo = createRepo();

@@ -37,8 +37,8 @@ compileValidators();
 console.log(`1 MB manifest, ${parts.length} documents; slices of ${YAML_LIMITS.sliceMs} ms; ${RUNS} runs each`);
 for (let run = 1; run <= RUNS; run++) {
   const whole = await measure(() => loadManifests(big));
-  const paced = await measure(() => loadManifestsPaced(big));
-  const refused = await measure(() => loadManifestsPaced(bomb));
+  const paced = await measure(() => loadManifestsPaced(big, 'folder'));
+  const refused = await measure(() => loadManifestsPaced(bomb, 'folder'));
   console.log(`run ${run}: in one piece ${whole.ms.toFixed(0)} ms (event loop held ${whole.maxDelayMs.toFixed(0)} ms) | `
     + `paced ${paced.ms.toFixed(0)} ms (longest delay ${paced.maxDelayMs.toFixed(1)} ms) | `
     + `200,000 documents refused after ${refused.ms.toFixed(0)} ms (longest delay ${refused.maxDelayMs.toFixed(1)} ms)`);

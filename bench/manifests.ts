@@ -52,7 +52,7 @@ try {
     const files = await readManifestDir(dir);
     const snap = await readSnapshot(s.db, s.secretBox);
     const loaded = loadManifests(files, existingKeys(snap));
-    const desired = desiredStates(loaded.manifests, loaded.contentHash, { env: process.env, baseDir: dir });
+    const desired = desiredStates(loaded.manifests, loaded.contentHash, { origin: 'folder', env: process.env, baseDir: dir });
     const changes = diffStates(desired.objects, snap.objects, { prune: false });
     return { t: performance.now() - t0, errors: loaded.errors.length + desired.errors.length, changes: changes.length, docs: loaded.manifests.length };
   }
@@ -102,7 +102,7 @@ try {
   const files = await readManifestDir(dir);
   const snap = await readSnapshot(empty.services.db, empty.services.secretBox);
   const loaded = loadManifests(files, existingKeys(snap));
-  const changes = diffStates(desiredStates(loaded.manifests, loaded.contentHash, { env: process.env, baseDir: dir }).objects, snap.objects, { prune: false });
+  const changes = diffStates(desiredStates(loaded.manifests, loaded.contentHash, { origin: 'folder', env: process.env, baseDir: dir }).objects, snap.objects, { prune: false });
   console.log(`load+validate+diff against an empty store: ${ms(t1)}; ${changes.length} creates`);
   await empty.stop();
 } finally {

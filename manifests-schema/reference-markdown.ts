@@ -30,8 +30,26 @@ Fields a manifest sets are owned by it: changing them through the API answers 40
 the file. Objects removed from the folder are reported as orphaned, and deleted only when pruning
 is on (MANIFESTS_PRUNE=true, or \`stevedore apply --prune\`).
 
-Secrets are never written in manifests: \`valueFrom: {env: NAME}\` reads an environment variable of
-the controller, \`valueFrom: {file: path}\` a file (relative to the manifests folder).
+Secrets are never written in manifests. A secret field names where its value comes from:
+\`valueFrom: {secretRef: NAME}\` is the value of the Secret NAME of the manifest's own environment
+(one the store holds, or one the same apply writes; another environment's is never read, and a
+missing one is an error at the file and line); in a Git source a \`*.sops.yaml\` file holds it
+encrypted ([git-sources.md](git-sources.md#encrypted-secrets-sops-and-age)). Only the watched
+folder (MANIFESTS_DIR), whose author already has the controller's machine, may also read the
+controller itself: \`valueFrom: {env: NAME}\` an environment variable of the controller,
+\`valueFrom: {file: path}\` a file (relative to the manifests folder), and \`\${env:NAME}\` below.
+
+### What a manifest may read, by where it comes from
+
+| from | \`valueFrom.secretRef\` | SOPS files | \`valueFrom.env\`, \`valueFrom.file\`, \`\${env:NAME}\` |
+|---|---|---|---|
+| the watched folder (MANIFESTS_DIR, and \`POST /api/manifests/apply\` or \`/diff\` without files) | yes | — | yes |
+| files sent to \`POST /api/manifests/apply\` or \`/diff\` (\`stevedore apply DIR\`, \`stevedore diff DIR\`) | yes | — | no: 400 VALIDATION_ERROR naming the file and line, nothing applied |
+| an environment's Git source | yes | yes | no: the commit fails naming the file and line, nothing applied |
+
+One module decides this (\`controller/manifests/reference-policy.ts\`) and every entrance asks it.
+A refused reference is never read, and no answer (apply, diff, dry run, status, event, log)
+shows a secret value a manifest resolved: secret fields appear as \`{field, secret: true}\`.
 
 ## Environment variables
 
@@ -50,9 +68,12 @@ value with a line break (it would change the YAML: keys and other multi-line val
 \`valueFrom\`). The value is inserted as it is: quote the field when it may hold \`#\` or \`: \`.
 References in comments are expanded too; \`$\${env:NAME}\` keeps the text \`\${env:NAME}\`. Only
 \`\${env:...}\` is expanded here: \`\${KEY}\` and \`\${fragment:NAME}\` in config files and service env are
-substituted at deploy time. The CLI (\`stevedore validate\`) expands with its own environment;
-\`stevedore diff\` and \`stevedore apply\` send the files as written and the service expands them with
-the controller's environment, like \`valueFrom\`.
+substituted at deploy time. Only the watched folder is expanded: files sent to the API and Git
+commits are data, and a \`\${env:NAME}\` in them is an error at its file and line (write the value
+itself, substituted before sending if a pipeline must, or for a secret use a \`secretRef\`). The
+CLI (\`stevedore validate\`, offline) expands with its own environment; \`stevedore diff\` and
+\`stevedore apply\` send the files as written, so a folder using \`\${env:}\` or
+\`valueFrom.env\`/\`file\` is applied by the controller that watches it, not through the API.
 
 ## Watching a folder
 

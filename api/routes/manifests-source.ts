@@ -4,6 +4,7 @@ import { notFound, validationError } from '../../controller/errors/app-error.js'
 import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
 import { sourceView, statusView } from '../../controller/manifests/git/source-view.js';
+import { fileSourcePath } from '../../controller/manifests/git/file-roots.js';
 import { cacheDirOf, diffSource, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
 import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
@@ -81,6 +82,10 @@ export default function manifestsSourceRoutes(s: Services) {
         const remote = parseGitUrl(body.url);
         if ('problem' in remote) throw validationError(`url ${remote.problem}`, 'url');
         if (remote.host) await s.outgoing.validate(body.url.includes('://') ? body.url : `ssh://${remote.host}`, 'url');
+        if (remote.transport === 'file') {
+          const local = fileSourcePath(body.url, s.config.gitFileRoots, s.config.stateDir);
+          if ('problem' in local) throw validationError(`url ${local.problem}`, 'url');
+        }
         const current = await s.gitSources.ofEnvironment(resource.id);
         const sameUrl = current?.url === body.url;
         const keep = <T>(v: T | null | undefined, saved: T | null) => (v === undefined ? (sameUrl ? saved : null) : v);

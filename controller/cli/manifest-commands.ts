@@ -6,7 +6,7 @@ import { contextOf, envOption, paletteOf } from './command-context.js';
 import { environmentOf } from './resolve.js';
 import { formatChanges, formatErrors } from './format-changes.js';
 import { setExitCode } from './exit-code.js';
-import { refuseWatchedFolder } from './watched-folder.js';
+import { isWatchedFolder, refuseWatchedFolder } from './watched-folder.js';
 
 /**
  * `validate DIR` (offline), `diff DIR` and `apply DIR [--prune] [--dry-run]` against a running
@@ -36,7 +36,10 @@ async function callService(route: 'diff' | 'apply', dir: string, cmd: Command): 
   const { api, opts, palette } = contextOf(cmd);
   const files = await readDir(dir);
   if (route === 'apply' && !opts.dryRun) await refuseWatchedFolder(api, !!opts.force, files);
-  const body = { files, ...(opts.prune !== undefined && { prune: opts.prune }), ...(opts.dryRun && { dryRun: true }) };
+  // The watched folder itself (the same content the controller last read) is diffed there: files
+  // sent to the API may not read the controller's environment, the folder's own may.
+  const watchedCopy = route === 'diff' && await isWatchedFolder(api, files);
+  const body = { ...(!watchedCopy && { files }), ...(opts.prune !== undefined && { prune: opts.prune }), ...(opts.dryRun && { dryRun: true }) };
   const res = await api.raw('POST', `/api/manifests/${route}`, body);
   const result = await res.json().catch(() => ({})) as Record<string, any>;
   if (Array.isArray(result.errors) && result.errors.length) {

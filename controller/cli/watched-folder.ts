@@ -1,11 +1,13 @@
 import type { ApiClient } from './api-client.js';
 import { CliError } from './cli-error.js';
 import { loadManifests } from '../manifests/load.js';
+import { contentHash } from '../manifests/read-dir.js';
 import type { ManifestFile } from '../manifests/types.js';
 
 interface ManifestsStatus {
   watching?: boolean;
   dir?: string | null;
+  lastAttempted?: { revision?: { contentHash?: string } } | null;
   sources?: Array<{ environment: string; url: string; ref: string | null }>;
 }
 
@@ -38,4 +40,10 @@ export async function refuseWatchedFolder(api: ApiClient, force: boolean, files:
   const why = reasons.join('; ');
   if (!force) throw new CliError(`${why}: an apply from here is reverted by the next change there; change it there, or pass --force`);
   process.stderr.write(`stevedore: warning: ${why}; its next change will win over this apply\n`);
+}
+
+/** Whether these files are the folder the controller watches, as it last read it (the same content hash). */
+export async function isWatchedFolder(api: ApiClient, files: ManifestFile[]): Promise<boolean> {
+  const status = await api.get<ManifestsStatus>('/api/manifests/status');
+  return !!status.watching && status.lastAttempted?.revision?.contentHash === contentHash(files);
 }

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { shannonEntropy } from './entropy.js';
 import { tokenize } from './placeholders.js';
+import { MASK } from '../crypto/redact.js';
 
 export interface ScanOptions {
   /** configuration.scanMinLength */
@@ -20,7 +21,7 @@ export interface Finding {
   length: number;
   /** Shannon entropy ×10, one decimal. */
   entropy: number;
-  /** The value with all but its first two characters masked. */
+  /** The value as reads show it: the fixed mask, no character of it (controller/crypto/redact.ts). */
   masked: string;
   /** Where the value sits in the content (offsets into the content). */
   start: number;
@@ -70,7 +71,7 @@ export function scanContent(content: string, scope: string, opts: ScanOptions): 
       seen.add(id);
       findings.push({
         id, line: i + 1, column: col + 1, name: m[1], suggestedKey: suggestKey(m[1]), length: value.length,
-        entropy: Math.round(entropy * 10) / 10, masked: value.slice(0, 2) + '*'.repeat(Math.max(4, value.length - 2)),
+        entropy: Math.round(entropy * 10) / 10, masked: MASK,
         start, end, value,
       });
     }

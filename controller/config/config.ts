@@ -68,6 +68,8 @@ export interface Config {
    */
   outgoingAllowList: string[];
   manifestsDir: string | null;
+  /** GIT_FILE_ROOTS: the folders file:// Git sources may read (absolute, colon-separated); none by default. */
+  gitFileRoots: string[];
   manifestsPrune: boolean;
   rateLimitPerMinute: number;
   /** log2 of scrypt's N for new password hashes; below the default only in tests (controller/crypto/password.ts). */
@@ -111,6 +113,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordLogin: parseBoolean('PASSWORD_LOGIN', env.PASSWORD_LOGIN, true),
     outgoingAllowList: parseAllowList(env.OUTGOING_ALLOW_LIST),
     manifestsDir: env.MANIFESTS_DIR || null,
+    gitFileRoots: parseGitFileRoots(env.GIT_FILE_ROOTS),
     manifestsPrune: parseBoolean('MANIFESTS_PRUNE', env.MANIFESTS_PRUNE, false),
     rateLimitPerMinute: parseInteger('RATE_LIMIT_PER_MINUTE', env.RATE_LIMIT_PER_MINUTE, 1200, 0, 10_000_000),
     passwordHashCost: parseInteger('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST),
@@ -152,4 +155,12 @@ function parsePublicUrl(value: string | undefined): string | null {
   if (!value) return null;
   if (!/^https?:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(value)) throw new ConfigError('STEVEDORE_PUBLIC_URL must be an http(s) URL such as https://stevedore.example.com');
   return value.replace(/\/+$/, '');
+}
+
+/** GIT_FILE_ROOTS=/srv/git:/opt/repos: absolute paths only (a relative one would depend on the working directory). */
+function parseGitFileRoots(raw: string | undefined): string[] {
+  const roots = (raw ?? '').split(':').map((r) => r.trim()).filter(Boolean);
+  const relative = roots.find((r) => !r.startsWith('/'));
+  if (relative !== undefined) throw new ConfigError(`GIT_FILE_ROOTS: '${relative}' is not an absolute path`);
+  return roots;
 }

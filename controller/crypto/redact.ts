@@ -10,3 +10,12 @@ export function redactSecrets(text: string, values: Iterable<string>, minLength 
   return [...values].filter((v) => v.length >= Math.max(1, minLength)).sort((a, b) => b.length - a.length)
     .reduce((t, v) => t.split(v).join(REDACTED), text);
 }
+
+/**
+ * What a read shows for a secret that is set (a masked setting, a finding's value): a fixed mask,
+ * never a character of the value, nor its length. The one masking helper: a prefix "to recognise
+ * the token" is a part of the secret handed to whoever may read the setting (issue 34).
+ */
+export const MASK = '****';
+
+export const maskSecret = (value: string | null): string | null => (value === null ? null : MASK);

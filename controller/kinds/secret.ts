@@ -10,7 +10,7 @@ export const secret: KindDescriptor = {
   namespaced: true,
   namePattern: KEY_PATTERN,
   description: 'A secret value; metadata.name is its key. The value is read at apply time from valueFrom '
-    + '(an environment variable of the controller, or a file); a plain value is rejected.',
+    + '(another Secret of the environment, a SOPS file of a Git source, or in the watched folder an environment variable or a file of the controller); a plain value is rejected.',
   table: 'secrets',
   nameColumn: 'key',
   versioned: false,

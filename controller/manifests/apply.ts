@@ -9,10 +9,14 @@ import { existingKeys, readSnapshot } from './snapshot.js';
 import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
 import type { Manifest, ManifestError, ManifestFile } from './types.js';
+import type { ManifestOrigin } from './reference-policy.js';
 import type { ChangedService } from '../model/manifest-hand-off.js';
-import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
+import { kindOf } from '../kinds/index.js';
+import { createObject, deleteObject, ObjectInUse, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
 export interface ApplyOptions {
+  /** Whose files these are: what they may read is reference-policy.ts's to say. */
+  origin: ManifestOrigin;
   dryRun?: boolean;
   prune?: boolean;
   /** Base of relative valueFrom.file paths. */
@@ -65,19 +69,40 @@ const APPLY_LOCK = 0x5ed0_0006;
  * 'manifest' and the file. Deleted objects are only removed when pruning.
  */
 export async function applyManifests(s: Services, files: ManifestFile[], opts: ApplyOptions): Promise<ApplyResult> {
+  try {
+    return await writeManifests(s, files, opts);
+  } catch (e) {
+    if (!(e instanceof ObjectInUse) || !e.at) throw e;
+    // a prune another object blocks: said in words at the file the object came from; nothing was written
+    return {
+      revision: e.at.revision, ok: false, dryRun: !!opts.dryRun, errors: [{ file: e.at.path, line: 1, column: 1, path: '', message: e.message }],
+      changes: [], counts: countChanges([]), changedServices: [], removedDeployments: [], sshKeyChanged: [], placementChanged: [],
+    };
+  }
+}
+
+async function writeManifests(s: Services, files: ManifestFile[], opts: ApplyOptions): Promise<ApplyResult> {
   const prune = opts.prune ?? s.config.manifestsPrune;
   return s.transaction(async (trx) => {
     await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
-    const loaded = await loadManifestsPaced(files, existingKeys(snap), opts.cache);
+    const loaded = await loadManifestsPaced(files, opts.origin, existingKeys(snap), opts.cache);
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
-    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues });
+    const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, {
+      origin: opts.origin, env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues,
+      storedSecret: (environment, key) => {
+        const sealed = snap.sealedSecrets.get(`${environment}/${key}`);
+        return sealed ? s.secretBox.open(sealed) : undefined;
+      },
+    });
     referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
     if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
     const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[], placementChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
     const changes = diffStates(desired.objects, snap.objects, { prune, origin: opts.scope?.origin });
+    const takenOver = opts.scope ? notCreatedBySource(changes, snap.objects, loaded.manifests, opts.scope) : [];
+    if (takenOver.length) return { ...base, errors: takenOver, ok: false, changes: [], counts: countChanges([]) };
     const result: ApplyResult = { ...base, ok: true, changes, counts: countChanges(changes) };
     if (opts.dryRun || changes.length === 0) return result;
 
@@ -93,7 +118,12 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
       let id = a?.id ?? null;
       if (c.action === 'create') id = await createObject(w, d!);
       else if (c.action === 'update') await updateObject(w, d!, a!.id!, fieldNames);
-      else if (c.action === 'delete') await deleteObject(w, c.kind, a!.id!);
+      else if (c.action === 'delete') {
+        await deleteObject(w, c.kind, a!.id!, c.name).catch((e: unknown) => {
+          if (e instanceof ObjectInUse) e.at = { path: c.path, revision };
+          throw e;
+        });
+      }
       if (c.action === 'orphan') continue;
       const envId = c.environment ? snap.envIds.get(c.environment) : undefined;
       if ((c.kind === 'Server' || c.kind === 'Service') && envId && !result.placementChanged.includes(envId)) result.placementChanged.push(envId);
@@ -146,6 +176,34 @@ function outOfScope(manifests: Manifest[], scope: SourceScope): ManifestError[] 
       return [{ file: m.file, ...m.positionOf(['metadata', 'environment']), path: 'metadata/environment', message: `this source belongs to the environment ${scope.environment}, not ${m.metadata.environment}` }];
     }
     return [];
+  });
+}
+
+/** Who made an object a source found in the store, in words. */
+function ownerOf(a: ObjectState): string {
+  if (!a.source) return 'made through the API';
+  if (!a.source.origin) return `applied from ${a.source.path} by the manifests folder or POST /api/manifests/apply`;
+  return `applied by another Git source (${a.source.repository ?? a.source.origin})`;
+}
+
+/**
+ * A Git source never takes over an object it did not create (docs/git-sources.md): an object of
+ * the same kind and name made through the API, the folder or an API apply is a conflict of the
+ * commit at the manifest that names it, and the commit applies nothing. Without this, a committer
+ * could take an API-made image or service out of its owners' hands by naming it.
+ */
+function notCreatedBySource(changes: Change[], actual: ObjectState[], manifests: Manifest[], scope: SourceScope): ManifestError[] {
+  const have = new Map(actual.map((a) => [stateKey(a), a]));
+  return changes.flatMap((c) => {
+    const a = c.action === 'update' ? have.get(stateKey(c)) : undefined;
+    if (!a || a.source?.origin === scope.origin) return [];
+    const m = manifests.find((x) => x.kind === c.kind && x.metadata.environment === c.environment
+      && (kindOf(x.kind).manifest.identity ? x.spec[kindOf(x.kind).manifest.identity!] : x.metadata.name) === c.name);
+    return [{
+      file: c.path, line: m?.line ?? 1, column: 1, path: 'metadata/name',
+      message: `conflict: ${c.kind} '${c.name}' of environment ${c.environment} already exists, ${ownerOf(a)}; this source did not create it `
+        + 'and never takes it over (rename it in the repository, or delete the existing one first)',
+    }];
   });
 }
 

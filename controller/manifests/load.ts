@@ -7,6 +7,7 @@ import { contentHash } from './read-dir.js';
 import { resolveReferences } from './resolve.js';
 import { validateDocument } from './validate.js';
 import type { LoadResult, Manifest, ManifestError, ManifestFile } from './types.js';
+import type { ManifestOrigin } from './reference-policy.js';
 
 /** What one file gives on its own: its valid documents, and its syntax, schema and rule errors. */
 export interface LoadedFile {
@@ -23,23 +24,27 @@ export interface LoadedFile {
  * With a cache, a file whose text did not change since the last load is not parsed or validated
  * again; what spans files (references, duplicates, cycles) is always checked over the whole set.
  * The folder holds at most YAML_LIMITS.maxDocuments documents: past it, the file that crosses
- * the cap is `refused` and the rest is not read.
+ * the cap is `refused` and the rest is not read. The origin defaults to the folder's: the CLI's
+ * offline validation runs on its author's machine, with its author's environment.
  */
-export function loadManifests(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): LoadResult {
-  return runToEnd(loadSteps(files, external, cache));
+export function loadManifests(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>, origin: ManifestOrigin = 'folder'): LoadResult {
+  return runToEnd(loadSteps(files, origin, external, cache));
 }
 
-/** loadManifests in slices: the event loop gets a turn every YAML_LIMITS.sliceMs (a 1 MB folder parses for ~0.7 s). */
-export function loadManifestsPaced(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): Promise<LoadResult> {
-  return runPaced(loadSteps(files, external, cache), new Pace(YAML_LIMITS.sliceMs));
+/**
+ * loadManifests in slices: the event loop gets a turn every YAML_LIMITS.sliceMs (a 1 MB folder parses for ~0.7 s).
+ * `origin` says whose files they are: only the watched folder's expand `${env:NAME}` (reference-policy.ts).
+ */
+export function loadManifestsPaced(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>): Promise<LoadResult> {
+  return runPaced(loadSteps(files, origin, external, cache), new Pace(YAML_LIMITS.sliceMs));
 }
 
-function* loadSteps(files: ManifestFile[], external?: Set<string>, cache?: FileCache<LoadedFile>): Generator<void, LoadResult> {
+function* loadSteps(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>): Generator<void, LoadResult> {
   const manifests: Manifest[] = [];
   const errors: ManifestError[] = [];
   const budget = new DocumentBudget();
   for (const f of files) {
-    const text = expandEnvRefs(f, errors);
+    const text = expandEnvRefs(f, errors, process.env, origin);
     let one = cache?.lookup(f.path, text);
     if (one) {
       try {

@@ -6,6 +6,7 @@ import type { LoadedFile } from './load.js';
 import { readManifestDir } from './read-dir.js';
 import { manifestsStatusOf, type ApplyRecord } from './status.js';
 import type { ManifestFile } from './types.js';
+import type { ManifestOrigin } from './reference-policy.js';
 
 /** One cache per running service (keyed by its Services object), for the folder it watches. */
 const caches = new WeakMap<object, FileCache<LoadedFile>>();
@@ -27,13 +28,16 @@ export const revisionName = (r: ApplyResult['revision']) => `manifests ${(r.gitC
  * a plan of remove steps. A Git source passes its commit, scope and cache, and keeps its own
  * status (the folder's is not touched).
  */
-export async function runApply(s: Services, trigger: ApplyRecord['trigger'] | 'git', opts: Partial<ApplyOptions> & { files?: ManifestFile[] }): Promise<RunApplyResult> {
+export async function runApply(s: Services, trigger: ApplyRecord['trigger'] | 'git', opts: Partial<Omit<ApplyOptions, 'origin'>> & { files?: ManifestFile[] }): Promise<RunApplyResult> {
   const dir = opts.scope ? null : s.config.manifestsDir;
   const files = opts.files ?? (dir ? await readManifestDir(dir) : []);
+  // Whose files these are (reference-policy.ts): only what this function read from MANIFESTS_DIR
+  // itself is the folder's; files handed in came from a client, a Git source's from its commit.
+  const origin: ManifestOrigin = opts.scope ? 'git' : opts.files ? 'api' : 'folder';
   const gitCommit = opts.gitCommit !== undefined ? opts.gitCommit : opts.files ? null : dir ? await folderCommit(dir, files) : null;
   // Files sent by a client are not the folder's: they neither use nor replace its cache.
   const cache = opts.cache ?? (opts.files ? undefined : folderCacheOf(s));
-  const result = await applyManifests(s, files, { ...opts, baseDir: opts.scope ? null : dir, gitCommit, cache });
+  const result = await applyManifests(s, files, { ...opts, origin, baseDir: origin === 'folder' ? dir : null, gitCommit, cache });
   let plans: string[] = [];
   let message: string | undefined;
   const name = revisionName(result.revision);

@@ -13,6 +13,8 @@ export interface Snapshot {
   envIds: Map<string, string>;
   /** `${env}/${kind}/${name}` -> id, for resolving references while applying. */
   ids: Map<string, string>;
+  /** `${env}/${key}` -> the sealed value of each stored Secret, opened only when a secretRef names it. */
+  sealedSecrets: Map<string, string>;
 }
 
 const manifestSource = (s: unknown): ManifestSource | undefined =>
@@ -53,6 +55,8 @@ export async function readSnapshot(db: Db | Trx, box: SecretBox): Promise<Snapsh
 
   const objects: ObjectState[] = [];
   const ids = new Map<string, string>();
+  const sealedSecrets = new Map<string, string>();
+  const secretColumn = kindOf('Secret').secrets![0].column;
   for (const k of stored) {
     for (const row of tables[k.table!]) {
       const fields: Record<string, unknown> = {};
@@ -66,12 +70,13 @@ export async function readSnapshot(db: Db | Trx, box: SecretBox): Promise<Snapsh
       const source = manifestSource(row.source);
       objects.push({ kind: k.kind, environment, name, fields, id: row.id, environmentId: row.environmentId ?? row.id, source });
       ids.set(`${environment ?? '-'}/${k.kind}/${name}`, row.id);
+      if (k.kind === 'Secret' && row[secretColumn]) sealedSecrets.set(`${environment}/${name}`, row[secretColumn]);
       // References by the manifest's name resolve too (an image is stored under its imageName).
       if (k.manifest.identity && source?.name) ids.set(`${environment}/${k.kind}/${source.name}`, row.id);
     }
   }
   const envIds = new Map(tables[kindOf('Environment').table!].map((e) => [e.name as string, e.id as string]));
-  return { objects, envIds, ids };
+  return { objects, envIds, ids, sealedSecrets };
 }
 
 /** keyOf()-style keys of what exists, so references to API-created objects resolve. */

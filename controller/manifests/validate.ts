@@ -72,13 +72,13 @@ function toError(e: ErrorObject, at: At, kind: string): ManifestError {
       const field = String(e.params.additionalProperty);
       // A secret whose valueFrom sits right under spec (a Secret's), given as a plain value.
       if (path.join('/') === 'spec' && secretsOf(kind).some((f) => f.valueFrom?.length === 1 && f.field === field)) {
-        return at([...path, field], 'plain secret values are not allowed in manifests: use valueFrom: {env: NAME} or {file: PATH}', true);
+        return at([...path, field], 'plain secret values are not allowed in manifests: use valueFrom: {secretRef: NAME} (a Secret of the environment), a SOPS file, or in the watched folder {env: NAME} or {file: PATH}', true);
       }
       return at([...path, field], `unknown field '${field}'`, true);
     }
     case 'type':
       if (path.length === 2 && path[0] === 'spec' && e.params.type === 'object' && secretsOf(kind).some((f) => !f.valueFrom && f.field === path[1])) {
-        return at(path, `plain secret values are not allowed in manifests: use ${path[1]}: {valueFrom: {env: NAME}} or {valueFrom: {file: PATH}}`);
+        return at(path, `plain secret values are not allowed in manifests: use ${path[1]}: {valueFrom: {secretRef: NAME}} (a Secret of the environment), a SOPS file, or in the watched folder {valueFrom: {env: NAME}} or {valueFrom: {file: PATH}}`);
       }
       return at(path, e.message ?? 'is invalid');
     case 'required':
@@ -91,7 +91,7 @@ function toError(e: ErrorObject, at: At, kind: string): ManifestError {
       return at(path, `must be one of ${(e.params.allowedValues as unknown[]).map((x) => JSON.stringify(x)).join(', ')}`);
     case 'minProperties':
     case 'maxProperties':
-      if (path.at(-1) === 'valueFrom') return at(path, 'must name exactly one of env or file');
+      if (path.at(-1) === 'valueFrom') return at(path, 'must name exactly one of secretRef, env or file');
       return at(path, e.message ?? 'is invalid');
     default:
       return at(path, e.message ?? 'is invalid');

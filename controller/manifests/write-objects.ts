@@ -1,11 +1,12 @@
 import type { Trx } from '../store/transaction.js';
 import type { SecretBox } from '../crypto/secret-box.js';
-import { kindOf, STORED_KINDS } from '../kinds/index.js';
+import { KINDS, kindOf, STORED_KINDS } from '../kinds/index.js';
 import { isVersioned, nameColumnOf, type KindDescriptor } from '../kinds/kind.js';
 import { SETTINGS_MODULES } from '../settings/environment-settings.js';
 import {
-  addManifestRevision, deleteDeployments, deleteRow, deleteSubscriptionDeliveries, deploymentsOfService, insertDefaultSettings,
+  addManifestRevision, deleteDeployments, deleteRowUnlessUsed, deleteSubscriptionDeliveries, deploymentsOfService, insertDefaultSettings,
   insertDeployment, insertRow, mergeSettings, replaceAttachments, replaceClusterMembers, replaceDependencies, settingsOf, updateDeployment, updateRow,
+  type RowInUse,
 } from '../store/repositories/manifest-rows.js';
 import type { Snapshot } from './snapshot.js';
 import { sealHeaders } from '../delivery/sealed-headers.js';
@@ -116,10 +117,28 @@ async function syncClusterMembers(w: WriteContext, clusterId: string, o: ObjectS
   await replaceClusterMembers(w.trx, clusterId, (o.fields.servers as string[]).map((n) => idOf(w, o.environment, 'Server', n)));
 }
 
-export async function deleteObject(w: WriteContext, kind: string, id: string): Promise<void> {
+/** A pruned object another object still uses: nothing of the apply is written (the transaction rolls back). */
+export class ObjectInUse extends Error {
+  /** The file the object came from, and the revision being applied: set by the apply that pruned it. */
+  at: { path: string; revision: { contentHash: string; gitCommit: string | null } } | null = null;
+
+  constructor(kind: string, name: string, users: RowInUse[]) {
+    const named = users.map((u) => {
+      const k = KINDS.find((x) => x.table === u.table);
+      const what = k ? k.kind : u.table === 'deployments' ? 'a deployment' : `a row of ${u.table}`;
+      return u.name ? `${what} '${u.name}'` : what;
+    });
+    super(`cannot delete ${kind} '${name}' (no manifest declares it any more, and prune is on): ${[...new Set(named)].join(', ')} still `
+      + `use${users.length === 1 ? 's' : ''} it; change or delete ${users.length === 1 ? 'that' : 'those'} first, or declare it again`);
+    this.name = 'ObjectInUse';
+  }
+}
+
+export async function deleteObject(w: WriteContext, kind: string, id: string, name: string): Promise<void> {
   if (kind === 'Service') w.removedDeployments.push(...await deploymentsOfService(w.trx, id));
   if (kind === 'WebhookSubscription') await deleteSubscriptionDeliveries(w.trx, id);
-  await deleteRow(w.trx, kindOf(kind).table!, id);
+  const users = await deleteRowUnlessUsed(w.trx, kindOf(kind).table!, id);
+  if (users.length) throw new ObjectInUse(kind, name, users);
 }
 
 async function writeSettings(w: WriteContext, envId: string, o: ObjectState, fields: string[]) {

@@ -1,6 +1,7 @@
 import type { SystemSettingsRepository } from '../store/repositories/system-settings.js';
 import { arrayOf, int, nullable, str, type Schema } from '../kinds/schema.js';
 import type { SecretBox } from '../crypto/secret-box.js';
+import { maskSecret } from '../crypto/redact.js';
 
 /** The system-wide settings (interface spec, System settings) and the retention knobs. */
 export interface SystemSettingsValues {
@@ -54,11 +55,8 @@ export const SYSTEM_FIELDS: Record<keyof SystemSettingsValues, Schema> = {
 /** Write-only: stored encrypted, read back masked. */
 export const REGISTRY_TOKEN_FIELD: Schema = { ...nullable(str({ minLength: 1, maxLength: 8192 })), writeOnly: true, description: 'Token sent to registries that ask for one (write-only: read back masked; null removes it)' };
 
-/** Shows that a token is set without showing it: a short prefix of long tokens, then asterisks. */
-export function maskToken(token: string | null): string | null {
-  if (token === null) return null;
-  return (token.length >= 12 ? token.slice(0, 4) : '') + '****';
-}
+/** Shows that a token is set without showing any character of it (controller/crypto/redact.ts). */
+export const maskToken = maskSecret;
 
 const CACHE_MS = 5_000;
 

@@ -131,7 +131,10 @@ describe('admin routes: API tokens, service accounts, system settings, SMTP, aud
       const res = await admin.patch('/api/settings/system', { registryAccessToken: secret, webhookMaxRetries: 5, auditLogRetentionDays: 30 });
       expect(res.status, res.text).to.equal(200);
       expect(res.body.registryAccessToken).to.match(/\*+$/);
-      expect(res.text).to.not.include(secret);
+      // no character of it: the mask once began with the token's first four (issue 34)
+      expect(res.body.registryAccessToken).to.equal('****');
+      expect((await viewer.get('/api/settings/system')).body.registryAccessToken).to.equal('****');
+      expect(res.text).to.not.include(secret.slice(0, 4));
       expect((await viewer.get('/api/settings/system')).body).to.include({ webhookMaxRetries: 5, hasRegistryAccessToken: true });
       expect(await svc.services.systemSettings.get()).to.include({ webhookMaxRetries: 5, auditLogRetentionDays: 30 });
       expect(await svc.services.systemSettings.registryAccessToken()).to.equal(secret);

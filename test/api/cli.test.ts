@@ -297,6 +297,30 @@ describe('stevedore apply to a controller that watches a manifests folder', func
     expect(forced.code, forced.stderr).to.equal(0);
     expect(forced.stderr).to.include('warning').and.include('next change will win');
   });
+
+  it('diff of the watched folder itself is the controller\'s diff of it: its ${env:NAME} are the folder\'s to read', async () => {
+    const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-watched-copy-'));
+    try {
+      process.env.STEVEDORE_CLI_WATCHED_DESCRIPTION = 'from the controller';
+      const env = 'apiVersion: stevedore/v1\nkind: Environment\nmetadata: {name: watched}\nspec: {description: "${env:STEVEDORE_CLI_WATCHED_DESCRIPTION}"}\n';
+      fs.writeFileSync(path.join(watched, 'env.yaml'), env);
+      const admin = svc.http.withToken(auth.STEVEDORE_TOKEN);
+      await until('the watched folder applied', async () => (await admin.get('/api/environments')).body.items.some((e: { name: string }) => e.name === 'watched'));
+      fs.writeFileSync(path.join(copy, 'env.yaml'), env);
+      const same = await home.run(['diff', copy], { env: auth });
+      // exit 0: nothing of the folder would change (an object the --force apply above left is only listed as orphaned)
+      expect(same.code, same.stderr).to.equal(0);
+      expect(same.stdout).not.to.include('Environment watched');
+      // another folder's ${env:} is sent as data, and refused at its line
+      fs.writeFileSync(path.join(copy, 'env.yaml'), env.replace('name: watched', 'name: other'));
+      const other = await home.run(['diff', copy], { env: auth });
+      expect(other.code).to.equal(1);
+      expect(other.stderr).to.include('env.yaml:4:').and.include('cannot read the controller\'s environment variables');
+    } finally {
+      delete process.env.STEVEDORE_CLI_WATCHED_DESCRIPTION;
+      fs.rmSync(copy, { recursive: true, force: true });
+    }
+  });
 });
 
 describe('stevedore apply to an environment with a Git source', function () {

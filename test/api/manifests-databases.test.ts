@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { seedSecrets } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
 
 const PASSWORD = 'db-manifest-password-321';
@@ -21,7 +22,7 @@ spec:
   databaseName: shop
   username: app
   password:
-    valueFrom: {env: SHOP_DB_PASSWORD}
+    valueFrom: {secretRef: SHOP_DB_PASSWORD}
   timezone: Europe/Paris
 ${extra}`,
   },
@@ -33,16 +34,14 @@ describe('manifests: Database', function () {
   let admin: HttpClient;
 
   before(async () => {
-    process.env.SHOP_DB_PASSWORD = PASSWORD;
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
+    // sent to the API, a manifest's secret comes from a Secret of its environment
+    await seedSecrets(admin, 'data', { SHOP_DB_PASSWORD: PASSWORD });
   });
-  after(async () => {
-    delete process.env.SHOP_DB_PASSWORD;
-    await svc.stop();
-  });
+  after(() => svc.stop());
 
-  it('applies a Database on its server with a sealed password from valueFrom, then finds nothing to do, then updates', async () => {
+  it('applies a Database on its server with a sealed password from a secretRef, then finds nothing to do, then updates', async () => {
     const res = await admin.post('/api/manifests/apply', { files: files(5432) });
     expect(res.status, res.text).to.equal(200);
     expect(res.text).to.not.include(PASSWORD);

@@ -8,6 +8,7 @@ import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, createEnvironment, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { createRepo, type TestRepo } from '../support/git-repo.js';
+import { TEST_GIT_ROOT } from '../support/git-file-roots.js';
 import { until } from '../support/until.js';
 import { ageKeyPair, sopsFile } from '../support/sops-file.js';
 import { inflateSync } from 'node:zlib';
@@ -304,11 +305,12 @@ describe('manifests source diff (what the next sync would do)', function () {
     const missing = await diff(bare.id);
     expect(missing.status).to.equal(404);
     expect(missing.body.code).to.equal('NOT_FOUND');
-    expect((await admin.put(`/api/environments/${bare.id}/manifests-source`, { url: 'file:///nonexistent/repo.git', pollIntervalSec: 0 })).status).to.equal(200);
+    const nowhere = `file://${join(TEST_GIT_ROOT, 'nonexistent', 'repo.git')}`;
+    expect((await admin.put(`/api/environments/${bare.id}/manifests-source`, { url: nowhere, pollIntervalSec: 0 })).status).to.equal(200);
     const failed = await diff(bare.id);
     expect(failed.status).to.equal(503);
     expect(failed.body.code).to.equal('SERVICE_UNAVAILABLE');
-    expect(failed.body.message).to.include('fetch of file:///nonexistent/repo.git');
+    expect(failed.body.message).to.include(`fetch of ${nowhere}`);
   });
 });
 

@@ -2,6 +2,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
+import { seedSecrets } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
 
 const SECRET = 'hook-signing-secret-789';
@@ -17,7 +18,7 @@ spec:
   eventTypes: [deployment.failed, deployment.success]
   headers: {X-Team: ${header}}
   secret:
-    valueFrom: {env: HOOK_SECRET}
+    valueFrom: {secretRef: HOOK_SECRET}
 `,
 });
 
@@ -30,22 +31,20 @@ describe('manifests: WebhookSubscription', () => {
   const audits = (action: string) => svc.services.db('audit_logs').where({ action, resourceType: 'webhook-subscriptions' });
 
   before(async () => {
-    process.env.HOOK_SECRET = SECRET;
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
+    // sent to the API, a manifest's secret comes from a Secret of its environment (made here first)
+    envId = await seedSecrets(admin, 'hooks', { HOOK_SECRET: SECRET });
   });
-  after(async () => {
-    delete process.env.HOOK_SECRET;
-    await svc.stop();
-  });
+  after(() => svc.stop());
 
   it('apply creates the subscription with its manifest source, a sealed secret, and an audit entry without the secret', async () => {
     const res = await admin.post('/api/manifests/apply', { files: folder() });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.ok, res.text).to.equal(true);
-    expect(res.body.counts).to.deep.equal({ create: 2, update: 0, delete: 0, orphan: 0 });
+    // the environment made to hold the secret is taken over by environment.yaml
+    expect(res.body.counts).to.deep.equal({ create: 1, update: 1, delete: 0, orphan: 0 });
     expect(res.text).not.to.include(SECRET);
-    envId = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'hooks').id;
     const [sub, ...others] = await subscriptions();
     expect(others).to.deep.equal([]);
     expect(sub).to.include({ name: 'ci', url: 'https://ci.example.com/hook', hasSecret: true, enabled: true, environmentId: envId });

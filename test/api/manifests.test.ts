@@ -3,7 +3,7 @@ import { expect } from 'chai';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { bootstrapAdmin, userWithRole } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
-import { edit, exampleFiles } from '../support/manifest-files.js';
+import { edit, exampleFiles, forApi, seedSecrets } from '../support/manifest-files.js';
 import type { ManifestFile } from '../../controller/manifests/types.js';
 import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -30,38 +30,41 @@ describe('manifests routes', () => {
   let files: ManifestFile[];
   let envId: string;
 
+  // The example folder is written for MANIFESTS_DIR: sent to the API, its ${env:…} are written out
+  // and its valueFrom.env become secretRefs to Secrets stored in the environment beforehand.
+  const secrets = { DEMO_REGISTRY_PASSWORD: 'registry-pw-123', DEMO_DATABASE_PASSWORD: 'db-pw-456', DEMO_SSH_PRIVATE_KEY: newSshKeyPair().private };
+  const plain = { DEMO_WEB1_HOST: '192.0.2.11', DEMO_WEB2_HOST: '192.0.2.12', DEMO_REGISTRY: 'registry.example:5000', DEMO_REGISTRY_USERNAME: 'stevedore' };
+
   before(async () => {
-    process.env.DEMO_REGISTRY_PASSWORD = 'registry-pw-123';
-    process.env.DEMO_DATABASE_PASSWORD = 'db-pw-456';
-    process.env.DEMO_SSH_PRIVATE_KEY = newSshKeyPair().private;
-    Object.assign(process.env, { DEMO_WEB1_HOST: '192.0.2.11', DEMO_WEB2_HOST: '192.0.2.12', DEMO_REGISTRY: 'registry.example:5000', DEMO_REGISTRY_USERNAME: 'stevedore' });
     svc = await startTestService();
     admin = await bootstrapAdmin(svc.http);
-    files = await exampleFiles();
+    files = forApi(await exampleFiles(), plain);
+    envId = await seedSecrets(admin, 'demo', secrets);
   });
   after(() => svc.stop());
 
-  it('diff of a new folder lists every object as a create and writes nothing', async () => {
+  it('diff of a new folder lists every object as a create (the environment holding its secrets as taken over) and writes nothing', async () => {
     const res = await admin.post('/api/manifests/diff', { files });
     expect(res.status, res.text).to.equal(200);
     expect(res.body.ok).to.equal(true);
-    expect(res.body.counts).to.deep.equal({ create: 14, update: 0, delete: 0, orphan: 0 });
+    // the environment (made beforehand to hold the secrets) is taken over, everything else is new
+    expect(res.body.counts).to.deep.equal({ create: 13, update: 1, delete: 0, orphan: 0 });
     const secret = res.body.changes.find((c: any) => c.kind === 'Secret');
     expect(secret.fields).to.deep.include({ field: 'value', secret: true });
     expect(res.text).not.to.include('db-pw-456');
-    const envs = await admin.get('/api/environments');
-    expect(envs.body.items.map((e: any) => e.name)).not.to.include('demo');
+    expect(res.text).not.to.include('registry-pw-123');
+    expect((await admin.get(`/api/environments/${envId}/services`)).body.total).to.equal(0);
   });
 
   it('apply creates the objects with their manifest source and audits each with the file', async () => {
     const res = await admin.post('/api/manifests/apply', { files });
     expect(res.status, res.text).to.equal(200);
-    expect(res.body.counts.create).to.equal(14);
+    expect(res.body.counts.create).to.equal(13);
     expect(res.body.plans, 'one deploy plan for the environment').to.have.length(1);
     const plan = await svc.services.db('deployment_plans').where({ id: res.body.plans[0] }).first();
     expect(plan.trigger).to.equal('manifest');
     const env = (await admin.get('/api/environments')).body.items.find((e: any) => e.name === 'demo');
-    envId = env.id;
+    expect(env.id).to.equal(envId);
     expect(env.source).to.include({ kind: 'manifest', path: 'environment.yaml' });
     const services = await admin.get(`/api/environments/${envId}/services`);
     const api = services.body.items.find((s: any) => s.name === 'api');
@@ -69,14 +72,14 @@ describe('manifests routes', () => {
     expect(api.deployments).to.have.length(2);
     expect(api.source).to.include({ kind: 'manifest', path: 'services.yaml' });
     const audit = await svc.services.db('audit_logs').where({ action: 'manifest.create' });
-    expect(audit).to.have.length(14);
+    expect(audit).to.have.length(13);
     expect(audit.every((a: any) => a.details.source === 'manifest' && typeof a.details.path === 'string')).to.equal(true);
     const row = await svc.services.db('environments').where({ id: envId }).first();
     expect(row.sshKeyFingerprint).to.match(/^SHA256:/);
-    const sshKey = await admin.put(`/api/environments/${envId}/ssh-key`, { privateKey: process.env.DEMO_SSH_PRIVATE_KEY });
+    const sshKey = await admin.put(`/api/environments/${envId}/ssh-key`, { privateKey: secrets.DEMO_SSH_PRIVATE_KEY });
     expect(sshKey.status, sshKey.text).to.equal(409);
     expect(sshKey.body.hint).to.include('environment.yaml');
-    const sealed = await svc.services.db('secrets').first('valueSealed');
+    const sealed = await svc.services.db('secrets').where({ key: 'DATABASE_PASSWORD' }).first('valueSealed');
     expect(sealed.valueSealed).not.to.include('db-pw-456');
     expect(JSON.stringify(audit)).not.to.include('db-pw-456');
   });
@@ -135,15 +138,15 @@ describe('manifests routes', () => {
     let broken = edit(files, 'services.yaml', '    - server: web-2', '    - server: web-3');
     broken = edit(broken, 'config.yaml', '  value: info', '  value: info\n  colour: blue');
     broken = [...broken, { path: 'bad.yaml', content: 'kind: [\n' }];
-    const savedKey = process.env.DEMO_SSH_PRIVATE_KEY;
-    process.env.DEMO_SSH_PRIVATE_KEY = 'not a key';
+    const keySecret = (await admin.get(`/api/environments/${envId}/secrets`)).body.items.find((x: any) => x.key === 'DEMO_SSH_PRIVATE_KEY');
+    expect((await admin.patch(`/api/secrets/${keySecret.id}`, { value: 'not a key' })).status).to.equal(200);
     const res = await admin.post('/api/manifests/apply', { files: broken });
     expect(res.status, res.text).to.equal(400);
     expect(res.body.code).to.equal('VALIDATION_ERROR');
     const where = res.body.errors.map((e: any) => `${e.file}:${e.line}:${e.path}`);
     expect(where).to.include.members(['services.yaml:14:spec/deployments/1/server', 'config.yaml:8:spec/colour']);
     expect(res.body.errors.some((e: any) => e.file === 'bad.yaml')).to.equal(true);
-    process.env.DEMO_SSH_PRIVATE_KEY = savedKey;
+    expect((await admin.patch(`/api/secrets/${keySecret.id}`, { value: secrets.DEMO_SSH_PRIVATE_KEY })).status).to.equal(200);
     expect(where).to.include('environment.yaml:13:spec/sshPrivateKey/valueFrom');
     expect(res.text).not.to.include('not a key');
     const status = await admin.get('/api/manifests/status');

@@ -2,8 +2,8 @@
 // a work tree that commits and pushes to it.
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { TEST_GIT_ROOT } from './git-file-roots.js';
 
 export interface TestRepo {
   /** The bare repository's path. */
@@ -23,7 +23,8 @@ export function git(cwd: string, ...args: string[]): string {
 }
 
 export function createRepo(name = 'manifests'): TestRepo {
-  const root = mkdtempSync(join(tmpdir(), 'git-source-'));
+  mkdirSync(TEST_GIT_ROOT, { recursive: true });
+  const root = mkdtempSync(join(TEST_GIT_ROOT, 'git-source-'));
   const bare = join(root, `${name}.git`);
   const work = join(root, 'work');
   mkdirSync(work);

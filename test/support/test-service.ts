@@ -8,6 +8,7 @@ import { createApp } from '../../api/app.js';
 import { RECONCILERS } from '../../reconcilers/wiring.js';
 import { createTestDatabase } from './test-database.js';
 import { TEST_ALLOW_LIST } from './outgoing-allow.js';
+import { TEST_GIT_ROOT } from './git-file-roots.js';
 import { HttpClient } from './http-client.js';
 
 export interface TestService extends RunningService {
@@ -38,6 +39,8 @@ export async function startTestService(env: Record<string, string> = {}): Promis
     // registries on this host's bridge address (10.250.<id>.1, an address of the controller's own):
     // allowed as an operator would allow a local relay; the outgoing guard's own tests set it empty
     OUTGOING_ALLOW_LIST: TEST_ALLOW_LIST,
+    // file:// Git sources are refused outside GIT_FILE_ROOTS: the tests' repositories are made under this one
+    GIT_FILE_ROOTS: TEST_GIT_ROOT,
     ...env,
   });
   const logs: string[] = [];

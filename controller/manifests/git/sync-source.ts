@@ -7,6 +7,7 @@ import { runApply } from '../run-apply.js';
 import { formatError, type ManifestError } from '../types.js';
 import { fetchSource, type FetchedCommit } from './fetch-source.js';
 import { displayUrl, parseGitUrl } from './git-url.js';
+import { fileSourcePath } from './file-roots.js';
 import { decryptSopsFiles } from '../sops/decrypt-files.js';
 import { serviceUnavailable } from '../../errors/app-error.js';
 
@@ -143,9 +144,15 @@ function cacheOf(s: Services, id: string): FileCache<LoadedFile> {
 }
 
 async function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
-  const remote = parseGitUrl(row.url);
+  let remote = parseGitUrl(row.url);
   if ('problem' in remote) throw new Error(`url ${remote.problem}`);
   if (remote.host) await s.outgoing.check(row.url.includes('://') ? row.url : `ssh://${remote.host}`);
+  if (remote.transport === 'file') {
+    // checked again at each fetch (GIT_FILE_ROOTS may have changed, a symlink moved); git reads the path checked
+    const local = fileSourcePath(row.url, s.config.gitFileRoots, s.config.stateDir);
+    if ('problem' in local) throw new Error(`url ${local.problem}`);
+    remote = { ...remote, url: local.path };
+  }
   return fetchSource({
     cacheDir: cacheDirOf(s, row.id), remote, ref: row.ref, path: row.path,
     sshPrivateKey: row.sshPrivateKeySealed ? s.secretBox.open(row.sshPrivateKeySealed) : null,

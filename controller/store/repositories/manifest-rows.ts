@@ -54,6 +54,39 @@ export async function deleteRow(trx: Knex.Transaction, table: string, id: string
   await trx(table).where({ id }).delete();
 }
 
+/** A row that still refers to one being deleted (a foreign key that neither cascades nor clears): its table and name. */
+export interface RowInUse { table: string; name: string | null }
+
+/**
+ * Deletes a row unless another still refers to it; then nothing is deleted (a savepoint: the
+ * transaction goes on) and the rows that use it are answered, at most three per reference, so
+ * the caller can say in words what to change first.
+ */
+export async function deleteRowUnlessUsed(trx: Knex.Transaction, table: string, id: string): Promise<RowInUse[]> {
+  try {
+    await trx.transaction(async (savepoint) => {
+      await savepoint(table).where({ id }).delete();
+    });
+    return [];
+  } catch (e) {
+    if ((e as { code?: string }).code !== '23503') throw e;
+  }
+  // the references that block a delete: NO ACTION and RESTRICT foreign keys to this table
+  const refs = (await trx.raw(`
+    select child.relname as "table", att.attname as "column"
+    from pg_constraint c
+    join pg_class child on child.oid = c.conrelid
+    join pg_class parent on parent.oid = c.confrelid
+    join pg_attribute att on att.attrelid = c.conrelid and att.attnum = c.conkey[1]
+    where c.contype = 'f' and parent.relname = ? and c.confdeltype in ('a', 'r')`, [table])).rows as Array<{ table: string; column: string }>;
+  const users: RowInUse[] = [];
+  for (const r of refs) {
+    const rows = (await trx.raw('select * from ?? where ?? = ? limit 3', [r.table, r.column, id])).rows as Row[];
+    for (const row of rows) users.push({ table: r.table, name: row.name ?? row.key ?? row.container_name ?? row.image_name ?? null });
+  }
+  return users;
+}
+
 // ---- Environment settings ----------------------------------------------------------------
 
 export async function insertDefaultSettings(trx: Knex.Transaction, environmentId: string): Promise<void> {

@@ -17,8 +17,8 @@ describe('config scanner', () => {
     expect(found.map((f) => f.name)).to.deep.equal(['password', 'api_key']);
     expect(found[0]).to.include({ line: 1, column: 10, suggestedKey: 'PASSWORD', length: 12 });
     expect(content.slice(found[1].start, found[1].end)).to.equal('Zr8uT1qW3eY5');
-    expect(found[0].masked.startsWith('Xk')).to.equal(true);
-    expect(found[0].masked).to.not.include('pQ2v');
+    // the mask shows no character of the value (its length is the finding's own field)
+    expect(found.map((f) => f.masked)).to.deep.equal(['****', '****']);
   });
 
   it('respects the entropy threshold and minimum length settings', () => {

@@ -65,4 +65,16 @@ spec:
       delete process.env.FLEET_EXPAND_TEST_PORT;
     }
   });
+
+  for (const origin of ['api', 'git'] as const) {
+    it(`from the ${origin}, every reference is an error at its file:line and nothing is expanded`, () => {
+      const errors: ManifestError[] = [];
+      const text = expandEnvRefs({ path: 'vars.yaml', content: 'spec:\n  value: "${env:DATABASE_URL}"\n  other: $${env:KEPT}\n' }, errors,
+        { DATABASE_URL: 'postgres://u:pw@db/x' }, origin);
+      expect(errors.map(formatError)).to.have.length(1);
+      expect(formatError(errors[0])).to.match(/^vars\.yaml:2:11: \$\{env:DATABASE_URL\}: manifests (from a Git source|sent to the API) cannot read the controller's environment/);
+      expect(text).to.equal('spec:\n  value: "${env:DATABASE_URL}"\n  other: ${env:KEPT}\n');
+      expect(JSON.stringify(errors)).not.to.include('pw@db');
+    });
+  }
 });

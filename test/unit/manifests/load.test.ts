@@ -60,7 +60,7 @@ metadata: {name: TOKEN, environment: prod}
 spec:
   value: hunter2
 ` });
-    expect(where(r)).to.include('s.yaml:5:3: spec/value: plain secret values are not allowed in manifests: use valueFrom: {env: NAME} or {file: PATH}');
+    expect(where(r)).to.include('s.yaml:5:3: spec/value: plain secret values are not allowed in manifests: use valueFrom: {secretRef: NAME} (a Secret of the environment), a SOPS file, or in the watched folder {env: NAME} or {file: PATH}');
     expect(JSON.stringify(r.errors)).not.to.include('hunter2');
   });
 

@@ -13,7 +13,7 @@ const subscription = (spec: string) => loadManifests([
 const desiredOf = (spec: string, secrets: Record<string, string> = {}) => {
   const loaded = subscription(spec);
   expect(loaded.errors.map(formatError)).to.deep.equal([]);
-  const out = desiredStates(loaded.manifests, 'r1', { env: secrets, baseDir: null });
+  const out = desiredStates(loaded.manifests, 'r1', { origin: 'folder', env: secrets, baseDir: null });
   expect(out.errors).to.deep.equal([]);
   return out.objects.find((o) => o.kind === 'WebhookSubscription')!;
 };
