@@ -5,7 +5,7 @@ import { kindOf } from '../kinds/index.js';
 import type { ObjectState } from './state.js';
 import type { Manifest, ManifestError } from './types.js';
 import type { SecretField } from '../kinds/kind.js';
-import { secretRefEnvironment, secretRefMissing, valueFromRefusal, type ManifestOrigin, type ValueFrom } from './reference-policy.js';
+import { controllerHostRefusal, secretRefEnvironment, secretRefMissing, valueFromRefusal, type ManifestOrigin, type ValueFrom } from './reference-policy.js';
 
 export { normaliseDeployments } from '../kinds/service.js';
 
@@ -108,6 +108,8 @@ export function desiredStates(manifests: Manifest[], revision: string, secrets: 
       fields[f] = mapDigest(sealedMapValues[f]);
     }
     const problem = kind.problem?.(fields);
+    const hostRefusal = controllerHostRefusal(secrets.origin, m.kind, fields);
+    if (hostRefusal) fail(m, ['spec', m.kind === 'Server' ? 'dockerMode' : 'settings'], hostRefusal);
     if (problem) errors.push({ file: m.file, ...m.positionOf(['spec', problem.field]), path: `spec/${problem.field}`, message: problem.message });
     return Object.assign(object, {
       secretValues,

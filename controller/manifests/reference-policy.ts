@@ -62,3 +62,18 @@ export const secretRefEnvironment = (m: { kind: string; metadata: { name: string
 export const secretRefMissing = (name: string, environment: string | undefined) => (environment === undefined
   ? `valueFrom.secretRef: ${name} names a Secret of the manifest's environment, and this manifest has none`
   : `valueFrom.secretRef: there is no Secret ${name} in environment ${environment} (a secretRef reads only a Secret of the manifest's own environment)`);
+
+/**
+ * Why a manifest may not make a server the controller's own machine (`dockerMode: socket`, or an
+ * Environment's `defaultDockerMode: socket`), or null. Over the API that needs an unrestricted
+ * admin (controller/auth/policy.ts, through the manifests route's reach); a Git source's commits
+ * are applied with no caller to check, and whoever may push must not get the controller's Docker.
+ */
+export function controllerHostRefusal(origin: ManifestOrigin, kind: string, fields: Record<string, unknown>): string | null {
+  if (origin !== 'git') return null;
+  const socket = (kind === 'Server' && fields.dockerMode === 'socket')
+    || (kind === 'Environment' && JSON.stringify(fields).includes('"defaultDockerMode":"socket"'));
+  return socket
+    ? `dockerMode: socket makes a server of the controller's own machine; ${whose.git} cannot ask for it (an unrestricted admin sets it through the API)`
+    : null;
+}

@@ -218,6 +218,17 @@ describe('Git sources stay inside their environment', function () {
     repo.commit({ 'shadow.yaml': null, 'key.yaml': null, 'db.yaml': null });
   });
 
+  it('a commit cannot make a server of the controller\'s own machine (dockerMode: socket); nothing is stored', async () => {
+    const st = await commitAndSync({
+      'host.yaml': doc('Server', 'controller-host', '  hostname: 127.0.0.1\n  dockerMode: socket\n', env.name),
+    });
+    expect(st.sync).to.equal('Failed');
+    expect(st.errors.map((e: any) => `${e.file}:${e.path}`)).to.deep.equal(['host.yaml:spec/dockerMode']);
+    expect(st.errors[0].message).to.include('manifests from a Git source cannot ask for it');
+    expect((await admin.get(`/api/environments/${env.id}/servers`)).body.items).to.deep.equal([]);
+    repo.commit({ 'host.yaml': null });
+  });
+
   it('file:// URLs outside GIT_FILE_ROOTS, or none listed, are refused when the source is saved', async () => {
     const other = await createEnvironment(admin);
     const outside = mkdtempSync(join('/var/tmp', 'stevedore-outside-'));
