@@ -10,6 +10,8 @@ import { stateKey, type Change, type ObjectState } from './state.js';
 import { servicesAffectedByConfig } from './affected-services.js';
 import type { Manifest, ManifestError, ManifestFile } from './types.js';
 import type { ChangedService } from '../model/manifest-hand-off.js';
+import { containerPolicyErrors } from './container-policy.js';
+import { controllerPaths } from '../deploy/container-policy.js';
 import { createObject, deleteObject, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
 export interface ApplyOptions {
@@ -74,6 +76,7 @@ export async function applyManifests(s: Services, files: ManifestFile[], opts: A
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, { env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues });
     referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
+    if (!errors.length) errors.push(...containerPolicyErrors(loaded.manifests, desired.objects, snap.objects, controllerPaths(s.config)));
     if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
     const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[], placementChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };
