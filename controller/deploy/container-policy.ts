@@ -80,14 +80,26 @@ const interpolates = (s: string) => s.replaceAll('$$', '').includes('$');
 const normalise = (p: string) => posix.normalize(p).replace(/\/+$/, '') || '/';
 const inside = (p: string, root: string) => root === '/' || p === root || p.startsWith(`${root}/`);
 
-/** Why baseline refuses to bind-mount `source` (a host path as written), or null when it may. */
-function hostPathProblem(source: string, policy: ContainerPolicy, ownDir: string): string | null {
+/** A bind source the policy allowed as written, to look at again once the server resolved its symlinks. */
+export interface BindSource { field: string; where: string; path: string }
+
+interface Walk { policy: ContainerPolicy; ownDir: string; binds: BindSource[]; field: string }
+
+/** Why baseline refuses to bind-mount `source` (a host path as written), or null when it may (then it is recorded in `w.binds`). */
+function hostPathProblem(source: string, w: Walk, where: string): string | null {
   if (interpolates(source)) return `the host path ${source} uses \${…} interpolation, which compose resolves on the server where the policy cannot check it`;
   if (source.startsWith('~')) return `the host path ${source} starts with ~, the home directory of the server's SSH user`;
-  const p = source.startsWith('/') ? normalise(source) : normalise(posix.join(ownDir, source));
+  if (/[\u0000-\u001f\u007f]/.test(source)) return `the host path ${JSON.stringify(source)} holds a control character`;
+  const p = source.startsWith('/') ? normalise(source) : normalise(posix.join(w.ownDir, source));
+  const why = pathProblem(p, p === source ? source : `${source} (${p})`, w.policy, w.ownDir);
+  if (!why) w.binds.push({ field: w.field, where, path: p });
+  return why;
+}
+
+/** Why baseline refuses the absolute, normalised host path `p` (`shown` as the message names it). */
+function pathProblem(p: string, shown: string, policy: ContainerPolicy, ownDir: string): string | null {
   if (policy.allowedHostPaths.some((a) => inside(p, normalise(a)))) return null;
   if (inside(p, ownDir)) return null;
-  const shown = p === source ? source : `${source} (${p})`;
   for (const s of [...SENSITIVE_HOST_PATHS, ...policy.sensitivePaths ?? []]) {
     const root = normalise(s.path);
     if (p === root) return `the host path ${shown} is ${s.why}`;
@@ -130,13 +142,13 @@ const HOST_NAMESPACE_KEYS: Record<string, string> = {
 
 const UNCONFINED = /^(?:(?:seccomp|apparmor|systempaths)\s*[:=]\s*unconfined|label\s*[:=]\s*disable)$/i;
 
-function serviceProblems(name: string, raw: Record<string, unknown>, policy: ContainerPolicy, ownDir: string): Array<[string, string]> {
+function serviceProblems(name: string, raw: Record<string, unknown>, w: Walk): Array<[string, string]> {
   const svc = applyMerges(raw) as Record<string, unknown>;
   const out: Array<[string, string]> = [];
   const at = (key: string) => `services.${name}.${key}`;
   const path = (key: string, source: unknown) => {
     if (typeof source !== 'string') return;
-    const why = hostPathProblem(source, policy, ownDir);
+    const why = hostPathProblem(source, w, key);
     if (why) out.push([key, why]);
   };
   if (truthy(svc.privileged)) out.push([at('privileged'), 'privileged gives the container every device and capability of the server']);
@@ -186,20 +198,21 @@ function serviceProblems(name: string, raw: Record<string, unknown>, policy: Con
 }
 
 /** Everything baseline refuses in a compose document, each with where it is. */
-function composeProblems(doc: unknown, policy: ContainerPolicy, ownDir: string): Array<[string, string]> {
+function composeProblems(doc: unknown, w: Walk): Array<[string, string]> {
   if (!isMap(doc)) return [];
   const out: Array<[string, string]> = [];
   if (doc.include !== undefined) out.push(['include', 'include brings in other compose files, which the policy cannot check']);
   if (isMap(doc.services)) {
-    for (const [name, svc] of Object.entries(doc.services)) if (isMap(svc)) out.push(...serviceProblems(name, svc, policy, ownDir));
+    for (const [name, svc] of Object.entries(doc.services)) if (isMap(svc)) out.push(...serviceProblems(name, svc, w));
   }
   // a named volume of the local driver with `device` is a bind mount of that host path
   if (isMap(doc.volumes)) {
     for (const [name, vol] of Object.entries(doc.volumes)) {
       const device = isMap(vol) && isMap(vol.driver_opts) ? vol.driver_opts.device : undefined;
       if (typeof device !== 'string' || !(device.startsWith('/') || device.startsWith('.') || device.startsWith('~') || interpolates(device))) continue;
-      const why = hostPathProblem(device, policy, ownDir);
-      if (why) out.push([`volumes.${name}.driver_opts.device`, why]);
+      const where = `volumes.${name}.driver_opts.device`;
+      const why = hostPathProblem(device, w, where);
+      if (why) out.push([where, why]);
     }
   }
   // file-based secrets and configs are bind mounts of host files
@@ -208,8 +221,9 @@ function composeProblems(doc: unknown, policy: ContainerPolicy, ownDir: string):
     if (!isMap(block)) continue;
     for (const [name, entry] of Object.entries(block)) {
       if (!isMap(entry) || typeof entry.file !== 'string') continue;
-      const why = hostPathProblem(entry.file, policy, ownDir);
-      if (why) out.push([`${top}.${name}.file`, why]);
+      const where = `${top}.${name}.file`;
+      const why = hostPathProblem(entry.file, w, where);
+      if (why) out.push([where, why]);
     }
   }
   return out;
@@ -221,18 +235,48 @@ const refusal = (policy: ContainerPolicy, field: string, where: string, why: str
   field, message: `${where}: ${why}; the container policy ${policy.containerPolicy} of this environment refuses it`,
 });
 
-/** Everything the policy refuses in what a container asks of its server (empty: it may run). */
-export function containerPolicyRefusals(req: ContainerRequest, policy: ContainerPolicy): PolicyRefusal[] {
-  if (policy.containerPolicy === 'privileged') return [];
-  const out: PolicyRefusal[] = [];
+/** What the policy refuses (empty: it may run), and the host paths it allowed as written. */
+function walk(req: ContainerRequest, policy: ContainerPolicy): { refusals: PolicyRefusal[]; binds: BindSource[] } {
+  const refusals: PolicyRefusal[] = [];
+  const binds: BindSource[] = [];
+  if (policy.containerPolicy === 'privileged') return { refusals, binds };
   (req.volumes ?? []).forEach((v, i) => {
     const source = shortSyntaxSource(v);
-    const why = source === null ? null : hostPathProblem(source, policy, req.ownDir);
-    if (why) out.push(refusal(policy, `volumes.${i}`, `volumes.${i}`, why));
+    const field = `volumes.${i}`;
+    const why = source === null ? null : hostPathProblem(source, { policy, ownDir: req.ownDir, binds, field }, field);
+    if (why) refusals.push(refusal(policy, field, field, why));
   });
   if (req.compose) {
-    for (const [where, why] of composeProblems(req.compose.doc, policy, req.ownDir)) out.push(refusal(policy, req.compose.field, `${req.compose.field}: ${where}`, why));
+    const { field } = req.compose;
+    for (const [where, why] of composeProblems(req.compose.doc, { policy, ownDir: req.ownDir, binds, field })) {
+      refusals.push(refusal(policy, field, `${field}: ${where}`, why));
+    }
   }
+  return { refusals, binds };
+}
+
+/** Everything the policy refuses in what a container asks of its server (empty: it may run). */
+export const containerPolicyRefusals = (req: ContainerRequest, policy: ContainerPolicy): PolicyRefusal[] => walk(req, policy).refusals;
+
+/** The host paths a container bind-mounts that the policy allows as written (none under privileged). */
+export const bindSourcesOf = (req: ContainerRequest, policy: ContainerPolicy): BindSource[] => walk(req, policy).binds;
+
+/**
+ * Docker follows symlinks of a bind source on the server: `/srv/data/link` may be `/`. Given each
+ * source's path with its symlinks resolved there (`realpath -m`, same order), what baseline refuses.
+ */
+export function resolvedPathRefusals(binds: BindSource[], resolved: string[], policy: ContainerPolicy, ownDir: string): PolicyRefusal[] {
+  const out: PolicyRefusal[] = [];
+  binds.forEach((b, i) => {
+    const real = resolved[i] === undefined ? null : normalise(resolved[i]);
+    if (real === null || !real.startsWith('/')) {
+      out.push(refusal(policy, b.field, b.where === b.field ? b.field : `${b.field}: ${b.where}`, `the host path ${b.path} could not be resolved on the server (realpath -m, of GNU coreutils)`));
+      return;
+    }
+    if (real === b.path) return;
+    const why = pathProblem(real, `${b.path} (a symlink to ${real} on the server)`, policy, ownDir);
+    if (why) out.push(refusal(policy, b.field, b.where === b.field ? b.field : `${b.field}: ${b.where}`, why));
+  });
   return out;
 }
 

@@ -12,7 +12,7 @@ import type { ServiceRow } from '../../../controller/store/repositories/services
 import { conflict, validationError } from '../../../controller/errors/app-error.js';
 import { rm } from '../../../controller/hosts/commands/docker.js';
 import { composeUp as composeUpArgv } from '../../../controller/hosts/commands/compose.js';
-import { mkdirP } from '../../../controller/hosts/commands/files.js';
+import { canonicalPaths, mkdirP } from '../../../controller/hosts/commands/files.js';
 import { MANAGED_ROOT, type ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
 import { assertDefinesContainer, parseCompose, type ComposeDocument } from '../../../controller/deploy/compose/validate-compose.js';
 import { composeFilesOf, projectNameOf, type ComposeFiles } from '../../../controller/deploy/compose/generate-compose.js';
@@ -25,7 +25,10 @@ import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
 import { CONTAINER_PATH_HINT, reservedMountOf } from '../../../controller/deploy/container-paths.js';
-import { assertContainerPolicy, containerPolicyOf, ownDirOf, requestOfSpec, type PolicyReads } from '../../../controller/deploy/container-policy.js';
+import {
+  assertContainerPolicy, bindSourcesOf, CONTAINER_POLICY_HINT, containerPolicyOf, ownDirOf, requestOfSpec, resolvedPathRefusals,
+  type ContainerRequest, type PolicyReads,
+} from '../../../controller/deploy/container-policy.js';
 import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
@@ -98,12 +101,27 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
  * policy tightened since (or a tag that fills a template token) stops the step here, before the
  * server is touched, with the message the write would have had.
  */
-async function assertRenderedAllowed(s: PolicyReads, loaded: LoadedDesired): Promise<void> {
+async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hosts'>, loaded: LoadedDesired): Promise<void> {
   const d = loaded.desired;
   const template = loaded.decision.mode === 'compose-external' ? null : loaded.service.composeTemplate;
   if (!d.volumes?.length && !template) return;
-  assertContainerPolicy(requestOfSpec({ volumes: d.volumes, composeTemplate: template }, d.containerName, { image: d.image, imageTag: d.imageTag }),
-    await containerPolicyOf(s, d.environmentId));
+  await assertAllowedOnServer(s, d.serverId, d.environmentId,
+    requestOfSpec({ volumes: d.volumes, composeTemplate: template }, d.containerName, { image: d.image, imageTag: d.imageTag }));
+}
+
+/**
+ * The pure check, then the bind sources it allowed once more with their symlinks resolved on the
+ * server (Docker follows them: a directory another container can write may hold a link to /).
+ */
+async function assertAllowedOnServer(s: PolicyReads & Pick<Services, 'hosts'>, serverId: string, environmentId: string, req: ContainerRequest): Promise<void> {
+  const policy = await containerPolicyOf(s, environmentId);
+  assertContainerPolicy(req, policy);
+  const binds = bindSourcesOf(req, policy);
+  if (!binds.length) return;
+  const out = await s.hosts.exec(serverId, canonicalPaths(binds.map((b) => b.path)), { check: false });
+  const resolved = out.code === 0 ? out.stdout.split('\n').slice(0, binds.length) : [];
+  const [first] = resolvedPathRefusals(binds, resolved, policy, req.ownDir);
+  if (first) throw validationError(first.message, first.field, CONTAINER_POLICY_HINT);
 }
 
 async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
@@ -173,8 +191,8 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
     return done(await composeUp(s, d, [files!.compose.path, files!.env.path], projectNameOf(decision.path), {}, r.log, verify), true);
   }
   // a file Stevedore does not own is held to the same policy (an attached config file could be one)
-  assertContainerPolicy({ compose: { doc: await validateComposeOnDisk(s, d, decision.path), field: 'composePath' }, ownDir: ownDirOf(d.containerName) },
-    await containerPolicyOf(s, d.environmentId));
+  await assertAllowedOnServer(s, d.serverId, d.environmentId,
+    { compose: { doc: await validateComposeOnDisk(s, d, decision.path), field: 'composePath' }, ownDir: ownDirOf(d.containerName) });
   await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
   await r.onTouch?.(decision.mode);
   const project = projectNameOf(decision.path).toLowerCase().replace(/[^a-z0-9_-]/g, '');

@@ -72,4 +72,24 @@ describe('container policy on the fleet (e2e)', function () {
     expect((await serverExec('s1', ['docker', 'inspect', '--format', '{{.Id}} {{.State.Running}} {{.Config.Image}}', containerName])).trim()).to.equal(before);
     expect((await serverExec('s1', ['docker', 'inspect', '--format', '{{range .Config.Env}}{{println .}}{{end}}', containerName]))).to.include('GREETING=hello');
   });
+
+  it('a bind source that is a symlink to / on the server is refused when the plan renders it, and nothing runs', async () => {
+    const dir = `/srv/policy-${w.tag}`;
+    await serverExec('s1', ['sh', '-c', `mkdir -p ${dir} && ln -sfn / ${dir}/link`]);
+    try {
+      const created = await operator.post(`/api/environments/${w.envId}/services`, {
+        name: `linked-${w.tag}`, containerImageId: w.imageId, imageTag: 'v1', env: { GREETING: 'hello' }, volumes: [`${dir}/link:/host`],
+      });
+      expect(created.status, created.text).to.equal(201);
+      const containerName = `linked-${w.tag}-s1`;
+      expect((await operator.post(`/api/services/${created.body.id}/deployments`, { serverId: w.servers.s1, containerName })).status).to.equal(201);
+      const plan = await operator.post(`/api/services/${created.body.id}/deploy?wait=true`, {});
+      expect(plan.body.status).to.be.oneOf(['failed', 'rolled_back']);
+      expect(plan.body.steps.map((x: { error: string | null }) => x.error).find(Boolean)).to.equal(
+        `volumes.0: the host path ${dir}/link (a symlink to / on the server) is the server's whole filesystem; the container policy baseline of this environment refuses it`);
+      expect((await containersOnS1()).filter((c) => c.startsWith(containerName))).to.deep.equal([]);
+    } finally {
+      await serverExec('s1', ['rm', '-rf', dir]);
+    }
+  });
 });

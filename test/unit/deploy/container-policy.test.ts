@@ -1,6 +1,6 @@
 import { expect } from 'chai';
 import {
-  assertContainerPolicy, containerPolicyRefusals, ownDirOf, policyOfSettings, requestOfSpec, type ContainerPolicy,
+  assertContainerPolicy, bindSourcesOf, containerPolicyRefusals, ownDirOf, policyOfSettings, requestOfSpec, resolvedPathRefusals, type ContainerPolicy,
 } from '../../../controller/deploy/container-policy.js';
 
 const baseline: ContainerPolicy = { containerPolicy: 'baseline', allowedHostPaths: [] };
@@ -133,5 +133,26 @@ volumes:
     expect(policyOfSettings({ containerPolicy: 'nonsense' as never, allowedHostPaths: ['/srv', 'relative' as string] })).to.deep.include({ containerPolicy: 'baseline', allowedHostPaths: ['/srv'] });
     const withState = policyOfSettings({}, [{ path: '/var/lib/stevedore-state', why: 'state' }]);
     expect(containerPolicyRefusals({ volumes: ['/var/lib/stevedore-state/secrets.key:/k'], ownDir: own }, withState)).to.have.length(1);
+  });
+
+  it('looks again at the bind sources it allowed once the server resolved their symlinks', () => {
+    const req = { ...requestOfSpec({ composeTemplate: 'services:\n  api:\n    image: x\n    volumes: ["./conf:/c", "/srv/data/link:/host"]\n' }, 'api'),
+      volumes: ['/srv/app:/a', 'named:/n'] };
+    const binds = bindSourcesOf(req, baseline);
+    expect(binds).to.deep.equal([
+      { field: 'volumes.0', where: 'volumes.0', path: '/srv/app' },
+      { field: 'composeTemplate', where: 'services.api.volumes.0', path: `${own}/conf` },
+      { field: 'composeTemplate', where: 'services.api.volumes.1', path: '/srv/data/link' },
+    ]);
+    expect(bindSourcesOf(req, privileged)).to.deep.equal([]);
+    expect(resolvedPathRefusals(binds, ['/srv/app', `${own}/conf`, '/srv/data/real'], baseline, own)).to.deep.equal([]);
+    const out = resolvedPathRefusals(binds, ['/srv/app', `${own}/conf`, '/'], baseline, own);
+    expect(out).to.deep.equal([{
+      field: 'composeTemplate',
+      message: "composeTemplate: services.api.volumes.1: the host path /srv/data/link (a symlink to / on the server) is the server's whole filesystem; the container policy baseline of this environment refuses it",
+    }]);
+    expect(resolvedPathRefusals(binds, ['/var/run/docker.sock'], baseline, own).map((r) => r.field)).to.deep.equal(['volumes.0', 'composeTemplate', 'composeTemplate']);
+    expect(resolvedPathRefusals(binds, ['/var/run/docker.sock', `${own}/conf`, '/srv/x'], { ...baseline, allowedHostPaths: ['/var/run/docker.sock'] }, own)).to.deep.equal([]);
+    expect(volumes(['/srv/a\nb:/x'])).to.have.length(1);
   });
 });
