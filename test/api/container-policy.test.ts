@@ -129,5 +129,13 @@ describe('container policy per environment', () => {
     // the same apply may make its environment privileged (an admin's apply; a Git source holds no Environment)
     const applied = await admin.post('/api/manifests/apply', { files: files('\n  settings:\n    operations: {containerPolicy: privileged}') });
     expect(applied.status, applied.text).to.equal(200);
+    // tightened by the next apply: a service it leaves as it is waits for its next plan (as the API's checks of what a
+    // request writes); one whose volumes it changes is refused under the tightened policy
+    const tightened = files('\n  settings:\n    operations: {containerPolicy: baseline}');
+    const kept = await admin.post('/api/manifests/apply', { files: tightened });
+    expect(kept.status, kept.text).to.equal(200);
+    tightened[2].content = tightened[2].content.replace('- data:/data', '- data:/var/data');
+    const changed = await admin.post('/api/manifests/diff', { files: tightened });
+    expect(changed.body.errors.map((e: { path: string }) => e.path)).to.deep.equal(['spec/volumes/1']);
   });
 });
