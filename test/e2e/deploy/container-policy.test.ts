@@ -69,6 +69,12 @@ describe('container policy on the fleet (e2e)', function () {
     // the write-time answer for the same volume is the same message
     const again = await operator.patch(`/api/services/${created.body.id}`, { volumes: ATTACK });
     expect(again.body.message).to.equal(error);
+    // and a revert to the revision that ran is a write like it: 400, no plan
+    const plansBefore = (await w.s.db('deployment_plans').where({ environmentId: w.envId })).length;
+    const revert = await operator.post(`/api/services/${created.body.id}/revisions/1/revert`, {});
+    expect(revert.status, revert.text).to.equal(400);
+    expect(revert.body).to.include({ code: 'VALIDATION_ERROR', field: 'volumes.0', message: error });
+    expect((await w.s.db('deployment_plans').where({ environmentId: w.envId })).length).to.equal(plansBefore);
     expect((await serverExec('s1', ['docker', 'inspect', '--format', '{{.Id}} {{.State.Running}} {{.Config.Image}}', containerName])).trim()).to.equal(before);
     expect((await serverExec('s1', ['docker', 'inspect', '--format', '{{range .Config.Env}}{{println .}}{{end}}', containerName]))).to.include('GREETING=hello');
   });
