@@ -16,6 +16,7 @@ import { conflict, notFound, validationError } from '../controller/errors/app-er
 import { assertImageTag } from '../controller/deploy/names.js';
 import { buildPlan, targetTag, type CreatePlanInput, type PlanBuilding, type RevisionTargets } from './deployment/plans/plan-builder.js';
 import { checkPlan } from './deployment/plans/plan-preview.js';
+import { assertSpecAllowed } from '../controller/deploy/container-policy.js';
 import { draftPlan } from './deployment/plans/preview-without-saving.js';
 import { planEvent } from './deployment/plans/plan-events.js';
 import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositories/deployment-plans.js';
@@ -227,12 +228,15 @@ export async function changeServiceSpec(s: EntranceServices, current: ServiceRow
  * service's spec again, through the same entrance as a deploy (a new revision, unless it is the
  * newest already, and a plan over the deployments that run; all of them when none runs).
  */
-export async function requestRevert(s: EntranceServices, service: ServiceRow, revision: number, o: { createdBy: string | null; wait?: boolean }): Promise<DeploymentPlanRow> {
+export async function requestRevert(s: EntranceServices & Pick<Services, 'config'>, service: ServiceRow, revision: number,
+  o: { createdBy: string | null; wait?: boolean }): Promise<DeploymentPlanRow> {
   const row = await s.revisions.find(service.id, revision);
   if (!row) throw notFound('Revision');
   const spec = row.spec as unknown as RevisionSpec;
   const values: ServiceSpec = specOfRevision(spec);
   assertNotManifestOwned(service, values);
+  // the old revision's volumes and template become the spec again: a write like any other
+  await assertSpecAllowed(s, service.environmentId, values, service.name);
   const deployments = await s.deployments.listByService(service.id);
   const deployed = deployments.filter((d) => d.imageTag).map((d) => d.id);
   if (!deployments.length) throw validationError(`service ${service.name} has no deployments to revert`, 'deployments', 'Add a deployment to the service first');

@@ -8,6 +8,7 @@ import {
 import type { ServiceRow, ServiceSpec } from '../../controller/store/repositories/services.js';
 import { service as serviceKind } from '../../controller/kinds/service.js';
 import type { TypeCommand } from '../../controller/catalog/default-types.js';
+import { assertSpecAllowed } from '../../controller/deploy/container-policy.js';
 
 /**
  * Rules the JSON schema cannot express, run after it: value formats that reach a server, and
@@ -23,6 +24,8 @@ export async function checkServiceSpec(s: Services, environmentId: string, spec:
   if (spec.composeTemplate) assertComposeTemplate(spec.composeTemplate);
   const problem = serviceKind.problem!({ ...current, ...spec });
   if (problem) throw validationError(problem.message, problem.field);
+  // what is written now: a policy tightened later is caught when a plan renders the container
+  await assertSpecAllowed(s, environmentId, { volumes: spec.volumes, composeTemplate: spec.composeTemplate }, spec.name ?? current?.name ?? 'service');
   if (spec.containerImageId) {
     const image = await s.containerImages.findById(spec.containerImageId);
     if (!image || image.environmentId !== environmentId) {

@@ -12,6 +12,7 @@ import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, listOf, nonEmpty, nullable, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import { serviceDeploymentOf, serviceOf } from './deploy-loaders.js';
 import { changeServiceSpec } from '../../reconcilers/entrance.js';
+import { assertSpecAllowed } from '../../controller/deploy/container-policy.js';
 
 const composeRead = object({ serviceId: uuid, composeTemplate: nullable(str()), generated: bool }, ['serviceId', 'composeTemplate', 'generated']);
 const composePreview = object({
@@ -48,6 +49,9 @@ export default function composeRoutes(s: Services) {
           assertDefinesContainer(parseCompose(filled, 'composeTemplate'), containerName, 'composeTemplate');
         }
         if (!deployments.length) parseCompose(body.composeTemplate.replace(/\{\{\s*\w+\s*\}\}/g, 'x'), 'composeTemplate');
+        for (const containerName of deployments.length ? deployments : [resource.name]) {
+          await assertSpecAllowed(s, resource.environmentId, { composeTemplate: body.composeTemplate }, containerName);
+        }
         const { row } = await changeServiceSpec(s, resource, { composeTemplate: body.composeTemplate }, ctx.state.actor!.name);
         ctx.state.audit = { resourceType: 'services', details: { fields: ['composeTemplate'] } };
         return { serviceId: row.id, composeTemplate: row.composeTemplate, generated: false };

@@ -1,4 +1,5 @@
-import { bool, enumOf, int, nullable, object, str, uuid, type Schema } from '../kinds/schema.js';
+import { arrayOf, bool, enumOf, int, nullable, object, str, uuid, type Schema } from '../kinds/schema.js';
+import { CONTAINER_POLICIES } from '../deploy/container-policy.js';
 
 /** One settings module: its fields (validation and docs) and its defaults. */
 export interface SettingsModule {
@@ -41,10 +42,15 @@ export const SETTINGS_MODULES: Record<string, SettingsModule> = {
       autoManageCompose: about(bool, 'Deploy services through a compose file Stevedore writes, not a container it creates directly (docs/deploys.md)'),
       driftPolicy: about(enumOf('off', 'warn', 'heal'), 'A container that differs from its desired state: ignored, reported as Drifted, or redeployed'),
       revisionHistoryLimit: int(1, 1000, { description: 'Revisions kept per service (the newest; revisions that are desired, current, failed or running are always kept)' }),
+      containerPolicy: about(enumOf(...CONTAINER_POLICIES), 'What containers may ask of their server: baseline refuses host paths such as / and the Docker socket, '
+        + 'privileged mode, host namespaces, added capabilities, devices and unconfined profiles; privileged allows them (docs/deploys.md#container-policy)'),
+      allowedHostPaths: about(arrayOf(str({ minLength: 1, maxLength: 1000, pattern: '^/[A-Za-z0-9._/@+-]*$' }), { maxItems: 100, uniqueItems: true }),
+        'Host path prefixes that may be bind-mounted even where the baseline policy refuses them (e.g. /var/run/docker.sock for a proxy)'),
     },
     defaults: {
       defaultDockerMode: 'ssh', defaultMetricsMode: 'disabled', autoPruneImages: false,
       pruneImagesMode: 'dangling', autoManageCompose: false, driftPolicy: 'warn', revisionHistoryLimit: 50,
+      containerPolicy: 'baseline', allowedHostPaths: [],
     },
   },
   data: {

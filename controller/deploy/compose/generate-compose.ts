@@ -53,10 +53,10 @@ function generatedService(d: DesiredContainer): Record<string, unknown> {
 export const fileMounts = (d: DesiredContainer) => (d.mountFiles ? d.files.map((f) => `${f.hostPath}:${f.targetPath}:ro`) : []);
 
 // Template tokens are plain text replacements done before parsing; values are validated names.
-function fillTemplate(template: string, d: DesiredContainer): string {
-  const tokens: Record<string, string> = { containerName: d.containerName, image: d.image, imageTag: d.imageTag };
-  return template.replace(/\{\{\s*(containerName|image|imageTag)\s*\}\}/g, (_m, k: string) => tokens[k]);
+export function fillComposeTemplate(template: string, tokens: { containerName: string; image: string; imageTag: string }): string {
+  return template.replace(/\{\{\s*(containerName|image|imageTag)\s*\}\}/g, (_m, k: string) => tokens[k as keyof typeof tokens]);
 }
+const fillTemplate = (template: string, d: DesiredContainer) => fillComposeTemplate(template, { containerName: d.containerName, image: d.image, imageTag: d.imageTag });
 
 function fromTemplate(template: string, d: DesiredContainer): ComposeDocument {
   const where = `the compose template of service ${d.serviceName}`;

@@ -11,3 +11,5 @@ export const move = (from: string, to: string): string[] => ['mv', '-f', '--', f
 /** Exit 0 when the path exists. */
 export const exists = (path: string): string[] => ['test', '-e', path];
 export const listDir = (path: string): string[] => ['ls', '-1A', '--', path];
+/** Each path with its symlinks resolved, one a line (GNU `realpath -m`: missing parts are fine). */
+export const canonicalPaths = (paths: string[]): string[] => ['realpath', '-m', '--', ...paths];

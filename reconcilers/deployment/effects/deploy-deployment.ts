@@ -12,9 +12,9 @@ import type { ServiceRow } from '../../../controller/store/repositories/services
 import { conflict, validationError } from '../../../controller/errors/app-error.js';
 import { rm } from '../../../controller/hosts/commands/docker.js';
 import { composeUp as composeUpArgv } from '../../../controller/hosts/commands/compose.js';
-import { mkdirP } from '../../../controller/hosts/commands/files.js';
+import { canonicalPaths, mkdirP } from '../../../controller/hosts/commands/files.js';
 import { MANAGED_ROOT, type ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
-import { assertDefinesContainer, parseCompose } from '../../../controller/deploy/compose/validate-compose.js';
+import { assertDefinesContainer, parseCompose, type ComposeDocument } from '../../../controller/deploy/compose/validate-compose.js';
 import { composeFilesOf, projectNameOf, type ComposeFiles } from '../../../controller/deploy/compose/generate-compose.js';
 import { recreateDirect, settleAside } from './direct-recreate.js';
 import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
@@ -25,6 +25,10 @@ import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
 import { CONTAINER_PATH_HINT, reservedMountOf } from '../../../controller/deploy/container-paths.js';
+import {
+  assertContainerPolicy, bindSourcesOf, CONTAINER_POLICY_HINT, containerPolicyOf, ownDirOf, requestOfSpec, resolvedPathRefusals,
+  type ContainerRequest, type PolicyReads,
+} from '../../../controller/deploy/container-policy.js';
 import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
@@ -79,6 +83,7 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
   }
   const reserved = reservedMountOf({ files: loaded.desired.mountFiles ? loaded.desired.files : [], volumes: loaded.desired.volumes ?? [] });
   if (reserved) throw validationError(`service ${r.service.name}: ${reserved}; nothing was changed on the server`, 'targetPath', CONTAINER_PATH_HINT);
+  await assertRenderedAllowed(s, loaded);
   try {
     const out = await deployWith(s, r, loaded);
     await s.deployments.recordObserved(r.deployment.id, { specHash: out.specHash });
@@ -88,6 +93,35 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
     if (e instanceof Error) e.message = redactSecrets(e.message, loaded.secretValues, 4);
     throw e;
   }
+}
+
+/**
+ * The environment's container policy, on what this deploy is about to run: the service's volumes
+ * and its template as this revision renders them. Written specs were checked at write time; a
+ * policy tightened since (or a tag that fills a template token) stops the step here, before the
+ * server is touched, with the message the write would have had.
+ */
+async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hosts'>, loaded: LoadedDesired): Promise<void> {
+  const d = loaded.desired;
+  const template = loaded.decision.mode === 'compose-external' ? null : loaded.service.composeTemplate;
+  if (!d.volumes?.length && !template) return;
+  await assertAllowedOnServer(s, d.serverId, d.environmentId,
+    requestOfSpec({ volumes: d.volumes, composeTemplate: template }, d.containerName, { image: d.image, imageTag: d.imageTag }));
+}
+
+/**
+ * The pure check, then the bind sources it allowed once more with their symlinks resolved on the
+ * server (Docker follows them: a directory another container can write may hold a link to /).
+ */
+async function assertAllowedOnServer(s: PolicyReads & Pick<Services, 'hosts'>, serverId: string, environmentId: string, req: ContainerRequest): Promise<void> {
+  const policy = await containerPolicyOf(s, environmentId);
+  assertContainerPolicy(req, policy);
+  const binds = bindSourcesOf(req, policy);
+  if (!binds.length) return;
+  const out = await s.hosts.exec(serverId, canonicalPaths(binds.map((b) => b.path)), { check: false });
+  const resolved = out.code === 0 ? out.stdout.split('\n').slice(0, binds.length) : [];
+  const [first] = resolvedPathRefusals(binds, resolved, policy, req.ownDir);
+  if (first) throw validationError(first.message, first.field, CONTAINER_POLICY_HINT);
 }
 
 async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
@@ -156,7 +190,9 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
     await handDirectContainerToCompose(s, d, docker, projectNameOf(decision.path), r.log);
     return done(await composeUp(s, d, [files!.compose.path, files!.env.path], projectNameOf(decision.path), {}, r.log, verify), true);
   }
-  await validateComposeOnDisk(s, d, decision.path);
+  // a file Stevedore does not own is held to the same policy (an attached config file could be one)
+  await assertAllowedOnServer(s, d.serverId, d.environmentId,
+    { compose: { doc: await validateComposeOnDisk(s, d, decision.path), field: 'composePath' }, ownDir: ownDirOf(d.containerName) });
   await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
   await r.onTouch?.(decision.mode);
   const project = projectNameOf(decision.path).toLowerCase().replace(/[^a-z0-9_-]/g, '');
@@ -193,11 +229,13 @@ async function writeComposeFiles(s: Pick<Services, 'hosts' | 'plans' | 'secretBo
 }
 
 /** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
-export async function validateComposeOnDisk(s: Pick<Services, 'hosts'>, d: DeploymentRow, path: string): Promise<void> {
+export async function validateComposeOnDisk(s: Pick<Services, 'hosts'>, d: DeploymentRow, path: string): Promise<ComposeDocument> {
   const onDisk = await s.hosts.readFile(d.serverId, path);
   const where = `the compose file ${path} on the server`;
   if (!onDisk) throw validationError(`${where} does not exist`, 'composePath', 'Create it, or clear composePath to let Stevedore manage the container');
-  assertDefinesContainer(parseCompose(onDisk.toString('utf8'), where), d.containerName, where);
+  const doc = parseCompose(onDisk.toString('utf8'), where);
+  assertDefinesContainer(doc, d.containerName, where);
+  return doc;
 }
 
 async function composeUp(s: Pick<Services, 'hosts'>, d: DeploymentRow, files: string[], project: string, env: Record<string, string>,
