@@ -1,5 +1,5 @@
 import { notFound, validationError } from '../../controller/errors/app-error.js';
-import type { KindApi, KindDescriptor } from '../../controller/kinds/kind.js';
+import { nameColumnOf, type KindApi, type KindDescriptor } from '../../controller/kinds/kind.js';
 import type { Services } from '../../controller/services.js';
 import type { PageQuery } from '../../controller/store/repositories/base-repository.js';
 import { repositoryFor } from '../../controller/store/repositories/kind-repositories.js';
@@ -20,13 +20,25 @@ export const kindCollectionPath = (api: KindApi): string =>
 const pascal = (path: string) => path.split('-').map((w) => w[0].toUpperCase() + w.slice(1)).join('');
 
 /**
- * The CRUD routes of a kind, built from its descriptor alone: list (the spec's pagination),
- * create, get, update, delete; bodies and reads are the descriptor's `schemas`, so validation
- * and the OpenAPI document follow it. Reads need viewer, writes operator. mount.ts adds what
- * every route gets: the manifest ownership check (409 on owned fields, on deleting an owned
- * object) and the audit entry (resourceType: the path segment).
+ * What a kind's routes do beyond its descriptor and repository, with the services only the API
+ * layer holds (the outgoing guard, the backup stores): api/routes/kind-hooks.ts.
  */
-export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
+export interface KindRouteHooks {
+  /** Checks of a create (no row) or update body its schema cannot say; a throw refuses it and nothing is written. */
+  check?(body: Record<string, unknown>, row?: KindRow): Promise<void> | void;
+  /** Work before the row is deleted: what lives outside its table and goes with it. */
+  beforeDelete?(row: KindRow): Promise<void>;
+}
+
+/**
+ * The CRUD routes of a kind, built from its descriptor: list (the spec's pagination), create,
+ * get, update, delete; bodies and reads are the descriptor's `schemas`, so validation and the
+ * OpenAPI document follow it; secret fields are sealed into their columns and read only as
+ * `has<Field>`. Reads need viewer, writes operator. mount.ts adds what every route gets: the
+ * manifest ownership check (409 on owned fields, on deleting an owned object) and the audit
+ * entry (resourceType: the path segment; the fields a write set, the name of what it deleted).
+ */
+export function kindCrudRoutes(s: Services, kind: KindDescriptor, hooks: KindRouteHooks = {}): RouteSpec[] {
   const api = kind.api!;
   const schemas = kind.schemas!;
   const repo = repositoryFor(s.db, kind);
@@ -37,6 +49,22 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
   const one = async (row: KindRow) => (await repo.present([row]))[0];
   const byQuery = api.collection === 'query';
   const collection = kindCollectionPath(api);
+  const nameColumn = nameColumnOf(kind) ?? 'id';
+  const secretNote = kind.secrets?.length ? `; ${kind.secrets.map((f) => f.field).join(' and ')} write-only, stored encrypted` : '';
+
+  /** A body's secret fields as their sealed columns (null removes one); the rest as they are. */
+  const sealed = (body: Record<string, unknown>): Record<string, unknown> => {
+    const out = { ...body };
+    for (const sf of kind.secrets ?? []) {
+      if (!(sf.field in out)) continue;
+      const value = out[sf.field] as string | null;
+      delete out[sf.field];
+      const problem = value === null ? null : sf.check?.(value);
+      if (problem) throw validationError(`${sf.field}: ${problem}`, sf.field);
+      Object.assign(out, { [sf.column]: s.secretBox.sealOrNull(value) }, value === null ? {} : sf.derived?.(value));
+    }
+    return out;
+  };
 
   /** The environment of a 'query' collection: named by the list's query or the create body. */
   const environment = async (id: string, missing: (m: string) => Error) => {
@@ -49,7 +77,6 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
     route<unknown, PageQuery & { environmentId?: string }>({
       method: 'GET', path: collection, operationId: `list${pascal(api.path)}`, tag, access: 'viewer',
       summary: `The ${plural} of an environment`,
-      ...(byQuery ? {} : { load: environmentOf(s) }),
       query: byQuery ? { environmentId: uuid, ...paginationQuery } : paginationQuery,
       response: listOf(schemas.read), ...(byQuery && { errors: [404] }), // the environment the query names
       async handler(ctx, { params, query }) {
@@ -59,13 +86,15 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
           environmentId = (await environment(query.environmentId, () => notFound('Environment'))).id;
         }
         const page = await repo.page(environmentId, { limit: query.limit, offset: query.offset });
+        // a hot read: one round trip when the page has rows; the environment is looked up only when it is empty
+        if (!byQuery && page.items.length === 0) await environmentOf(s)(ctx, params);
         return { ...page, items: await repo.present(page.items) };
       },
     }),
 
     route<Record<string, unknown>>({
       method: 'POST', path: collection, operationId: `create${kind.kind}`, tag, access: 'operator',
-      summary: `Create a ${noun}`, ...(byQuery ? {} : { load: environmentOf(s) }),
+      summary: `Create a ${noun}${secretNote}`, ...(byQuery ? {} : { load: environmentOf(s) }),
       // the environment is in the body: the caller must be an operator there (policy.ts)
       ...(byQuery && { actsIn: async (_ctx: Ctx, { body }: { body: Record<string, unknown> }) => [(await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id] }),
       body: schemas.create, readOnly: schemas.readOnly, status: 201, response: schemas.read, errors: [409],
@@ -73,7 +102,8 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
         const environmentId = byQuery
           ? (await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id
           : params.envId;
-        return one(await repo.create(environmentId, body));
+        await hooks.check?.(body);
+        return one(await repo.create(environmentId, sealed(body)));
       },
     }),
 
@@ -85,17 +115,21 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor): RouteSpec[] {
 
     route<Record<string, unknown>, unknown, KindRow>({
       method: 'PATCH', path: `/api/${api.path}/{id}`, operationId: `update${kind.kind}`, tag, access: 'operator',
-      summary: `Change a ${noun}; fields a manifest sets are refused (409)`, load,
+      summary: `Change a ${noun}; fields a manifest sets are refused (409)${secretNote ? `; a null ${kind.secrets!.map((f) => f.field).join(' or ')} removes it` : ''}`, load,
       body: schemas.update, readOnly: schemas.updateReadOnly ?? schemas.readOnly, response: schemas.read, errors: [409],
-      handler: async (_ctx, { resource, body }) => one(await repo.change(resource, body)),
+      async handler(_ctx, { resource, body }) {
+        await hooks.check?.(body, resource);
+        return one(await repo.change(resource, sealed(body)));
+      },
     }),
 
     route<unknown, unknown, KindRow>({
       method: 'DELETE', path: `/api/${api.path}/{id}`, operationId: `delete${kind.kind}`, tag, access: 'operator',
       summary: `Delete a ${noun}; refused (409) while a manifest declares it`, load, status: 204, errors: [409],
       async handler(ctx, { resource }) {
+        await hooks.beforeDelete?.(resource);
         await repo.remove(resource);
-        ctx.state.audit = { details: { name: resource.name } };
+        ctx.state.audit = { environmentId: resource.environmentId, details: { [nameColumn]: resource[nameColumn] } };
         return undefined;
       },
     }),
