@@ -30,7 +30,6 @@ export const TAGS: Record<string, string> = {
   dependencies: 'Which service needs which, for deploy order and the topology',
   'container-images': 'Images, their tags and update policies, and the codehost webhook that publishes versions',
   secrets: 'Secret values: write-only, revealed only on purpose',
-  vars: 'Plain configuration variables',
   'config-fragments': 'Reusable pieces of configuration files',
   'config-files': 'Configuration files and assets with revisions, diffs and restores',
   'config-attachments': 'Which configuration file goes where in which service',

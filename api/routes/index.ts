@@ -36,7 +36,6 @@ import gitWebhookRoutes from './webhooks-git.js';
 import ageKeyRoutes from './age-keys.js';
 import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
-import varRoutes from './vars.js';
 import configFragmentRoutes from './config-fragments.js';
 import configFileRoutes from './config-files.js';
 import configAssetRoutes from './config-assets.js';
@@ -106,7 +105,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...agentRoutes(s),
     ...healthCheckRoutes(s),
     ...secretRoutes(s),
-    ...varRoutes(s),
     ...configFragmentRoutes(s),
     ...configFileRoutes(s),
     ...configAssetRoutes(s),

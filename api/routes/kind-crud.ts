@@ -5,9 +5,9 @@ import type { PageQuery } from '../../controller/store/repositories/base-reposit
 import { repositoryFor } from '../../controller/store/repositories/kind-repositories.js';
 import { nounOf, type KindRow } from '../../controller/store/repositories/kind-repository.js';
 import { route, type RouteSpec } from '../http/route.js';
+import type { Ctx } from '../http/types.js';
 import { listOf, paginationQuery, uuid } from '../http/schema.js';
 import { environmentOf, rowOf } from './loaders.js';
-import type { Ctx } from '../http/types.js';
 
 /**
  * The collection route of a kind with `api`: under its environment, or at /api/<path> with the
@@ -28,6 +28,8 @@ export interface KindRouteHooks {
   check?(body: Record<string, unknown>, row?: KindRow): Promise<void> | void;
   /** Work before the row is deleted: what lives outside its table and goes with it. */
   beforeDelete?(row: KindRow): Promise<void>;
+  /** Reads with what only other parts of the store know (a var's usage by files and services), in the rows' order. */
+  present?(rows: KindRow[], items: Array<Record<string, unknown>>): Promise<Array<Record<string, unknown>>>;
 }
 
 /**
@@ -46,7 +48,16 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor, hooks: KindRou
   const plural = api.path.replace(/-/g, ' ');
   const tag = api.path;
   const load = rowOf<KindRow>(repo, noun[0].toUpperCase() + noun.slice(1));
-  const one = async (row: KindRow) => (await repo.present([row]))[0];
+  const present = async (rows: KindRow[]) => {
+    const items = await repo.present(rows);
+    return hooks.present ? hooks.present(rows, items) : items;
+  };
+  const one = async (row: KindRow) => (await present([row]))[0];
+  /** A write's audit entry names the object and the fields it set (never their values). */
+  const audited = (ctx: Ctx, row: KindRow, body: Record<string, unknown>) => {
+    ctx.state.audit = { details: { [nameColumn]: row[nameColumn], fields: Object.keys(body) } };
+    return row;
+  };
   const byQuery = api.collection === 'query';
   const collection = kindCollectionPath(api);
   const nameColumn = nameColumnOf(kind) ?? 'id';
@@ -88,7 +99,7 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor, hooks: KindRou
         const page = await repo.page(environmentId, { limit: query.limit, offset: query.offset });
         // a hot read: one round trip when the page has rows; the environment is looked up only when it is empty
         if (!byQuery && page.items.length === 0) await environmentOf(s)(ctx, params);
-        return { ...page, items: await repo.present(page.items) };
+        return { ...page, items: await present(page.items) };
       },
     }),
 
@@ -103,7 +114,7 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor, hooks: KindRou
           ? (await environment(body.environmentId as string, (m) => validationError(m, 'environmentId'))).id
           : params.envId;
         await hooks.check?.(body);
-        return one(await repo.create(environmentId, sealed(body)));
+        return one(audited(ctx, await repo.create(environmentId, sealed(body)), body));
       },
     }),
 
@@ -117,9 +128,9 @@ export function kindCrudRoutes(s: Services, kind: KindDescriptor, hooks: KindRou
       method: 'PATCH', path: `/api/${api.path}/{id}`, operationId: `update${kind.kind}`, tag, access: 'operator',
       summary: `Change a ${noun}; fields a manifest sets are refused (409)${secretNote ? `; a null ${kind.secrets!.map((f) => f.field).join(' or ')} removes it` : ''}`, load,
       body: schemas.update, readOnly: schemas.updateReadOnly ?? schemas.readOnly, response: schemas.read, errors: [409],
-      async handler(_ctx, { resource, body }) {
+      async handler(ctx, { resource, body }) {
         await hooks.check?.(body, resource);
-        return one(await repo.change(resource, sealed(body)));
+        return one(audited(ctx, await repo.change(resource, sealed(body)), body));
       },
     }),
 

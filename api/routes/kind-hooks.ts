@@ -23,6 +23,14 @@ export const kindRouteHooks = (s: Services): Record<string, KindRouteHooks> => (
       if (typeof body.registryUrl === 'string') await s.outgoing.validate(body.registryUrl, 'registryUrl');
     },
   },
+  Var: {
+    // which config files and services use each key
+    async present(rows, items) {
+      if (!rows.length) return items;
+      const { keys } = await s.configStore.catalog.usage(rows[0].environmentId);
+      return items.map((v, i) => ({ ...v, usage: keys.get(rows[i].key) ?? { configFiles: [], services: [] } }));
+    },
+  },
   Database: {
     // its backup records go with it, and their stored objects (a folder or S3) first
     async beforeDelete(row) {

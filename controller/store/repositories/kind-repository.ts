@@ -19,7 +19,7 @@ export class KindRepository extends BaseRepository<KindRow> {
   /** `constraints`: what more of the table's constraints mean (a foreign key that still points at a row). */
   constructor(db: Knex, readonly kind: KindDescriptor, constraints: Record<string, ConstraintMessage> = {}) {
     super(db, kind.table!, {
-      [`${kind.table}_env_name_unique`]: {
+      [`${kind.table}_env_${nameColumnOf(kind) ?? 'name'}_unique`]: {
         message: `A ${nounOf(kind.kind)} with this name already exists in this environment`, field: nameColumnOf(kind) ?? undefined, hint: 'Choose another name',
       },
       ...constraints,
