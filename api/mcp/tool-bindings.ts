@@ -58,7 +58,6 @@ export const TOOL_BINDINGS: ToolBinding[] = [
   read('list_config_files', '/api/environments/{envId}/config-files'),
   read('get_config_file', '/api/config-files/{id}'),
   read('list_config_fragments', '/api/environments/{envId}/config-fragments'),
-  read('list_secrets', '/api/environments/{envId}/secrets'),
   read('get_database', '/api/databases/{id}'),
   read('list_database_backups', '/api/databases/{id}/backups'),
   read('list_container_images', '/api/environments/{envId}/container-images'),
@@ -66,7 +65,7 @@ export const TOOL_BINDINGS: ToolBinding[] = [
   read('list_image_digests', '/api/container-images/{id}/digests'),
   read('get_registry', '/api/registries/{id}'),
   read('get_topology', '/api/environments/{envId}/topology', { argOfParam: { envId: 'environmentId' } }),
-  // list_registries, list_vars (without values), list_databases, list_server_clusters, list_external_entities, list_connections and any newer kind's
+  // list_registries, list_secrets, list_vars (without values), list_databases, list_server_clusters, list_external_entities, list_connections and any newer kind's
   ...KIND_TOOL_BINDINGS,
   read('list_service_types', '/api/settings/service-types'),
   read('list_database_types', '/api/settings/database-types'),

@@ -29,7 +29,6 @@ export const TAGS: Record<string, string> = {
   'deployment-plans': 'Plans that deploy services in dependency order, step by step, with their event streams',
   dependencies: 'Which service needs which, for deploy order and the topology',
   'container-images': 'Images, their tags and update policies, and the codehost webhook that publishes versions',
-  secrets: 'Secret values: write-only, revealed only on purpose',
   'config-fragments': 'Reusable pieces of configuration files',
   'config-files': 'Configuration files and assets with revisions, diffs and restores',
   'config-attachments': 'Which configuration file goes where in which service',

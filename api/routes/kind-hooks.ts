@@ -16,25 +16,27 @@ function assertPattern(pattern: unknown) {
  * What the generic CRUD routes of some kinds do beyond their descriptor and repository, with the
  * services only the API layer holds; a kind not named here needs nothing more.
  */
-export const kindRouteHooks = (s: Services): Record<string, KindRouteHooks> => ({
-  Registry: {
-    async check(body) {
-      assertPattern(body.autoLinkPattern);
-      if (typeof body.registryUrl === 'string') await s.outgoing.validate(body.registryUrl, 'registryUrl');
+export function kindRouteHooks(s: Services): Record<string, KindRouteHooks> {
+  /** A var's or secret's reads say which config files and services use its key. */
+  const withUsage: KindRouteHooks['present'] = async (rows, items) => {
+    if (!rows.length) return items;
+    const { keys } = await s.configStore.catalog.usage(rows[0].environmentId);
+    return items.map((v, i) => ({ ...v, usage: keys.get(rows[i].key) ?? { configFiles: [], services: [] } }));
+  };
+  return {
+    Registry: {
+      async check(body) {
+        assertPattern(body.autoLinkPattern);
+        if (typeof body.registryUrl === 'string') await s.outgoing.validate(body.registryUrl, 'registryUrl');
+      },
     },
-  },
-  Var: {
-    // which config files and services use each key
-    async present(rows, items) {
-      if (!rows.length) return items;
-      const { keys } = await s.configStore.catalog.usage(rows[0].environmentId);
-      return items.map((v, i) => ({ ...v, usage: keys.get(rows[i].key) ?? { configFiles: [], services: [] } }));
+    Var: { present: withUsage },
+    Secret: { present: withUsage },
+    Database: {
+      // its backup records go with it, and their stored objects (a folder or S3) first
+      async beforeDelete(row) {
+        for (const b of await s.databaseOps.ctx.backups.finishedOf(row.id)) await s.databaseOps.deleteBackup(b);
+      },
     },
-  },
-  Database: {
-    // its backup records go with it, and their stored objects (a folder or S3) first
-    async beforeDelete(row) {
-      for (const b of await s.databaseOps.ctx.backups.finishedOf(row.id)) await s.databaseOps.deleteBackup(b);
-    },
-  },
-});
+  };
+}

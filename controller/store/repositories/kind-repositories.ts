@@ -4,6 +4,7 @@ import { ConnectionsRepository } from './connections.js';
 import { DatabaseKindRepository } from './databases.js';
 import { KindRepository } from './kind-repository.js';
 import { RegistryKindRepository } from './registries.js';
+import { SecretKindRepository } from './secrets.js';
 import { ServerClustersRepository } from './server-clusters.js';
 
 /** Kinds of the generic CRUD routes whose API fields are not just their columns. */
@@ -12,6 +13,7 @@ const OWN: Record<string, new (db: Knex, kind: KindDescriptor) => KindRepository
   Connection: ConnectionsRepository,
   Registry: RegistryKindRepository,
   Database: DatabaseKindRepository,
+  Secret: SecretKindRepository,
 };
 
 /** The repository the generic CRUD routes use for a kind: its own, or the generic one. */

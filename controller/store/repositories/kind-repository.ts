@@ -67,15 +67,17 @@ export class KindRepository extends BaseRepository<KindRow> {
     });
   }
 
-  async change(row: KindRow, body: Record<string, unknown>): Promise<KindRow> {
-    return this.db.transaction(async (trx) => {
+  /** `outer`: a transaction of the caller's (a subclass's write that must land with it). */
+  async change(row: KindRow, body: Record<string, unknown>, outer?: Knex.Transaction): Promise<KindRow> {
+    const run = async (trx: Knex.Transaction) => {
       await this.check(trx, row.environmentId, body);
       const values = this.columns(body);
       if (isVersioned(this.kind)) values.generation = this.nextGeneration();
       const updated = Object.keys(values).length ? await this.update(row.id, values, trx) : row;
       await this.afterWrite(trx, updated!, body);
       return updated!;
-    });
+    };
+    return outer ? run(outer) : this.db.transaction(run);
   }
 
   async remove(row: KindRow): Promise<void> {
