@@ -81,8 +81,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   const events = new EventBus(new EventsRepository(db, EVENTS_CHANNEL), databaseUrl, logger);
   const systemSettingsStore = new SystemSettingsRepository(db);
   const systemSettings = new SystemSettings(systemSettingsStore, secretBox);
-  const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox);
   const outgoing = new OutgoingGuard(async () => (await systemSettings.get()).outgoingAllowList ?? config.outgoingAllowList);
+  const smtp = new SmtpService(new SmtpConfigRepository(db), secretBox, outgoing);
   const objectStorage = new ObjectStorageRepository(db);
   const databaseTypes = new CommandTypesRepository(db, 'database_types');
   const leadership = new Leadership(databaseUrl, config.replicas.leaderRetryMs, logger);
@@ -126,7 +126,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serviceAccounts: new ServiceAccountsRepository(db),
     systemSettings,
     smtp,
-    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger),
+    errorTracking: new ErrorTracking(systemSettingsStore, secretBox, logger, outgoing),
     servers,
     serverContainers: new ServerContainersRepository(db),
     idempotencyKeys: new IdempotencyKeysRepository(db),
@@ -149,7 +149,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     gitSources: new GitSourcesRepository(db),
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
-      databaseTypes, hosts, events, logger, secretBox, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),
+      databaseTypes, hosts, events, logger, secretBox, outgoing, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),
     }),
   } as Services;
   services.plans = reconcilers.planEngine(services);

@@ -37,7 +37,7 @@ export const kindListToolName = (path: string): string => `list_${path.replace(/
  * new kind is never missing from MCP. Reads only: MCP offers no create, update or delete.
  */
 export const KIND_TOOL_BINDINGS: ToolBinding[] = KINDS.filter((k) => k.api)
-  .map((k) => read(kindListToolName(k.api!.path), kindCollectionPath(k.api!)));
+  .map((k) => read(kindListToolName(k.api!.path), kindCollectionPath(k.api!), k.kind === 'Var' ? { project: withoutVarValues } : {}));
 
 export const TOOL_BINDINGS: ToolBinding[] = [
   // read tools
@@ -58,18 +58,14 @@ export const TOOL_BINDINGS: ToolBinding[] = [
   read('list_config_files', '/api/environments/{envId}/config-files'),
   read('get_config_file', '/api/config-files/{id}'),
   read('list_config_fragments', '/api/environments/{envId}/config-fragments'),
-  read('list_secrets', '/api/environments/{envId}/secrets'),
-  read('list_vars', '/api/environments/{envId}/vars', { project: withoutVarValues }),
-  read('list_databases', '/api/environments/{envId}/databases'),
   read('get_database', '/api/databases/{id}'),
   read('list_database_backups', '/api/databases/{id}/backups'),
   read('list_container_images', '/api/environments/{envId}/container-images'),
   read('get_container_image', '/api/container-images/{id}'),
   read('list_image_digests', '/api/container-images/{id}/digests'),
-  read('list_registries', '/api/environments/{envId}/registries'),
   read('get_registry', '/api/registries/{id}'),
   read('get_topology', '/api/environments/{envId}/topology', { argOfParam: { envId: 'environmentId' } }),
-  // list_server_clusters, list_external_entities, list_connections and any newer kind's
+  // list_registries, list_secrets, list_vars (without values), list_databases, list_server_clusters, list_external_entities, list_connections and any newer kind's
   ...KIND_TOOL_BINDINGS,
   read('list_service_types', '/api/settings/service-types'),
   read('list_database_types', '/api/settings/database-types'),

@@ -1,7 +1,7 @@
 // GET /metrics in Prometheus's text format, and the HTTP figures it serves: each answer counted
 // and timed by method, route template and status. Unmatched paths share one label (`none`), the
 // dashboard's pages another (`dashboard`), so a scan of random paths cannot grow the series.
-import { timingSafeEqual, createHash } from 'node:crypto';
+import { constantTimeEqual } from '../../controller/crypto/constant-time.js';
 import type Koa from 'koa';
 import type { Metrics } from '../../controller/metrics/metrics.js';
 import { AppError, unauthorized } from '../../controller/errors/app-error.js';
@@ -22,18 +22,16 @@ export function requestMetrics(m: Metrics): Koa.Middleware {
   };
 }
 
-const digest = (v: string) => createHash('sha256').update(v).digest();
-
 /** `token`: METRICS_TOKEN; when set, the scrape must send it as a bearer token (compared in constant time). */
 export function metricsEndpoint(m: Metrics, token: string | null): Koa.Middleware {
-  const expected = token ? digest(`Bearer ${token}`) : null;
+  const expected = token ? `Bearer ${token}` : null;
   const serve: Koa.Middleware = async (ctx) => {
     // refusals in the API's error envelope (the error middleware outside this one writes it)
     if (ctx.method !== 'GET' && ctx.method !== 'HEAD') {
       ctx.set('Allow', 'GET, HEAD');
       throw new AppError('NOT_FOUND', 'GET /metrics only', { status: 405 });
     }
-    if (expected && !timingSafeEqual(digest(ctx.get('authorization')), expected)) {
+    if (expected && !constantTimeEqual(ctx.get('authorization'), expected)) {
       ctx.set('WWW-Authenticate', 'Bearer realm="metrics"');
       throw unauthorized('GET /metrics needs the METRICS_TOKEN as a bearer token');
     }

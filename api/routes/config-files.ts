@@ -14,6 +14,8 @@ import { environmentOf, rowOf } from './loaders.js';
 const { create, update, read: configFileRead, readOnly } = configFile.schemas!;
 const actorName = (ctx: Ctx) => ctx.state.actor?.name ?? null;
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): a write validates the template
+// against the environment's keys and fragments and keeps its edit history, restored by id.
 /** Config files: templates with ${KEY} placeholders, their preview, edit history and restore. */
 export default function configFileRoutes(s: Services) {
   const cs = s.configStore;

@@ -16,6 +16,8 @@ const toFragment = (f: ConfigFragmentRow, usedBy: Array<{ id: string; name: stri
   generation: f.generation, usedBy, source: f.source, createdAt: f.createdAt, updatedAt: f.updatedAt,
 });
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): an update answers which files
+// it resyncs (`resync`) and queues them, and a rename is refused while files include the fragment.
 /**
  * Config fragments: snippets included with ${fragment:NAME}. Reads list the files using each;
  * deleting or renaming one in use is a CONFLICT; a content change queues a resync of every

@@ -17,6 +17,9 @@ const containerImageSchemas = containerImage.schemas!;
 type Page = { limit: number; offset: number };
 const DETAIL_DIGESTS = 20;
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): an image is named by its
+// imageName (no name column), its get adds digests and services the list leaves out, and an
+// update audits which spec fields changed.
 export default function containerImageRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.containerImages, 'Container image');

@@ -14,6 +14,9 @@ function assertVisible(ctx: Ctx, id: string) {
   if (ctx.state.actor && !maySee(ctx.state.actor, id)) throw forbiddenScope('This token is not allowed to access this environment');
 }
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): an environment lives in no
+// environment (its collection is /api/environments), creating or deleting one needs an admin
+// where kind routes need an operator, and an environment-limited token sees only its own.
 export default function environmentRoutes(s: Services) {
   const load = rowOf(s.environments, 'Environment');
   return [

@@ -6,7 +6,6 @@ import userRoutes from './users.js';
 import environmentRoutes from './environments.js';
 import environmentMemberRoutes from './environment-members.js';
 import settingsRoutes from './settings.js';
-import registryRoutes from './registries.js';
 import registryBrowseRoutes from './registry-browse.js';
 import systemSettingsRoutes from './system-settings.js';
 import smtpRoutes from './admin-smtp.js';
@@ -37,7 +36,6 @@ import gitWebhookRoutes from './webhooks-git.js';
 import ageKeyRoutes from './age-keys.js';
 import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
-import varRoutes from './vars.js';
 import configFragmentRoutes from './config-fragments.js';
 import configFileRoutes from './config-files.js';
 import configAssetRoutes from './config-assets.js';
@@ -50,6 +48,7 @@ import backupRoutes from './backups.js';
 import objectStorageRoutes from './object-storage.js';
 import topologyRoutes from './topology.js';
 import { kindCrudRoutes } from './kind-crud.js';
+import { kindRouteHooks } from './kind-hooks.js';
 import { KINDS } from '../../controller/kinds/index.js';
 import systemCliRoutes from './system-cli.js';
 import serverOperationRoutes from './server-operations.js';
@@ -62,6 +61,7 @@ import healthCheckRoutes from './health-checks.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
+  const hooks = kindRouteHooks(s);
   return [
     ...healthRoutes(s),
     ...authRoutes(s),
@@ -72,7 +72,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     // Before settingsRoutes: /settings/notifications is matched ahead of /settings/{module}.
     ...chatChannelRoutes(s),
     ...settingsRoutes(s),
-    ...registryRoutes(s),
     ...registryBrowseRoutes(s),
     ...systemSettingsRoutes(s),
     ...smtpRoutes(s),
@@ -106,7 +105,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...agentRoutes(s),
     ...healthCheckRoutes(s),
     ...secretRoutes(s),
-    ...varRoutes(s),
     ...configFragmentRoutes(s),
     ...configFileRoutes(s),
     ...configAssetRoutes(s),
@@ -117,8 +115,8 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...databaseRoutes(s),
     ...backupRoutes(s),
     ...objectStorageRoutes(s),
-    // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor alone.
-    ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k)),
+    // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor (and its hooks).
+    ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k, hooks[k.kind])),
     ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),

@@ -45,6 +45,8 @@ function checkLabels(labels: Record<string, string> | undefined): void {
 }
 
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): adding a server needs an
+// admin, its SSH key, host key and register-host routes share its rows, and a write reconnects it.
 export default function serverRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.servers, 'Server');

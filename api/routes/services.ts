@@ -23,6 +23,8 @@ function withDeployments(services: ServiceRow[], deployments: DeploymentRow[]) {
   return services.map((svc) => toService(svc, by.get(svc.id) ?? []));
 }
 
+// By hand, not on the generic CRUD routes (api/routes/kind-crud.ts): a service's spec is written
+// by the entrance (reconcilers/entrance.ts), a revision and a plan, never by a row update.
 export default function serviceRoutes(s: Services) {
   const env = environmentOf(s);
   const load = rowOf(s.services, 'Service');

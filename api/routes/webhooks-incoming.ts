@@ -4,7 +4,7 @@ import { AppError, conflict, isAppError, unauthorized, validationError } from '.
 import { heldBack } from '../../controller/images/held-back.js';
 import { judgePushedTag, type PushedVersionVerdict } from '../../controller/images/pushed-version.js';
 import { currentTagOf } from '../../reconcilers/image/current-tag.js';
-import { verifySignature } from '../../controller/webhooks/signature.js';
+import { verifySignature } from '../../controller/crypto/webhook-hmac.js';
 import { ReplayGuard } from '../../controller/webhooks/replay-guard.js';
 import { createAutoRollbackPlanForWebhook, deployServiceForWebhook } from '../../reconcilers/deploy-gateway.js';
 import { isUuid } from '../../controller/store/repositories/base-repository.js';

@@ -88,6 +88,9 @@ export async function testSend(s: Services, target: Row): Promise<{ delivered: t
     settings.webhookTimeoutMs, 'Check the URL and that the receiver answers 2xx');
 }
 
+// Subscriptions by hand, not on the generic CRUD routes (api/routes/kind-crud.ts): they are listed
+// at /api/environments/{envId}/webhooks but live at /api/webhook-subscriptions/{id}, and they share
+// sealed headers, tests and deliveries with the admin webhooks of this file.
 export default function outgoingWebhookRoutes(s: Services) {
   const loadWebhook = async (_ctx: Ctx, p: Record<string, string>) => {
     const w = await s.outgoingWebhooks.findById(p.id);

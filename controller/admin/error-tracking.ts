@@ -3,6 +3,7 @@ import os from 'node:os';
 import { AppError, conflict } from '../errors/app-error.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { Logger } from '../logger.js';
+import { isOutgoingRefused, type OutgoingGuard } from '../net/outgoing-guard.js';
 import type { SystemSettingsRepository } from '../store/repositories/system-settings.js';
 import { VERSION } from '../version.js';
 import { parseDsn, type SentryDsn } from './sentry-dsn.js';
@@ -33,6 +34,7 @@ export class ErrorTracking {
     private readonly store: SystemSettingsRepository<unknown>,
     private readonly secretBox: SecretBox,
     private readonly logger: Logger,
+    private readonly outgoing: OutgoingGuard,
   ) {}
 
   private async current(): Promise<{ dsn: SentryDsn | null; enabled: boolean; environment: string | null; lastTest: ErrorTrackingTest | null }> {
@@ -51,7 +53,7 @@ export class ErrorTracking {
 
   /** dsn: a new DSN, null to remove it, undefined to keep it. */
   async configure(changes: { dsn?: string | null; enabled?: boolean; environment?: string | null }): Promise<ErrorTrackingStatus> {
-    if (changes.dsn) parseDsn(changes.dsn);
+    if (changes.dsn) await this.outgoing.validate(parseDsn(changes.dsn).envelopeUrl, 'dsn');
     await this.store.setErrorTracking({
       ...(changes.dsn !== undefined && { errorTrackingDsnEnc: this.secretBox.sealOrNull(changes.dsn), errorTrackingLastTest: null }),
       ...(changes.enabled !== undefined && { errorTrackingEnabled: changes.enabled }),
@@ -102,7 +104,7 @@ export class ErrorTracking {
       JSON.stringify(payload),
     ].join('\n') + '\n';
     try {
-      const res = await fetch(dsn.envelopeUrl, {
+      const res = await this.outgoing.fetch(dsn.envelopeUrl, {
         method: 'POST', redirect: 'manual', signal: AbortSignal.timeout(SEND_TIMEOUT_MS), body,
         headers: {
           'content-type': 'application/x-sentry-envelope',
@@ -114,7 +116,8 @@ export class ErrorTracking {
       return { ok, status: res.status, message: ok ? 'the tracker accepted the event' : `the tracker answered ${res.status}` };
     } catch (e) {
       const err = e as Error & { cause?: { code?: string } };
-      const why = err.name === 'TimeoutError' ? `no answer within ${SEND_TIMEOUT_MS} ms` : `request failed: ${err.cause?.code ?? err.name}`;
+      const why = isOutgoingRefused(e) ? err.message
+        : err.name === 'TimeoutError' ? `no answer within ${SEND_TIMEOUT_MS} ms` : `request failed: ${err.cause?.code ?? err.name}`;
       return { ok: false, status: null, message: why };
     }
   }

@@ -1,8 +1,10 @@
 import nodemailer, { type Transporter } from 'nodemailer';
+import type SMTPPool from 'nodemailer/lib/smtp-pool';
 import { AppError } from '../errors/app-error.js';
 import { redactSecrets } from '../crypto/redact.js';
 import type { SecretBox } from '../crypto/secret-box.js';
 import type { SmtpConfigRepository } from '../store/repositories/smtp-config.js';
+import type { OutgoingGuard } from '../net/outgoing-guard.js';
 
 export interface SmtpRow {
   id: number;
@@ -48,13 +50,15 @@ const scrub = (text: string, secret: string | null) =>
 export class SmtpService {
   private transport: { stamp: string; t: Transporter; password: string | null } | null = null;
 
-  constructor(private readonly config: SmtpConfigRepository<SmtpRow>, private readonly secretBox: SecretBox) {}
+  constructor(private readonly config: SmtpConfigRepository<SmtpRow>, private readonly secretBox: SecretBox, private readonly outgoing: OutgoingGuard) {}
 
   async find(): Promise<SmtpRow | undefined> {
     return this.config.find();
   }
 
+  /** 400 on `host` when it aims at an address the outgoing guard refuses (sending checks again). */
   async save(input: SmtpInput): Promise<SmtpRow> {
+    await this.outgoing.validateHost(input.host, 'host');
     const values: Record<string, unknown> = {
       host: input.host, port: input.port, secure: input.secure ?? false, username: input.username ?? null,
       fromAddress: input.fromAddress, fromName: input.fromName ?? null, enabled: input.enabled ?? true,
@@ -100,7 +104,11 @@ export class SmtpService {
         host: cfg.host, port: cfg.port, secure: cfg.secure, pool: true, maxConnections: 2,
         auth: cfg.username ? { user: cfg.username, pass: password ?? '' } : undefined,
         connectionTimeout: timeoutMs, greetingTimeout: timeoutMs, socketTimeout: timeoutMs,
-      });
+        // every connection through the outgoing guard: the address checked is the one connected to
+        getSocket: (opts: { host?: string; port?: number }, done: (err: Error | null, socket?: { connection: unknown }) => void) => {
+          this.outgoing.connect(opts.host ?? cfg.host, opts.port ?? cfg.port, timeoutMs).then((connection) => done(null, { connection }), (err: Error) => done(err));
+        },
+      } as SMTPPool.Options);
       this.transport = { stamp, t, password };
     }
     return this.transport!;

@@ -4,6 +4,7 @@ import type { EventBus } from '../events/event-bus.js';
 import type { HostAccess } from '../hosts/host-access.js';
 import { dockerExec, fillTokens } from '../hosts/commands/database.js';
 import type { Logger } from '../logger.js';
+import type { OutgoingGuard } from '../net/outgoing-guard.js';
 import type { BackupsRepository, RestoresRepository } from '../store/repositories/backups.js';
 import type { CommandTypesRepository } from '../store/repositories/command-types.js';
 import type { DatabaseRow, DatabasesRepository } from '../store/repositories/databases.js';
@@ -22,6 +23,8 @@ export interface DatabaseContext {
   events: EventBus;
   logger: Logger;
   secretBox: SecretBox;
+  /** A host/port database's TCP check connects through it (controller/net/outgoing-guard.ts). */
+  outgoing: OutgoingGuard;
   /** This process's lease name on the backups and restores it runs (lease.ts). */
   owner: string;
   /** Hears every monitoring probe's result: the health log and alerts (controller/monitoring/database-checks.ts). */

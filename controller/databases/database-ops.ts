@@ -1,6 +1,5 @@
 // Backups, restores, drills and rotation of databases, with the runs in flight tracked so a
 // shutdown waits for them, and the scheduler's tick that starts due backups and drills once.
-import net from 'node:net';
 import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
 import type { DatabaseRow, ScheduleKind } from '../store/repositories/databases.js';
 import { startBackup, type BackupRequest } from './backup-run.js';
@@ -90,12 +89,13 @@ export class DatabaseOps {
       }
     }
     if (!db.host || !db.port) return result(false, 'the database has neither a server and container nor a host and port');
-    return new Promise((resolve) => {
-      const socket = net.connect({ host: db.host!, port: db.port!, timeout: 5000 });
-      socket.once('connect', () => { socket.destroy(); resolve(result(true, `${db.host}:${db.port} accepts connections`)); });
-      socket.once('timeout', () => { socket.destroy(); resolve(result(false, `${db.host}:${db.port} did not answer within 5 s`)); });
-      socket.once('error', (e) => resolve(result(false, `${db.host}:${db.port}: ${e.message}`)));
-    });
+    try {
+      (await this.ctx.outgoing.connect(db.host, db.port, 5000)).destroy();
+      return result(true, `${db.host}:${db.port} accepts connections`);
+    } catch (e) {
+      const err = e as Error;
+      return result(false, err.name === 'TimeoutError' ? `${db.host}:${db.port} did not answer within 5 s` : `${db.host}:${db.port}: ${err.message}`);
+    }
   }
 
   /** Probes the database now (reachability and size) and records the result in its status. */

@@ -1,12 +1,8 @@
-import crypto from 'node:crypto';
 import { AppError } from '../errors/app-error.js';
+import { signBody } from '../crypto/webhook-hmac.js';
 import { isOutgoingRefused, type OutgoingGuard, type OutgoingRefused } from '../net/outgoing-guard.js';
 
 export const USER_AGENT = 'Service-Webhook/1.0';
-
-/** `sha256=<hex>` HMAC-SHA256 of the exact body bytes under the secret. */
-export const signBody = (secret: string, body: string | Buffer) =>
-  'sha256=' + crypto.createHmac('sha256', secret).update(body).digest('hex');
 
 export interface PostOutcome {
   ok: boolean;

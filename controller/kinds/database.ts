@@ -39,6 +39,7 @@ export const database: KindDescriptor = {
   schemas,
   references: [{ path: 'server', kind: 'Server', column: 'serverId' }],
   secrets: [{ field: 'password', column: 'passwordEnc' }],
+  api: { path: 'databases', tagDescription: 'Managed databases' },
   manifest: {
     spec: object({
       type: TYPE_NAME,

@@ -35,6 +35,7 @@ export const registry: KindDescriptor = {
   table: 'registry_connections',
   schemas,
   secrets: [{ field: 'token', column: 'tokenEnc' }, { field: 'password', column: 'passwordEnc' }],
+  api: { path: 'registries', tagDescription: 'Container registries, their credentials and what they hold' },
   manifest: {
     spec: object({
       ...specFields,

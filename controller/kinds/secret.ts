@@ -22,6 +22,7 @@ export const secret: KindDescriptor = {
     updateReadOnly: [...READ_ONLY_META, 'hasValue', 'key'],
   },
   secrets: [{ field: 'value', column: 'valueSealed', valueFrom: ['valueFrom'] }],
+  api: { path: 'secrets', tagDescription: 'Secret values: write-only, revealed only on purpose' },
   manifest: {
     spec: object({ valueFrom, description: nullable(str({ maxLength: 2000 })) }, ['valueFrom']),
     columns: ['description'],

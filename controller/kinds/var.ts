@@ -20,6 +20,7 @@ export const variable: KindDescriptor = {
     readOnly: READ_ONLY_META,
     updateReadOnly: [...READ_ONLY_META, 'key'],
   },
+  api: { path: 'vars', tagDescription: 'Plain configuration variables' },
   manifest: {
     spec: object({ value: str({ maxLength: 65536 }), description: nullable(str({ maxLength: 2000 })) }, ['value']),
     columns: ['value', 'description'],

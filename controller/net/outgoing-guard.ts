@@ -1,5 +1,6 @@
-// Where the controller's own outgoing requests to operator-set URLs may go (webhooks, chat
-// channels, registries, the object storage): never to the controller's loopback, link-local
+// Where the controller's own outgoing connections to operator-set addresses may go (webhooks,
+// chat channels, registries, the object storage, Git remotes, SMTP, the error tracker, external
+// databases' TCP checks): never to the controller's loopback, link-local
 // addresses (cloud metadata at 169.254.169.254), "this host" (0.0.0.0/8, ::) or any address of
 // its own interfaces, unless the admin's allow-list (system setting `outgoingAllowList`, default
 // OUTGOING_ALLOW_LIST) names the host or a CIDR holding the address, for a local relay on purpose.
@@ -7,7 +8,8 @@
 // The pure part classifies addresses and reads allow-lists (unit-tested); OutgoingGuard applies
 // them after DNS resolution, to every address a name resolves to, through the `lookup` its
 // connections use (so the address checked is the address connected to) and to IP literals
-// before connecting; `fetch` follows redirects itself, checking each hop.
+// before connecting; `fetch` follows redirects itself, checking each hop; `connect` is the same for
+// a raw TCP socket. Every such connection goes through here (test/unit/net/outgoing-entrances.test.ts).
 import dns from 'node:dns';
 import http from 'node:http';
 import https from 'node:https';
@@ -163,7 +165,12 @@ export class OutgoingGuard {
    * A name that does not resolve is let through here (the connection's lookup fails anyway).
    */
   async check(url: string | URL): Promise<void> {
-    const host = new URL(url).hostname.replace(/^\[|\]$/g, '');
+    await this.checkHost(new URL(url).hostname);
+  }
+
+  /** check() for a bare host name or address (an SMTP server's, a database's). */
+  async checkHost(hostname: string): Promise<void> {
+    const host = hostname.replace(/^\[|\]$/g, '');
     const addresses = net.isIP(host) ? [host] : await dns.promises.lookup(host, { all: true }).then((a) => a.map((x) => x.address), () => []);
     const refusal = refusalOf(host, addresses, await this.rules(), this.own());
     if (refusal) throw new OutgoingRefused(refusal);
@@ -175,11 +182,21 @@ export class OutgoingGuard {
    * A URL without a scheme (a registry's host:port) is read as https.
    */
   async validate(url: string, field: string): Promise<void> {
+    let host: string;
     try {
-      await this.check(url.includes('://') ? url : `https://${url}`);
+      host = new URL(url.includes('://') ? url : `https://${url}`).hostname;
+    } catch {
+      return; // not a URL: the body schema says so
+    }
+    await this.validateHost(host, field);
+  }
+
+  /** validate() for a bare host name or address. */
+  async validateHost(host: string, field: string): Promise<void> {
+    try {
+      await this.checkHost(host);
     } catch (e) {
       if (isOutgoingRefused(e)) throw validationError(`${field}: ${e.message}`, field, 'Outgoing requests may not aim at loopback, link-local or the controller\'s own addresses');
-      if (e instanceof TypeError) return; // not a URL: the body schema says so
       throw e;
     }
   }
@@ -252,6 +269,23 @@ export class OutgoingGuard {
       req.on('error', (err) => reject(isOutgoingRefused(err) ? err : Object.assign(new TypeError('fetch failed', { cause: err }),
         err.name === 'AbortError' && signal?.reason instanceof Error ? { name: signal.reason.name } : {})));
       req.end(body ?? undefined);
+    });
+  }
+
+  /**
+   * A TCP connection to host:port through the guard (an IP literal checked first, a name resolved
+   * by `lookup`): resolves once connected; rejects with OutgoingRefused, the socket's error, or a
+   * timeout. For clients that take a socket (nodemailer's getSocket) and plain reachability checks.
+   */
+  async connect(host: string, port: number, timeoutMs: number): Promise<net.Socket> {
+    const bare = host.replace(/^\[|\]$/g, '');
+    if (net.isIP(bare)) await this.checkHost(bare);
+    return new Promise<net.Socket>((resolve, reject) => {
+      const socket = net.connect({ host: bare, port, lookup: this.lookup as never, timeout: timeoutMs });
+      const fail = (err: Error) => { socket.destroy(); reject(err); };
+      socket.once('connect', () => { socket.setTimeout(0); resolve(socket); });
+      socket.once('timeout', () => fail(Object.assign(new Error(`no answer within ${timeoutMs} ms`), { name: 'TimeoutError' })));
+      socket.once('error', fail);
     });
   }
 

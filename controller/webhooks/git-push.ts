@@ -1,5 +1,5 @@
-import crypto from 'node:crypto';
 import { constantTimeEqual } from '../crypto/constant-time.js';
+import { verifySignature } from '../crypto/webhook-hmac.js';
 
 export type CodeHost = 'github' | 'gitlab' | 'gitea';
 
@@ -22,13 +22,12 @@ export function verifyGitWebhook(secret: string | null, raw: Buffer, headers: He
     if (!gitlabToken) return { refused: 'The X-Gitlab-Token header is missing' };
     return constantTimeEqual(gitlabToken, secret) ? { host: 'gitlab' } : { refused: 'The X-Gitlab-Token header does not match' };
   }
-  const hex = crypto.createHmac('sha256', secret).update(raw).digest('hex');
   const gitea = header(headers, 'x-gitea-signature');
   const host: CodeHost = header(headers, 'x-gitea-event') !== undefined ? 'gitea' : 'github';
-  if (host === 'gitea' && gitea) return constantTimeEqual(gitea, hex) ? { host } : { refused: 'The X-Gitea-Signature header does not match the body' };
+  if (host === 'gitea' && gitea) return verifySignature(secret, raw, gitea, '') ? { host } : { refused: 'The X-Gitea-Signature header does not match the body' };
   const hub = header(headers, 'x-hub-signature-256');
   if (!hub) return { refused: 'The X-Hub-Signature-256 header is missing' };
-  return constantTimeEqual(hub, `sha256=${hex}`) ? { host } : { refused: 'The X-Hub-Signature-256 signature does not match the body' };
+  return verifySignature(secret, raw, hub, 'sha256=') ? { host } : { refused: 'The X-Hub-Signature-256 signature does not match the body' };
 }
 
 export interface PushEvent {

@@ -14,10 +14,11 @@ const ADMIN_TOOLS = ['get_environment_settings', 'list_service_accounts', 'list_
 // The list tool of each kind the generic CRUD routes serve under an environment: `list_` and its
 // path (list_external_entities, list_server_clusters), from the descriptors, so a new kind counts.
 const KIND_ENV_READS = KINDS.filter((k) => k.api && k.api.collection !== 'query').map((k) => `list_${k.api!.path.replace(/-/g, '_')}`);
-const ENV_LIMITED_READS = ['list_servers', 'get_server_health', 'list_services', 'get_dependency_graph', 'list_config_files',
+// (a set: a kind listed here by name may also be one the descriptors count)
+const ENV_LIMITED_READS = [...new Set(['list_servers', 'get_server_health', 'list_services', 'get_dependency_graph', 'list_config_files',
   'list_config_fragments', 'list_secrets', 'list_vars', 'list_databases', 'list_container_images', 'list_registries',
   'get_topology', ...KIND_ENV_READS, 'list_webhook_subscriptions', 'get_metrics_history',
-  'list_health_checks', 'list_deployment_plans'];
+  'list_health_checks', 'list_deployment_plans'])];
 
 /** POST /mcp by hand (for the cases the SDK client would not send). */
 async function rawMcp(base: string, opts: { method?: string; token?: string; host?: string; body?: unknown } = {}) {

@@ -1,4 +1,5 @@
 import crypto from 'node:crypto';
+import { constantTimeEqual } from '../../crypto/constant-time.js';
 
 // SOPS's file format (getsops/sops, "stores" and "aes" packages), the parts a reader needs: each
 // encrypted leaf is `ENC[AES256_GCM,data:…,iv:…,tag:…,type:…]`, AES-256-GCM under the file's data
@@ -118,7 +119,7 @@ export function decryptTree(doc: Record<string, unknown>, key: Uint8Array): { tr
   } catch {
     throw new SopsError('the MAC does not decrypt: the file was altered', ['sops', 'mac']);
   }
-  if (typeof stored !== 'string' || !crypto.timingSafeEqual(Buffer.from(stored.padEnd(128)), Buffer.from(computed.padEnd(128))) || stored.length !== computed.length) {
+  if (typeof stored !== 'string' || !constantTimeEqual(stored, computed)) {
     throw new SopsError('the MAC does not match the values: the file was altered after it was encrypted', ['sops', 'mac']);
   }
   return { tree, encrypted };

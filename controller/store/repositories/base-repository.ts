@@ -1,5 +1,5 @@
 import type { Knex } from 'knex';
-import { translateDbError } from '../translate-error.js';
+import { translateDbError, type ConstraintMessage } from '../translate-error.js';
 
 export const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (v: unknown): v is string => typeof v === 'string' && UUID_RE.test(v);
@@ -16,7 +16,7 @@ export class BaseRepository<Row extends { id: string }> {
     protected readonly db: Knex,
     readonly table: string,
     /** constraint name -> message, for unique and foreign-key violations */
-    protected readonly constraintMessages: Record<string, string> = {},
+    protected readonly constraintMessages: Record<string, ConstraintMessage> = {},
   ) {}
 
   protected q(trx?: Knex | Knex.Transaction) {

@@ -1,5 +1,10 @@
 import type { Knex } from 'knex';
-import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
+import { validationError } from '../../errors/app-error.js';
+import type { KindDescriptor } from '../../kinds/kind.js';
+import { SETTINGS_MODULES } from '../../settings/environment-settings.js';
+import { BaseRepository } from './base-repository.js';
+import { KindRepository, type KindRow } from './kind-repository.js';
+import { settingsOf } from './manifest-rows.js';
 
 export interface DatabaseRow {
   id: string;
@@ -43,11 +48,6 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
       databases_env_name_unique: 'A database with this name already exists in this environment',
       databases_server_id_foreign: 'The server does not exist',
     });
-  }
-
-  async pageOf(environmentId: string, page: PageQuery): Promise<Page<DatabaseRow>> {
-    if (!isUuid(environmentId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
-    return this.list({ environmentId }, page, 'name');
   }
 
   /** Databases with monitoring on (their reachability check runs every collectionIntervalSec). */
@@ -94,18 +94,57 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
 }
 
 /** What the API shows of a database: credential-free, with hasCredentials. */
-export function toDatabase(r: DatabaseRow) {
-  return {
-    id: r.id, environmentId: r.environmentId, name: r.name, type: r.type, serverId: r.serverId, containerName: r.containerName,
-    host: r.host, port: r.port, databaseName: r.databaseName, username: r.username, hasCredentials: !!r.passwordEnc,
-    timezone: r.timezone, monitoringEnabled: r.monitoringEnabled, collectionIntervalSec: r.collectionIntervalSec,
-    generation: r.generation, status: shownStatus(r), source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
-  };
-}
 
 /** The last probe is shown only while monitoring is on: a result nobody refreshes would look current. */
 function shownStatus(r: DatabaseRow): Record<string, unknown> {
   if (r.monitoringEnabled || !('monitoring' in (r.status ?? {}))) return r.status;
   const { monitoring: _hidden, ...rest } = r.status;
   return rest;
+}
+
+/**
+ * Databases as the generic CRUD routes write and read them: a new one monitored as its
+ * environment's data settings say unless the body does; a type that exists and a server of the
+ * same environment, or 400; monitoring switched or re-timed is probed at the next tick; reads
+ * credential-free (hasCredentials), the last probe shown only while monitoring is on.
+ */
+export class DatabaseKindRepository extends KindRepository {
+  constructor(db: Knex, kind: KindDescriptor) {
+    super(db, kind, { databases_server_id_foreign: 'The server does not exist' });
+  }
+
+  protected override async defaults(trx: Knex.Transaction, environmentId: string) {
+    const data = { ...SETTINGS_MODULES.data.defaults, ...(await settingsOf(trx, environmentId, ['data'])).data };
+    return { monitoringEnabled: data.defaultMonitoringEnabled, collectionIntervalSec: data.defaultCollectionIntervalSec };
+  }
+
+  protected override columns(body: Record<string, unknown>) {
+    const out = super.columns(body);
+    // monitoring switched on or re-timed: the next probe is due at the scheduler's next tick
+    if (body.monitoringEnabled !== undefined || body.collectionIntervalSec !== undefined) out.nextMonitorAt = null;
+    return out;
+  }
+
+  protected override async check(trx: Knex.Transaction, environmentId: string, body: Record<string, unknown>) {
+    if (body.type !== undefined && !(await trx('database_types').where({ name: body.type }).first('name'))) {
+      throw validationError(`Unknown database type '${body.type}'`, 'type', 'GET /api/settings/database-types lists them');
+    }
+    if (body.serverId) {
+      // a server of another environment is as unknown as a missing one
+      if (!(await trx('servers').where({ id: body.serverId, environmentId }).first('id'))) throw validationError('Server not found in this environment', 'serverId');
+    }
+  }
+
+  override async present(rows: KindRow[]) {
+    return rows.map((r) => toDatabase(r as unknown as DatabaseRow));
+  }
+}
+
+function toDatabase(r: DatabaseRow) {
+  return {
+    id: r.id, environmentId: r.environmentId, name: r.name, type: r.type, serverId: r.serverId, containerName: r.containerName,
+    host: r.host, port: r.port, databaseName: r.databaseName, username: r.username, hasCredentials: !!r.passwordEnc,
+    timezone: r.timezone, monitoringEnabled: r.monitoringEnabled, collectionIntervalSec: r.collectionIntervalSec,
+    generation: r.generation, status: shownStatus(r), source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
+  };
 }

@@ -1,13 +1,19 @@
 import type { Knex } from 'knex';
 import type { KindDescriptor } from '../../kinds/kind.js';
 import { ConnectionsRepository } from './connections.js';
+import { DatabaseKindRepository } from './databases.js';
 import { KindRepository } from './kind-repository.js';
+import { RegistryKindRepository } from './registries.js';
+import { SecretKindRepository } from './secrets.js';
 import { ServerClustersRepository } from './server-clusters.js';
 
 /** Kinds of the generic CRUD routes whose API fields are not just their columns. */
 const OWN: Record<string, new (db: Knex, kind: KindDescriptor) => KindRepository> = {
   ServerCluster: ServerClustersRepository,
   Connection: ConnectionsRepository,
+  Registry: RegistryKindRepository,
+  Database: DatabaseKindRepository,
+  Secret: SecretKindRepository,
 };
 
 /** The repository the generic CRUD routes use for a kind: its own, or the generic one. */

@@ -1,5 +1,8 @@
 import type { Knex } from 'knex';
-import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
+import { conflict } from '../../errors/app-error.js';
+import type { KindDescriptor } from '../../kinds/kind.js';
+import { BaseRepository } from './base-repository.js';
+import { KindRepository, type KindRow } from './kind-repository.js';
 
 export interface RegistryRow {
   id: string;
@@ -29,29 +32,9 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
     });
   }
 
-  /** One page of an environment's connections by name, with the total from the same query. */
-  async pageOf(environmentId: string, page: PageQuery): Promise<Page<RegistryRow>> {
-    if (!isUuid(environmentId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
-    const rows = await this.q().where('environmentId', environmentId)
-      .select('*', this.db.raw('count(*) over () as full_count'))
-      .orderBy([{ column: 'name' }, { column: 'id' }]).limit(page.limit).offset(page.offset) as (RegistryRow & { fullCount: number })[];
-    let total = rows[0]?.fullCount;
-    if (total === undefined) {
-      const [{ count }] = await this.q().where('environmentId', environmentId).count({ count: '*' });
-      total = Number(count);
-    }
-    return { items: rows.map(({ fullCount: _f, ...r }) => r as RegistryRow), total: Number(total), limit: page.limit, offset: page.offset };
-  }
-
-  /** Makes `keepId` the only default registry of its environment. */
   /** The environment's registry connections, its default first. */
   listDefaultFirst(environmentId: string): Promise<RegistryRow[]> {
     return this.q().where({ environmentId } as never).orderBy('isDefault', 'desc') as Promise<RegistryRow[]>;
-  }
-
-  async unsetOtherDefaults(environmentId: string, keepId: string, trx: Knex.Transaction): Promise<void> {
-    await this.q(trx).where({ environmentId, isDefault: true } as never).whereNot('id', keepId)
-      .update({ isDefault: false, updatedAt: this.db.fn.now() } as never);
   }
 
   /** The environment's connection for a registry host (the default first), for images that name none. */
@@ -66,11 +49,6 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
     });
   }
 
-  async imageCount(id: string): Promise<number> {
-    const [{ count }] = await this.db('container_images').where('registryConnectionId', id).count({ count: '*' });
-    return Number(count);
-  }
-
   /** Decrypted credentials, for the code that talks to the registry (never for API reads). */
   credentialsOf(row: RegistryRow, open: (sealed: string) => string) {
     return {
@@ -82,11 +60,28 @@ export class RegistriesRepository extends BaseRepository<RegistryRow> {
 }
 
 /** What the API shows of a registry connection: credential-free, with hasToken/hasPassword. */
-export function toRegistry(r: RegistryRow) {
-  return {
-    id: r.id, environmentId: r.environmentId, name: r.name, type: r.type, registryUrl: r.registryUrl,
-    repositoryPrefix: r.repositoryPrefix, username: r.username, hasToken: !!r.tokenEnc, hasPassword: !!r.passwordEnc,
-    isDefault: r.isDefault, refreshIntervalMinutes: r.refreshIntervalMinutes, autoLinkPattern: r.autoLinkPattern,
-    generation: r.generation, status: r.status, source: r.source, createdAt: r.createdAt, updatedAt: r.updatedAt,
-  };
+
+/**
+ * Registry connections as the generic CRUD routes write them: one default per environment (a
+ * connection made the default unsets the others in the same transaction), and no delete while
+ * container images use one (409 saying how many).
+ */
+export class RegistryKindRepository extends KindRepository {
+  constructor(db: Knex, kind: KindDescriptor) {
+    super(db, kind, { container_images_registry_connection_id_foreign: 'Container images still use this registry connection' });
+  }
+
+  protected override async afterWrite(trx: Knex.Transaction, row: KindRow, body: Record<string, unknown>) {
+    if (!body.isDefault) return;
+    await trx('registry_connections').where({ environmentId: row.environmentId, isDefault: true }).whereNot('id', row.id)
+      .update({ isDefault: false, updatedAt: this.db.fn.now() });
+  }
+
+  override async remove(row: KindRow): Promise<void> {
+    const [{ count }] = await this.db('container_images').where('registryConnectionId', row.id).count({ count: '*' });
+    if (Number(count) > 0) {
+      throw conflict(`${count} container image(s) still use this registry connection`, 'Delete those images or point them at another registry first');
+    }
+    await super.remove(row);
+  }
 }

@@ -1,5 +1,7 @@
 import type { Knex } from 'knex';
+import type { KindDescriptor } from '../../kinds/kind.js';
 import { BaseRepository } from './base-repository.js';
+import { KindRepository, type KindRow } from './kind-repository.js';
 
 export interface SecretRow {
   id: string;
@@ -32,8 +34,30 @@ export class SecretsRepository extends BaseRepository<SecretRow> {
   }
 }
 
-/** What reads of a secret show: never the value. */
-export const toSecret = (r: SecretRow) => ({
-  id: r.id, environmentId: r.environmentId, key: r.key, description: r.description, hasValue: true,
-  createdAt: r.createdAt, updatedAt: r.updatedAt,
-});
+/**
+ * Secrets as the generic CRUD routes write them: a value replaced or deleted is remembered
+ * (sealed, in secret_value_history) in the same transaction, so dry-run diffs can redact it.
+ */
+export class SecretKindRepository extends KindRepository {
+  private readonly secrets: SecretsRepository;
+
+  constructor(db: Knex, kind: KindDescriptor) {
+    super(db, kind);
+    this.secrets = new SecretsRepository(db);
+  }
+
+  override async change(row: KindRow, body: Record<string, unknown>): Promise<KindRow> {
+    if (body.valueSealed === undefined) return super.change(row, body);
+    return this.db.transaction(async (trx) => {
+      await this.secrets.remember(row as unknown as SecretRow, trx);
+      return super.change(row, body, trx);
+    });
+  }
+
+  override async remove(row: KindRow): Promise<void> {
+    await this.db.transaction(async (trx) => {
+      await this.secrets.remember(row as unknown as SecretRow, trx);
+      await this.delete(row.id, trx);
+    });
+  }
+}

@@ -21,8 +21,3 @@ export class VarsRepository extends BaseRepository<VarRow> {
     return this.q().where({ environmentId } as never).pluck('key');
   }
 }
-
-export const toVar = (r: VarRow) => ({
-  id: r.id, environmentId: r.environmentId, key: r.key, value: r.value, description: r.description,
-  createdAt: r.createdAt, updatedAt: r.updatedAt,
-});

@@ -1,0 +1,42 @@
+import type { Services } from '../../controller/services.js';
+import { validationError } from '../../controller/errors/app-error.js';
+import type { KindRouteHooks } from './kind-crud.js';
+
+/** autoLinkPattern is a regular expression matched against image names: it must compile. */
+function assertPattern(pattern: unknown) {
+  if (typeof pattern !== 'string') return;
+  try {
+    new RegExp(pattern);
+  } catch {
+    throw validationError('autoLinkPattern is not a valid regular expression', 'autoLinkPattern');
+  }
+}
+
+/**
+ * What the generic CRUD routes of some kinds do beyond their descriptor and repository, with the
+ * services only the API layer holds; a kind not named here needs nothing more.
+ */
+export function kindRouteHooks(s: Services): Record<string, KindRouteHooks> {
+  /** A var's or secret's reads say which config files and services use its key. */
+  const withUsage: KindRouteHooks['present'] = async (rows, items) => {
+    if (!rows.length) return items;
+    const { keys } = await s.configStore.catalog.usage(rows[0].environmentId);
+    return items.map((v, i) => ({ ...v, usage: keys.get(rows[i].key) ?? { configFiles: [], services: [] } }));
+  };
+  return {
+    Registry: {
+      async check(body) {
+        assertPattern(body.autoLinkPattern);
+        if (typeof body.registryUrl === 'string') await s.outgoing.validate(body.registryUrl, 'registryUrl');
+      },
+    },
+    Var: { present: withUsage },
+    Secret: { present: withUsage },
+    Database: {
+      // its backup records go with it, and their stored objects (a folder or S3) first
+      async beforeDelete(row) {
+        for (const b of await s.databaseOps.ctx.backups.finishedOf(row.id)) await s.databaseOps.deleteBackup(b);
+      },
+    },
+  };
+}
