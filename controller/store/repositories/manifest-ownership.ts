@@ -3,15 +3,15 @@ import { isUuid } from './base-repository.js';
 import type { ManifestSource } from '../../manifests/owned-fields.js';
 
 /** The tables `disown` reaches, by the API's item collection (`/api/<collection>/{id}`). */
-export const DISOWNABLE: Record<string, { table: string; kind: string }> = {
-  services: { table: 'services', kind: 'Service' },
-  servers: { table: 'servers', kind: 'Server' },
-  vars: { table: 'vars', kind: 'Var' },
-  secrets: { table: 'secrets', kind: 'Secret' },
-  'config-files': { table: 'config_files', kind: 'ConfigFile' },
-  registries: { table: 'registry_connections', kind: 'Registry' },
-  'container-images': { table: 'container_images', kind: 'ContainerImage' },
-  databases: { table: 'databases', kind: 'Database' },
+export const DISOWNABLE: Record<string, { table: string; kind: string; label: string }> = {
+  services: { table: 'services', kind: 'Service', label: 'name' },
+  servers: { table: 'servers', kind: 'Server', label: 'name' },
+  vars: { table: 'vars', kind: 'Var', label: 'key' },
+  secrets: { table: 'secrets', kind: 'Secret', label: 'key' },
+  'config-files': { table: 'config_files', kind: 'ConfigFile', label: 'name' },
+  registries: { table: 'registry_connections', kind: 'Registry', label: 'name' },
+  'container-images': { table: 'container_images', kind: 'ContainerImage', label: 'imageName' },
+  databases: { table: 'databases', kind: 'Database', label: 'name' },
 };
 
 export interface OwnedRow { id: string; environmentId: string; label: string; source: ManifestSource }
@@ -30,8 +30,7 @@ export class ManifestOwnershipRepository {
   async find(collection: string, id: string): Promise<OwnedRow | undefined> {
     const t = DISOWNABLE[collection];
     if (!t || !isUuid(id)) return undefined;
-    const label = collection === 'vars' || collection === 'secrets' ? 'key' : 'name';
-    const row = await this.db(t.table).where({ id }).first('id', 'environmentId', `${label} as label`, 'source');
+    const row = await this.db(t.table).where({ id }).first('id', 'environmentId', `${t.label} as label`, 'source');
     return row as OwnedRow | undefined;
   }
 
