@@ -11,6 +11,7 @@ import { registerCompletion } from './commands/completion.js';
 import { registerExportCommands } from './commands/export.js';
 import { registerObjectCommands } from './commands/objects.js';
 import { registerObserveCommands } from './commands/observe.js';
+import { registerSyncCommands } from './commands/sync.js';
 
 /** Adds `serve` (and anything else only the full installation has) to the program. */
 export type ExtraCommands = (program: Command) => void;
@@ -42,6 +43,7 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerLogsCommands(program);
   registerObserveCommands(program);
   registerExportCommands(program);
+  registerSyncCommands(program);
   registerCompletion(program);
   return program;
 }

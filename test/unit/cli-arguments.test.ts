@@ -11,6 +11,7 @@ import { CliError, UsageError } from '../../controller/cli/cli-error.js';
 import { changedFields } from '../../controller/cli/commands/objects.js';
 import { eventSummary } from '../../controller/cli/commands/observe.js';
 import { outsideEnvironment, readManifestFiles } from '../../controller/cli/manifest-commands.js';
+import { syncOutcome } from '../../controller/cli/commands/sync.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -218,3 +219,22 @@ async function expectReject(p: Promise<unknown>, re: RegExp) {
   }
   expect.fail('expected a rejection');
 }
+
+describe('sync wait', () => {
+  const st = (sync: string, applied: string | null, attempt: { ok: boolean; commit: string | null } | null = null, error?: string) =>
+    ({ sync, revision: applied ? { commit: applied } : null, lastAttempt: attempt, ...(error && { error }) }) as Parameters<typeof syncOutcome>[0];
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  it('is done once the source is Synced at the commit asked for (any, or one whose SHA starts so)', () => {
+    expect(syncOutcome(st('Synced', A))).to.deep.equal({ done: A });
+    expect(syncOutcome(st('Synced', A), 'aaaa')).to.deep.equal({ done: A });
+    expect(syncOutcome(st('Synced', A), 'bbbb'), 'another commit: look again').to.equal(null);
+    expect(syncOutcome(st('Syncing', A))).to.equal(null);
+    expect(syncOutcome(st('OutOfSync', A), 'aaaa')).to.equal(null);
+  });
+  it('fails when the attempt at that commit failed, naming its error; a failure of another commit waits on', () => {
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'a.yaml:3:1 unknown Server'), 'bbbb')).to.deep.equal({ failed: 'commit bbbbbbbbbbbb failed: a.yaml:3:1 unknown Server' });
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'x'))).to.deep.equal({ failed: 'commit bbbbbbbbbbbb failed: x' });
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'x'), 'cccc')).to.equal(null);
+  });
+});

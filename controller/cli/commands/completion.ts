@@ -16,6 +16,7 @@ export function completionScript(shell: string, program: Command): string {
   const itemKinds = Object.entries(KINDS).filter(([, v]) => v.item).map(([k]) => k).join(' ');
   const plan = subcommandsOf(program, 'plan');
   const context = subcommandsOf(program, 'context');
+  const sync = subcommandsOf(program, 'sync');
   if (shell === 'bash') {
     return `# stevedore bash completion: source <(stevedore completion bash)
 _stevedore() {
@@ -26,6 +27,7 @@ _stevedore() {
     top) COMPREPLY=($(compgen -W "servers services" -- "$cur")); return;;
     context) COMPREPLY=($(compgen -W "${context}" -- "$cur")); return;;
     plan) COMPREPLY=($(compgen -W "${plan}" -- "$cur")); return;;
+    sync) COMPREPLY=($(compgen -W "${sync}" -- "$cur")); return;;
     completion) COMPREPLY=($(compgen -W "bash zsh" -- "$cur")); return;;
     describe) COMPREPLY=($(compgen -W "service ${itemKinds}" -- "$cur")); return;;
   esac
@@ -45,6 +47,7 @@ _stevedore() {
     top) (( CURRENT == 3 )) && compadd servers services;;
     context) (( CURRENT == 3 )) && compadd ${context};;
     plan) (( CURRENT == 3 )) && compadd ${plan};;
+    sync) (( CURRENT == 3 )) && compadd ${sync};;
     completion) compadd bash zsh;;
     *) _files;;
   esac

@@ -18,7 +18,6 @@ export function CliTokenPage() {
   };
   return (
     <section>
-      <h1>Sign in the CLI</h1>
       <p>Signed in as {me.email ?? me.name}. Paste this token into the terminal where <code>stevedore login --sso</code> waits; it is valid as long as this sign-in.</p>
       <label>Token {shown
         ? <input type="text" readOnly value={token} aria-label="CLI token" data-testid="cli-token" style={{ width: '100%' }} />
