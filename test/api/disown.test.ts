@@ -2,7 +2,11 @@
 // FILE`), whose fields otherwise answer 409 to every API write for good. Admin only, audited;
 // refused for what no manifest owns and for what a Git source applies (it would take it back).
 import { expect } from 'chai';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
+import { until } from '../support/until.js';
 
 const manifest = (env: string) => [
   'apiVersion: stevedore/v1', 'kind: Var', `metadata: {name: OWNED, environment: ${env}}`, 'spec: {value: "1"}', '---',
@@ -76,5 +80,34 @@ describe('POST /api/{kind}/{id}/disown', function () {
     expect(res.body.message).to.include('its next sync would take it over again');
     expect(res.body.hint).to.include('https://git.example/ops.git');
     expect((await w.svc.services.db('container_images').where({ id: image.id }).first()).source).to.deep.equal(source);
+  });
+});
+
+describe('POST /api/{kind}/{id}/disown on a controller that watches a manifests folder', function () {
+  this.timeout(60_000);
+  let w: RoleWorld;
+  let dir: string;
+  before(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'disown-watched-'));
+    fs.writeFileSync(path.join(dir, 'env.yaml'), [
+      'apiVersion: stevedore/v1', 'kind: Environment', 'metadata: {name: watched}', 'spec: {}', '---',
+      'apiVersion: stevedore/v1', 'kind: Var', 'metadata: {name: FROM_FOLDER, environment: watched}', 'spec: {value: "1"}', '',
+    ].join('\n'));
+    w = await startWithRoles({ MANIFESTS_DIR: dir });
+  });
+  after(async () => {
+    await w.svc.stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses: the folder\'s next change would take the object over again', async () => {
+    const v = await until('the folder applied', async () => {
+      const env = (await w.admin.get('/api/environments?limit=200')).body.items.find((e: { name: string }) => e.name === 'watched');
+      return env && (await w.admin.get(`/api/environments/${env.id}/vars`)).body.items.find((x: { key: string }) => x.key === 'FROM_FOLDER');
+    }, { timeoutMs: 30_000, everyMs: 200 });
+    const res = await w.admin.post(`/api/vars/${v.id}/disown`, {});
+    expect(res.status, res.text).to.equal(409);
+    expect(res.body.message).to.equal(`Var FROM_FOLDER is applied from the watched folder ${dir} (env.yaml): its next change would take it over again`);
+    expect((await w.svc.services.db('vars').where({ id: v.id }).first()).source.kind).to.equal('manifest');
   });
 });
