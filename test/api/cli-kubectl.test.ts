@@ -12,6 +12,8 @@ import { bootstrapAdmin, createEnvironment } from '../support/fixtures.js';
 import type { HttpClient } from '../support/http-client.js';
 import { startTestService, type TestService } from '../support/test-service.js';
 import { until } from '../support/until.js';
+import { closedPort } from '../support/ports.js';
+import { signInThrough, startOidcProvider } from '../support/oidc-provider.js';
 import { createRepo, type TestRepo } from '../support/git-repo.js';
 
 const oneLine = (stderr: string) => expect(stderr.trim().split('\n'), stderr).to.have.length(1);
@@ -311,6 +313,41 @@ describe('stevedore login --sso', function () {
     } finally {
       home.remove();
       await svc.stop();
+    }
+  });
+});
+
+describe('stevedore login --sso with single sign-on (HTTP, no browser)', function () {
+  this.timeout(120_000);
+  it('the address it prints signs in at the provider and lands on the controller\'s /cli-token; the token pasted is saved', async () => {
+    const port = Number(new URL(await closedPort()).port);
+    const redirectUri = `http://127.0.0.1:${port}/api/auth/oidc/callback`;
+    const idp = await startOidcProvider({
+      redirectUri, clientId: 'stevedore', clientSecret: 'a-client-secret-for-tests',
+      accounts: { alice: { email: 'alice@example.test', name: 'Alice', groups: ['stevedore-admins'] } },
+    });
+    const svc = await startTestService({
+      PORT: String(port), OIDC_ISSUER: idp.issuer, OIDC_CLIENT_ID: 'stevedore', OIDC_CLIENT_SECRET: 'a-client-secret-for-tests',
+      OIDC_REDIRECT_URL: redirectUri, OIDC_ROLE_CLAIM: 'groups', OIDC_ROLE_MAP: 'stevedore-admins=admin', OIDC_DEFAULT_ROLE: 'none',
+    });
+    const home = new CliHome();
+    try {
+      const none = await home.run(['login', svc.url, '--sso', '--no-browser']);
+      expect(none.code).to.equal(1);
+      const printed = /Sign in through your browser at\n {2}(\S+)\n/.exec(none.stderr)?.[1];
+      expect(printed, none.stderr).to.equal(`${svc.url}/api/auth/oidc/login?next=%2Fcli-token`);
+      const walk = await signInThrough(svc.url, 'alice', new URL(printed!).search.slice(1));
+      expect(walk.error).to.equal(null);
+      expect(walk.landed?.origin).to.equal(svc.url);
+      expect(walk.landed?.pathname).to.equal('/cli-token');
+      const login = await home.run(['login', svc.url, '--sso', '--no-browser'], { input: `${walk.token}\n` });
+      expect(login.code, login.stderr).to.equal(0);
+      expect(login.stdout).to.include('alice@example.test').and.include('(admin)');
+      expect(YAML.parse(fs.readFileSync(home.configFile, 'utf8')).contexts[0]).to.include({ url: svc.url, token: walk.token });
+    } finally {
+      home.remove();
+      await svc.stop();
+      await idp.stop();
     }
   });
 });
