@@ -296,6 +296,15 @@ describe('stevedore kubectl-style verbs against a running service', function () 
     expect(res.code).to.equal(1);
     oneLine(res.stderr);
     expect(res.stderr, res.stderr).to.match(/^stevedore: GET \/api\/services\/\S+\/deployments\/\S+\/logs\?tail=50&sinceSec=300: [45]\d\d /);
+    expect(res.stderr, 'the window is accepted: what fails is the server').not.to.match(/: 400 /);
+    // the route's own check of the window
+    const service = (await admin.get(`/api/environments/${env.id}/services?limit=200`)).body.items.find((x: { name: string }) => x.name === 'logged');
+    const dep = (await admin.get(`/api/services/${service.id}/deployments`)).body.items[0];
+    for (const bad of ['0', '2592001', 'soon']) {
+      const r = await admin.get(`/api/services/${service.id}/deployments/${dep.id}/logs?sinceSec=${bad}`);
+      expect(r.status, bad).to.equal(400);
+      expect(r.body).to.include({ code: 'VALIDATION_ERROR' });
+    }
   });
 });
 
