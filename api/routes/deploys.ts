@@ -16,6 +16,9 @@ import { DRY_RUN_ANSWER, historyRecordRead, planPreview, planRead, WAITED_ANSWER
 
 const deployBody = object({ imageTag: nonEmpty(128), pullImage: bool, generateArtifacts: bool, strategy: enumOf('rolling', 'parallel') });
 
+
+/** `logs --since D`: only the lines of the last D (seconds, at most 30 days), then at most `tail` of them. */
+const sinceSec = int(1, 30 * 86_400, { description: 'Only lines written in the last sinceSec seconds (by the controller\'s clock)' });
 export default function deployRoutes(s: Services) {
   const withSteps = async (id: string) => toPlan((await s.plans.repo.findById(id))!, (await s.plans.steps.ofPlan(id)).map(toStep));
   return [
@@ -97,9 +100,9 @@ export default function deployRoutes(s: Services) {
       },
     }),
 
-    route<unknown, { tail: number }>({
+    route<unknown, { tail: number; sinceSec?: number }>({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs', operationId: 'getServiceDeploymentLogs', tag: 'services',
-      access: 'viewer', summary: 'The last lines of the container output', load: serviceDeploymentOf(s), query: { tail: int(1, 10000, { default: 200 }) },
+      access: 'viewer', summary: 'The last lines of the container output', load: serviceDeploymentOf(s), query: { tail: int(1, 10000, { default: 200 }), sinceSec },
       errors: [503], response: object({
         deploymentId: uuid, containerName: str(),
         lines: arrayOf(object({ stream: enumOf('stdout', 'stderr'), line: str() }, ['stream', 'line'])),
@@ -108,15 +111,15 @@ export default function deployRoutes(s: Services) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
         const docker = await s.hosts.docker(d.serverId);
-        const lines = await fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail);
+        const lines = await fetchLogs(docker, (await findContainer(docker, d.containerName)) ?? d.containerName, query.tail, query.sinceSec);
         return { deploymentId: d.id, containerName: d.containerName, lines };
       },
     }),
 
-    route<unknown, { tail: number }>({
+    route<unknown, { tail: number; sinceSec?: number }>({
       method: 'GET', path: '/api/services/{id}/deployments/{depId}/logs/stream', operationId: 'streamServiceDeploymentLogs', tag: 'services',
       access: 'viewer', summary: 'SSE: the container output live, one `log` event per line', load: serviceDeploymentOf(s),
-      query: { tail: int(0, 10000, { default: 50 }) }, ...SSE_ANSWER, errors: [503],
+      query: { tail: int(0, 10000, { default: 50 }), sinceSec }, ...SSE_ANSWER, errors: [503],
       async handler(ctx, { resource, query }) {
         const d = resource.deployment;
         assertContainerName(d.containerName);
@@ -125,7 +128,7 @@ export default function deployRoutes(s: Services) {
         const early: LogLine[] = [];
         let sse: SseStream | null = null;
         const ref = (await findContainer(docker, d.containerName)) ?? d.containerName;
-        const stop = await followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l)));
+        const stop = await followLogs(docker, ref, query.tail, (l) => (sse ? sse.send('log', l, ++n) : early.push(l)), query.sinceSec);
         sse = openSse(ctx);
         for (const l of early) sse.send('log', l, ++n);
         sse.closed.then(stop, stop);

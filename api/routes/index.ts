@@ -58,6 +58,8 @@ import agentRoutes from './agent.js';
 import serverAgentRoutes from './server-agents.js';
 import metricsRoutes from './metrics.js';
 import healthCheckRoutes from './health-checks.js';
+import disownRoutes from './disown.js';
+import environmentEventRoutes from './environment-events.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -121,5 +123,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),
     ...metricsRoutes(s),
+    ...disownRoutes(s),
+    ...environmentEventRoutes(s),
   ];
 }

@@ -1,5 +1,5 @@
 import type { ApiClient } from './api-client.js';
-import { UsageError } from './cli-error.js';
+import { CliError, UsageError } from './cli-error.js';
 import { age } from './format-table.js';
 import type { Column } from './output.js';
 import { environmentOf, serviceOf } from './resolve.js';
@@ -19,6 +19,8 @@ export interface KindView {
   columns: Column[];
   /** `-l key=value,…`: servers by their labels, services by what their serverSelector asks for. */
   labelSelector?: boolean;
+  /** The item routes' collection, `/api/<item>/{id}` (get, PATCH, DELETE): kinds that `delete`, `edit` and `disown` reach. */
+  item?: string;
 }
 
 const name: Column = { header: 'name', cell: (i) => i.name };
@@ -27,14 +29,14 @@ const id: Column = { header: 'id', cell: (i) => i.id, wide: true };
 const pairs = (m: Record<string, string> | null | undefined) => Object.entries(m ?? {}).map(([k, v]) => `${k}=${v}`).join(',');
 
 export const KINDS: Record<string, KindView> = {
-  environments: { aliases: ['environment', 'env', 'envs'], scope: 'global', route: () => '/api/environments', columns: [name, id, created] },
+  environments: { aliases: ['environment', 'env', 'envs'], scope: 'global', item: 'environments', route: () => '/api/environments', columns: [name, id, created] },
   servers: {
-    aliases: ['server'], scope: 'environment', route: (e) => `/api/environments/${e}/servers`, labelSelector: true,
+    aliases: ['server'], scope: 'environment', item: 'servers', route: (e) => `/api/environments/${e}/servers`, labelSelector: true,
     columns: [name, { header: 'hostname', cell: (i) => i.hostname }, { header: 'health', cell: (i) => i.health?.status }, { header: 'labels', cell: (i) => pairs(i.labels) },
       { header: 'user', cell: (i) => i.sshUser, wide: true }, id, created],
   },
   services: {
-    aliases: ['service', 'svc'], scope: 'environment', route: (e) => `/api/environments/${e}/services`, labelSelector: true,
+    aliases: ['service', 'svc'], scope: 'environment', item: 'services', route: (e) => `/api/environments/${e}/services`, labelSelector: true,
     columns: [name, { header: 'tag', cell: (i) => i.imageTag }, { header: 'ready', cell: (i) => condition(i, 'Ready') },
       { header: 'revision', cell: (i) => (i.desiredRevision ? `${i.currentRevision ?? '-'}/${i.desiredRevision}` : '') },
       { header: 'deployments', cell: (i) => i.deployments?.length ?? 0 }, { header: 'progressing', cell: (i) => condition(i, 'Progressing'), wide: true },
@@ -56,14 +58,14 @@ export const KINDS: Record<string, KindView> = {
       { header: 'source', cell: (i) => i.source }, { header: 'reason', cell: (i) => i.reason, wide: true }, { header: 'by', cell: (i) => i.createdBy, wide: true }, created],
   },
   images: {
-    aliases: ['image', 'container-images'], scope: 'environment', route: (e) => `/api/environments/${e}/container-images`,
+    aliases: ['image', 'container-images'], scope: 'environment', item: 'container-images', route: (e) => `/api/environments/${e}/container-images`,
     columns: [{ header: 'image', cell: (i) => i.imageName }, { header: 'tag', cell: (i) => i.currentTag }, id, created],
   },
-  registries: { aliases: ['registry'], scope: 'environment', route: (e) => `/api/environments/${e}/registries`, columns: [name, { header: 'url', cell: (i) => i.registryUrl }, id, created] },
-  vars: { aliases: ['var'], scope: 'environment', route: (e) => `/api/environments/${e}/vars`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'value', cell: (i) => i.value }, id, created] },
-  secrets: { aliases: ['secret'], scope: 'environment', route: (e) => `/api/environments/${e}/secrets`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'description', cell: (i) => i.description }, id, created] },
-  'config-files': { aliases: ['config-file', 'configs'], scope: 'environment', route: (e) => `/api/environments/${e}/config-files`, columns: [name, { header: 'description', cell: (i) => i.description }, id, created] },
-  databases: { aliases: ['database', 'db'], scope: 'environment', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
+  registries: { aliases: ['registry'], scope: 'environment', item: 'registries', route: (e) => `/api/environments/${e}/registries`, columns: [name, { header: 'url', cell: (i) => i.registryUrl }, id, created] },
+  vars: { aliases: ['var'], scope: 'environment', item: 'vars', route: (e) => `/api/environments/${e}/vars`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'value', cell: (i) => i.value }, id, created] },
+  secrets: { aliases: ['secret'], scope: 'environment', item: 'secrets', route: (e) => `/api/environments/${e}/secrets`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'description', cell: (i) => i.description }, id, created] },
+  'config-files': { aliases: ['config-file', 'configs'], scope: 'environment', item: 'config-files', route: (e) => `/api/environments/${e}/config-files`, columns: [name, { header: 'description', cell: (i) => i.description }, id, created] },
+  databases: { aliases: ['database', 'db'], scope: 'environment', item: 'databases', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
 };
 
 export function kindOf(word: string): [string, KindView] {
@@ -87,3 +89,16 @@ export async function listKind(api: ApiClient, view: KindView, env: string | und
   const matching = items.filter((i) => i.name === nameArg || i.id === nameArg || i.key === nameArg);
   return { items: matching, single: true, environmentId };
 }
+
+/** One item of a kind that has item routes, by name (key for vars and secrets) or id: `{kindName, view, item}`. */
+export async function oneOf(api: ApiClient, word: string, env: string | undefined, nameArg: string, verb: string): Promise<{ kindName: string; view: KindView; item: any }> {
+  const [kindName, view] = kindOf(word);
+  if (!view.item) throw new UsageError(`${verb} reaches ${Object.entries(KINDS).filter(([, v]) => v.item).map(([k]) => k).join(', ')}; not ${kindName}`);
+  const { items } = await listKind(api, view, env, nameArg);
+  if (!items.length) throw new CliError(`no ${kindName.replace(/s$/, '')} ${nameArg}${view.scope === 'environment' ? ' in this environment' : ''}`);
+  return { kindName, view, item: items[0] };
+}
+
+/** `service/web`, `var/GREETING`: how a command names what it changed. */
+export const labelOf = (kindName: string, item: { name?: string; key?: string; id: string }) =>
+  `${kindName.replace(/ies$/, 'y').replace(/s$/, '')}/${item.name ?? item.key ?? item.id}`;

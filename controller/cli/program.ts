@@ -9,6 +9,9 @@ import { registerLogsCommands } from './commands/logs.js';
 import { registerManifestCommands } from './manifest-commands.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerExportCommands } from './commands/export.js';
+import { registerObjectCommands } from './commands/objects.js';
+import { registerObserveCommands } from './commands/observe.js';
+import { registerSyncCommands } from './commands/sync.js';
 
 /** Adds `serve` (and anything else only the full installation has) to the program. */
 export type ExtraCommands = (program: Command) => void;
@@ -36,8 +39,11 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerContextCommands(program);
   registerGetCommands(program);
   registerDeployCommands(program);
+  registerObjectCommands(program);
   registerLogsCommands(program);
+  registerObserveCommands(program);
   registerExportCommands(program);
+  registerSyncCommands(program);
   registerCompletion(program);
   return program;
 }

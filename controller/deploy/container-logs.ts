@@ -20,14 +20,17 @@ export function demuxLogs(buf: Buffer): LogLine[] {
   return out;
 }
 
-export async function fetchLogs(docker: Docker, containerName: string, tail: number): Promise<LogLine[]> {
-  const buf = (await docker.getContainer(containerName).logs({ stdout: true, stderr: true, tail, follow: false })) as unknown as Buffer;
+/** `sinceSec`: only lines of the last N seconds (Docker's `since`, a Unix time by the controller's clock). */
+const sinceOf = (sinceSec?: number) => (sinceSec ? { since: Math.floor(Date.now() / 1000) - sinceSec } : {});
+
+export async function fetchLogs(docker: Docker, containerName: string, tail: number, sinceSec?: number): Promise<LogLine[]> {
+  const buf = (await docker.getContainer(containerName).logs({ stdout: true, stderr: true, tail, follow: false, ...sinceOf(sinceSec) })) as unknown as Buffer;
   return demuxLogs(Buffer.isBuffer(buf) ? buf : Buffer.from(buf));
 }
 
 /** Follows the container's output; `onLine` per line; returns a function that stops it. */
-export async function followLogs(docker: Docker, containerName: string, tail: number, onLine: (l: LogLine) => void): Promise<() => void> {
-  const raw = (await docker.getContainer(containerName).logs({ stdout: true, stderr: true, tail, follow: true })) as unknown as Readable;
+export async function followLogs(docker: Docker, containerName: string, tail: number, onLine: (l: LogLine) => void, sinceSec?: number): Promise<() => void> {
+  const raw = (await docker.getContainer(containerName).logs({ stdout: true, stderr: true, tail, follow: true, ...sinceOf(sinceSec) })) as unknown as Readable;
   const streams = { stdout: new PassThrough(), stderr: new PassThrough() };
   docker.modem.demuxStream(raw, streams.stdout, streams.stderr);
   for (const name of ['stdout', 'stderr'] as const) {

@@ -80,6 +80,12 @@ export class EventBus {
     return this.rows.pageOfPrefix(environmentId, typePrefix, page);
   }
 
+  /** A page of one environment's events of these types, newest first. */
+  async pageOfTypes(environmentId: string, types: string[], page: { limit: number; offset: number }): Promise<{ items: StreamEvent[]; total: number }> {
+    const r = await this.rows.pageOfTypes(environmentId, types, page);
+    return { items: r.items.map(toEvent), total: r.total };
+  }
+
   /** Connects the listener; the first connection must succeed (the database was just migrated). */
   async start(): Promise<void> {
     this.stopped = false;

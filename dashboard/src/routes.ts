@@ -16,6 +16,7 @@ import { MetricsPage } from './pages/metrics';
 import { AdminPage } from './pages/admin';
 import { GitSourcePage } from './pages/git-source';
 import { SystemSettingsPage } from './pages/system-settings';
+import { CliTokenPage } from './pages/cli-token';
 import { resourcePage } from './pages/resources';
 import { KIND_VIEWS, type KindView } from './kinds';
 
@@ -26,6 +27,8 @@ const kind = (key: string): Route => {
 
 export const routes: Route[] = [
   { path: '/login', page: LoginPage, title: 'Sign in', public: true },
+  // `stevedore login --sso` lands here after single sign-on: the token to paste into the terminal
+  { path: '/cli-token', page: CliTokenPage, title: 'Sign in the CLI' },
   { path: '/', page: HomePage, title: 'Environments' },
   { path: '/environments', page: EnvironmentsPage, title: 'Environments' },
   { path: '/env/:envId', page: OverviewPage, title: 'Overview', nav: 'Overview', preload: preloadOverview },

@@ -18,8 +18,9 @@ export class CliHome {
 
   run(args: string[], opts: { env?: Record<string, string>; input?: string; onStdout?: (chunk: string) => void } = {}): Promise<CliResult> & { kill: () => void } {
     const env: NodeJS.ProcessEnv = { ...process.env, XDG_CONFIG_HOME: this.dir, HOME: this.dir, NO_COLOR: '1', ...opts.env };
-    if (!opts.env?.STEVEDORE_URL) delete env.STEVEDORE_URL;
-    if (!opts.env?.STEVEDORE_TOKEN) delete env.STEVEDORE_TOKEN;
+    // only what `env` names reaches the CLI (an empty value too: it counts as unset there)
+    if (opts.env?.STEVEDORE_URL === undefined) delete env.STEVEDORE_URL;
+    if (opts.env?.STEVEDORE_TOKEN === undefined) delete env.STEVEDORE_TOKEN;
     const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';

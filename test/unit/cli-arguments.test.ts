@@ -7,7 +7,15 @@ import { planFailure, type Plan } from '../../controller/cli/follow-plan.js';
 import { liveDisplay, plainDisplay, stepLine, waveLine } from '../../controller/cli/plan-display.js';
 import { rolloutText } from '../../controller/cli/commands/get.js';
 import { PLAIN } from '../../controller/cli/format-changes.js';
-import { UsageError } from '../../controller/cli/cli-error.js';
+import { CliError, UsageError } from '../../controller/cli/cli-error.js';
+import { changedFields } from '../../controller/cli/commands/objects.js';
+import { eventSummary } from '../../controller/cli/commands/observe.js';
+import { outsideEnvironment, readManifestFiles } from '../../controller/cli/manifest-commands.js';
+import { syncOutcome } from '../../controller/cli/commands/sync.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { Readable } from 'node:stream';
 import { completionScript } from '../../controller/cli/commands/completion.js';
 
 /** Runs the program in this process with stdout and stderr captured. */
@@ -138,5 +146,95 @@ describe('cli arguments', () => {
       expect(script).to.include('deploy').and.include('revisions').and.include('environments');
     }
     expect(() => completionScript('fish', program)).to.throw(UsageError);
+  });
+
+  it('completion covers the kubectl-style verbs: their names, the kinds after delete/edit/disown, top\'s and plan\'s words', () => {
+    const program = buildProgram();
+    for (const shell of ['bash', 'zsh']) {
+      const script = completionScript(shell, program);
+      for (const verb of ['delete', 'edit', 'disown', 'events', 'top', 'apply', 'validate']) expect(script, `${shell} ${verb}`).to.match(new RegExp(`\\b${verb}\\b`));
+      expect(script, shell).to.match(/delete\|edit\|disown/);
+      expect(script, shell).to.include('servers services');
+      // plan's subcommands, from the program: the wave operations complete too
+      expect(script, shell).to.match(/get follow promote pause resume/);
+      // the kinds the item verbs reach, not plans (no item route)
+      expect(script.split('\n').find((l) => l.includes('delete|edit|disown')), shell).to.include('config-files').and.not.include('plans');
+    }
+  });
+
+  it('edit sends only the fields that changed; an unchanged file is nothing', () => {
+    const before = { name: 'web', imageTag: 'v1', env: { A: '1' }, ports: ['80'] };
+    expect(changedFields(before, { ...before })).to.deep.equal({});
+    expect(changedFields(before, { ...before, imageTag: 'v2', env: { A: '1', B: '2' } })).to.deep.equal({ imageTag: 'v2', env: { A: '1', B: '2' } });
+    // a field taken out is left as it was; a new one is sent
+    expect(changedFields(before, { name: 'web', restartPolicy: 'always' })).to.deep.equal({ restartPolicy: 'always' });
+  });
+
+  it('an event is summarised by its object and status', () => {
+    expect(eventSummary('plan.updated', { name: 'deploy web', status: 'running', planId: 'p1' })).to.equal('deploy web status=running');
+    expect(eventSummary('deployment.updated', { containerName: 'web-1', serverName: 's1', status: 'failed', error: 'pull failed\nmore' }))
+      .to.equal('web-1 on s1 status=failed pull failed');
+    expect(eventSummary('drift.changed', { deploymentId: 'd1' })).to.equal('d1');
+    expect(eventSummary('health.changed', {})).to.equal('health.changed');
+  });
+
+  it('-e ENV: a manifest of another environment (or of none) is an error naming it', () => {
+    const files = [{ path: 'a.yaml', content: [
+      'apiVersion: stevedore/v1', 'kind: Environment', 'metadata: {name: demo}', 'spec: {}', '---',
+      'apiVersion: stevedore/v1', 'kind: Var', 'metadata: {name: A, environment: demo}', 'spec: {value: "1"}', '---',
+      'apiVersion: stevedore/v1', 'kind: Var', 'metadata: {name: B, environment: prod}', 'spec: {value: "1"}', '',
+    ].join('\n') }];
+    const errors = outsideEnvironment(files, 'demo');
+    expect(errors).to.have.length(1);
+    expect(errors[0]).to.include({ file: 'a.yaml', line: 13, path: 'metadata/environment' });
+    expect(errors[0].message).to.equal("Var 'B' belongs to the environment prod, not demo (-e demo)");
+    expect(outsideEnvironment(files, 'prod').map((e) => e.message)).to.deep.equal([
+      "Environment 'demo' belongs to the environment demo, not prod (-e prod)", "Var 'A' belongs to the environment demo, not prod (-e prod)"]);
+  });
+
+  it('apply/validate read a folder, one YAML file (by its name) or stdin (-), and say which when it is none', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cli-read-'));
+    try {
+      fs.mkdirSync(path.join(dir, 'sub'));
+      fs.writeFileSync(path.join(dir, 'sub', 'one.yaml'), 'x: 1\n');
+      fs.writeFileSync(path.join(dir, 'notes.txt'), 'x');
+      expect(await readManifestFiles(dir)).to.deep.equal([{ path: 'sub/one.yaml', content: 'x: 1\n' }]);
+      expect(await readManifestFiles(path.join(dir, 'sub', 'one.yaml'))).to.deep.equal([{ path: 'one.yaml', content: 'x: 1\n' }]);
+      expect(await readManifestFiles('-', Readable.from([Buffer.from('a: '), Buffer.from('2\n')]))).to.deep.equal([{ path: 'stdin.yaml', content: 'a: 2\n' }]);
+      await expectReject(readManifestFiles(path.join(dir, 'notes.txt')), /notes\.txt is not a \.yaml or \.yml file/);
+      await expectReject(readManifestFiles(path.join(dir, 'missing')), /no file or folder .*missing/);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+async function expectReject(p: Promise<unknown>, re: RegExp) {
+  try {
+    await p;
+  } catch (e) {
+    expect(e).to.be.instanceOf(CliError);
+    expect((e as Error).message).to.match(re);
+    return;
+  }
+  expect.fail('expected a rejection');
+}
+
+describe('sync wait', () => {
+  const st = (sync: string, applied: string | null, attempt: { ok: boolean; commit: string | null } | null = null, error?: string) =>
+    ({ sync, revision: applied ? { commit: applied } : null, lastAttempt: attempt, ...(error && { error }) }) as Parameters<typeof syncOutcome>[0];
+  const A = 'a'.repeat(40);
+  const B = 'b'.repeat(40);
+  it('is done once the source is Synced at the commit asked for (any, or one whose SHA starts so)', () => {
+    expect(syncOutcome(st('Synced', A))).to.deep.equal({ done: A });
+    expect(syncOutcome(st('Synced', A), 'aaaa')).to.deep.equal({ done: A });
+    expect(syncOutcome(st('Synced', A), 'bbbb'), 'another commit: look again').to.equal(null);
+    expect(syncOutcome(st('Syncing', A))).to.equal(null);
+    expect(syncOutcome(st('OutOfSync', A), 'aaaa')).to.equal(null);
+  });
+  it('fails when the attempt at that commit failed, naming its error; a failure of another commit waits on', () => {
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'a.yaml:3:1 unknown Server'), 'bbbb')).to.deep.equal({ failed: 'commit bbbbbbbbbbbb failed: a.yaml:3:1 unknown Server' });
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'x'))).to.deep.equal({ failed: 'commit bbbbbbbbbbbb failed: x' });
+    expect(syncOutcome(st('Failed', A, { ok: false, commit: B }, 'x'), 'cccc')).to.equal(null);
   });
 });

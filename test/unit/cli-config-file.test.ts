@@ -55,6 +55,8 @@ describe('cli config file', () => {
     expect(() => resolveConnection({ url: 'http://elsewhere' }, env)).to.throw(CliError, /no token for http:\/\/elsewhere/);
     expect(() => resolveConnection({}, { ...env, STEVEDORE_URL: 'http://elsewhere' })).to.throw(CliError, /no token for/);
     expect(resolveConnection({}, { ...env, STEVEDORE_URL: 'http://cur' })).to.include({ token: 'tc', environment: 'prod' });
+    // set but empty counts as unset: the current context answers (an unset CI secret, `STEVEDORE_URL= stevedore …`)
+    expect(resolveConnection({}, { ...env, STEVEDORE_URL: '', STEVEDORE_TOKEN: '' })).to.include({ url: 'http://cur', token: 'tc', environment: 'prod' });
     expect(() => resolveConnection({}, { XDG_CONFIG_HOME: path.join(dir, 'empty') })).to.throw(CliError, /stevedore login URL/);
   });
 });

@@ -4,6 +4,7 @@ import { CliError, UsageError } from '../cli-error.js';
 import { contextOf, envOption, out, type CommandContext } from '../command-context.js';
 import { parseDuration, parseWaitFor } from '../duration.js';
 import { followPlan } from '../follow-plan.js';
+import { waveLine } from '../plan-display.js';
 import { formatTable } from '../format-table.js';
 import { KINDS } from '../kinds.js';
 import { outputFormat, render } from '../output.js';
@@ -79,7 +80,7 @@ export function registerDeployCommands(program: Command): void {
       const c = contextOf(cmd);
       await revert(c, await serviceOf(c.api, c.environment, service), Number(revision), !!opts.wait);
     });
-  const plan = program.command('plan').description('read or follow a deployment plan');
+  const plan = program.command('plan').description('read, follow, promote, pause or resume a deployment plan');
   plan.command('get').argument('<id>').option('-o, --output <format>', 'table, json or yaml', 'table').description('a plan and its steps')
     .action(async (id: string, opts: { output?: string }, cmd: Command) => {
       const c = contextOf(cmd);
@@ -96,6 +97,21 @@ export function registerDeployCommands(program: Command): void {
       const done = await followPlan(c.api, id, c.palette, out, c.live);
       out(`Plan ${done.id} succeeded.\n`);
     });
+  // the plan's wave operations (docs/progressive-delivery.md); a plan that cannot is 409, one line, exit 1
+  const waveOps: Array<[string, string, string]> = [
+    ['promote', 'end the pause a plan with waves is in (pause: true, a pauseSec wait, or an operator pause): the next wave starts', 'promoted'],
+    ['pause', 'stop a running plan with waves at its next wave boundary, until resumed or promoted', 'pausing at its next wave boundary'],
+    ['resume', "lift an operator's pause (a rollout's own pause ends with promote)", 'resumed'],
+  ];
+  for (const [verb, description, done] of waveOps) {
+    plan.command(verb).argument('<id>').description(description)
+      .action(async (id: string, _o: unknown, cmd: Command) => {
+        const c = contextOf(cmd);
+        const p = await c.api.post(`/api/deployment-plans/${encodeURIComponent(id)}/${verb}`);
+        const wave = waveLine(p.currentWave);
+        out(`plan ${p.id} ${done}: ${p.status}${wave ? `, ${wave}` : ''}\n`);
+      });
+  }
   program.command('wait').argument('<service>').description('wait until a condition of a service holds (exit 1 on timeout)')
     .addOption(envOption()).requiredOption('--for <condition>', 'condition=Ready, or condition=NAME=True|False')
     .option('--timeout <duration>', 'give up after (30s, 5m, 1h)', '5m')

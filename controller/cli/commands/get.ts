@@ -2,15 +2,38 @@ import type { Command } from 'commander';
 import { CliError, UsageError } from '../cli-error.js';
 import { contextOf, envOption, out } from '../command-context.js';
 import { age, formatTable } from '../format-table.js';
-import { kindOf, listKind } from '../kinds.js';
+import { kindOf, listKind, type KindView } from '../kinds.js';
+import type { ApiClient } from '../api-client.js';
 import { outputFormat, render } from '../output.js';
 import { serviceOf } from '../resolve.js';
 import { watchKind } from '../watch-kind.js';
+
+/**
+ * `get KIND -A`: the kind in every environment the caller sees, with an ENVIRONMENT column first
+ * (in JSON and YAML each item's environmentId says it).
+ */
+async function getAll(api: ApiClient, view: KindView, kind: string, nameArg: string | undefined, opts: Record<string, any>): Promise<void> {
+  if (view.scope !== 'environment') throw new UsageError(`-A lists what lives in environments; ${kind} ${view.scope === 'global' ? 'are not in one' : 'belong to a service'}`);
+  if (opts.watch) throw new UsageError('-w follows one environment: pass -e ENV instead of -A');
+  if (opts.env) throw new UsageError('-A lists every environment: not with -e');
+  const format = outputFormat(opts.output);
+  const envs = await api.list<{ id: string; name: string }>('/api/environments');
+  const where = new Map<object, string>();
+  const items: any[] = [];
+  for (const env of envs) {
+    const found = (await listKind(api, view, env.id, nameArg, opts.selector)).items;
+    for (const i of found) where.set(i, env.name);
+    items.push(...found);
+  }
+  if (nameArg && !items.length) throw new CliError(`no ${kind} ${nameArg} in any environment`);
+  out(render(items, [{ header: 'environment', cell: (i) => where.get(i) }, ...view.columns], format));
+}
 
 async function get(kind: string, nameArg: string | undefined, _o: unknown, cmd: Command): Promise<void> {
   const { api, environment, opts } = contextOf(cmd);
   const format = outputFormat(opts.output);
   const [, view] = kindOf(kind);
+  if (opts.allEnvironments) return getAll(api, view, kind, nameArg, opts);
   const { items, single, environmentId } = await listKind(api, view, environment, nameArg, opts.selector);
   if (single && !items.length) throw new CliError(`no ${kind} ${nameArg}`);
   out(render(items, view.columns, format, single));
@@ -79,6 +102,7 @@ export function registerGetCommands(program: Command): void {
     .description('list the items of a kind as a table, JSON or YAML')
     .addOption(envOption())
     .option('-o, --output <format>', 'table, wide, json or yaml', 'table')
+    .option('-A, --all-environments', 'every environment the caller sees, with an ENVIRONMENT column')
     .option('-w, --watch', 'then print each item again when it changes (until Ctrl-C)')
     .option('-l, --selector <labels>', 'key=value,…: servers whose labels hold every pair, services whose serverSelector asks for them')
     .action(get);

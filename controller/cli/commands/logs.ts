@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
-import { CliError } from '../cli-error.js';
+import { CliError, UsageError } from '../cli-error.js';
+import { parseDuration } from '../duration.js';
 import { contextOf, envOption, out } from '../command-context.js';
 import { readSse } from '../sse-client.js';
 import { serviceOf } from '../resolve.js';
@@ -7,10 +8,15 @@ import { serviceOf } from '../resolve.js';
 interface Deployment { id: string; serverId: string; containerName: string }
 
 /**
- * `logs SERVICE [-f] [--server S]`: the output of the service's containers, prefixed with the
+ * `logs SERVICE [-f] [--server S] [--tail N] [--since D]`: the output of the service's containers, prefixed with the
  * server when there are several; -f follows every one of them (until Ctrl-C).
  */
-async function logs(service: string, opts: { follow?: boolean; server?: string; tail: string }, cmd: Command): Promise<void> {
+async function logs(service: string, opts: { follow?: boolean; server?: string; tail: string; since?: string }, cmd: Command): Promise<void> {
+  if (!/^\d+$/.test(opts.tail)) throw new UsageError(`--tail ${opts.tail} is not a number`);
+  // Docker counts whole seconds; the API takes up to 30 days
+  const sinceSec = opts.since === undefined ? undefined : Math.max(1, Math.ceil(parseDuration(opts.since) / 1000));
+  if (sinceSec !== undefined && sinceSec > 30 * 86_400) throw new UsageError(`--since ${opts.since}: at most 30 days (720h)`);
+  const since = sinceSec === undefined ? '' : `&sinceSec=${sinceSec}`;
   const c = contextOf(cmd);
   const svc = await serviceOf(c.api, c.environment, service);
   const servers = new Map((await c.api.list<{ id: string; name: string }>(`/api/environments/${svc.environmentId}/servers`)).map((s) => [s.id, s.name]));
@@ -21,12 +27,12 @@ async function logs(service: string, opts: { follow?: boolean; server?: string; 
   const tail = Number(opts.tail);
   if (!opts.follow) {
     for (const d of deployments) {
-      const r = await c.api.get<{ lines: Array<{ line: string }> }>(`/api/services/${svc.id}/deployments/${d.id}/logs?tail=${tail}`);
+      const r = await c.api.get<{ lines: Array<{ line: string }> }>(`/api/services/${svc.id}/deployments/${d.id}/logs?tail=${tail}${since}`);
       for (const l of r.lines) out(`${prefix(d)}${l.line}\n`);
     }
     return;
   }
-  await Promise.all(deployments.map((d) => readSse(c.api, `/api/services/${svc.id}/deployments/${d.id}/logs/stream?tail=${tail}`, (f) => {
+  await Promise.all(deployments.map((d) => readSse(c.api, `/api/services/${svc.id}/deployments/${d.id}/logs/stream?tail=${tail}${since}`, (f) => {
     if (f.event === 'log') out(`${prefix(d)}${f.data.line}\n`);
   })));
 }
@@ -37,5 +43,6 @@ export function registerLogsCommands(program: Command): void {
     .option('-f, --follow', 'keep printing new lines')
     .option('--server <server>', 'only the container on this server (name or id)')
     .option('--tail <n>', 'lines of history first', '50')
+    .option('--since <duration>', 'only lines of the last DURATION (30s, 5m, 2h)')
     .action(logs);
 }

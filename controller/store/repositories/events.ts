@@ -35,6 +35,16 @@ export class EventsRepository {
     return { items: items as EventRow[], total: Number((count as { n: string | number }).n) };
   }
 
+  /** A page of one environment's events of these types, newest first (what `stevedore events` lists). */
+  async pageOfTypes(environmentId: string, types: string[], page: { limit: number; offset: number }): Promise<{ items: EventRow[]; total: number }> {
+    const where = (q: Knex.QueryBuilder) => q.where('environmentId', environmentId).whereIn('type', types);
+    const [items, [count]] = await Promise.all([
+      where(this.db('events')).orderBy('id', 'desc').limit(page.limit).offset(page.offset),
+      where(this.db('events')).count({ n: '*' }),
+    ]);
+    return { items: items as EventRow[], total: Number((count as { n: string | number }).n) };
+  }
+
   /** The id of the newest event, 0 when there is none. */
   async lastId(): Promise<number> {
     const [row] = await this.db('events').max('id as max');
