@@ -3,9 +3,11 @@
 // each session is an audit entry without the output; a container of the same name that is not
 // the deployment's own is never entered. What is expected is read on the server itself.
 import { expect } from 'chai';
+import WebSocket from 'ws';
 import { serverExec } from '../fleet/fleet.js';
 import { CliHome } from '../support/cli-run.js';
-import { userWithRole } from '../support/fixtures.js';
+import { apiToken, userWithRole } from '../support/fixtures.js';
+import { until } from '../support/until.js';
 import type { HttpClient } from '../support/http-client.js';
 import { addService, cleanup, startWorld, waitPlan, type World } from './deploy/deploy-world.js';
 
@@ -14,6 +16,7 @@ describe('exec on the fleet (e2e)', function () {
   let w: World;
   let home: CliHome;
   let operator: HttpClient;
+  let operatorId: string;
   let env: Record<string, string>;
   let envName: string;
   let container: string;
@@ -23,7 +26,9 @@ describe('exec on the fleet (e2e)', function () {
   before(async () => {
     w = await startWorld();
     envName = (await w.admin.get(`/api/environments/${w.envId}`)).body.name;
-    operator = (await userWithRole(w.admin, 'operator')).client;
+    const op = await userWithRole(w.admin, 'operator');
+    operator = op.client;
+    operatorId = op.user.id;
     env = { STEVEDORE_URL: w.svc.url, STEVEDORE_TOKEN: operator.token! };
     home = new CliHome();
     const { service, deployments } = await addService(w, 'web', { servers: ['s1'] });
@@ -86,6 +91,73 @@ describe('exec on the fleet (e2e)', function () {
     const slow = await operator.post(`/api/services/${serviceId}/deployments/${deploymentId}/exec`, { command: ['sh', '-c', 'echo started; sleep 30'], timeoutSec: 2 });
     expect(slow.status, slow.text).to.equal(200);
     expect(slow.body).to.deep.equal({ exitCode: null, output: 'started\n', truncated: false, timedOut: true });
+  });
+
+  /** A session as a browser opens it: the token as the bearer.<token> subprotocol, no header. */
+  function openSession(token: string, cmd: string[] = ['sh']) {
+    const url = new URL(`/api/services/${serviceId}/deployments/${deploymentId}/exec/ws`, w.svc.url);
+    url.protocol = 'ws:';
+    for (const a of cmd) url.searchParams.append('cmd', a);
+    url.searchParams.set('cols', '100');
+    url.searchParams.set('rows', '30');
+    const ws = new WebSocket(url, ['stevedore.exec', `bearer.${token}`]);
+    const session = { ws, output: '', exit: null as null | { exitCode: number | null; reason: string }, closed: false, protocol: '' };
+    ws.on('open', () => { session.protocol = ws.protocol; });
+    ws.on('message', (data: Buffer, binary: boolean) => {
+      if (binary) session.output += data.toString('utf8');
+      else session.exit = JSON.parse(data.toString('utf8'));
+    });
+    ws.on('close', () => { session.closed = true; });
+    const opened = new Promise<void>((resolve, reject) => { ws.once('open', () => resolve()); ws.once('error', reject); });
+    return { session, opened, type: (s: string) => ws.send(Buffer.from(s), { binary: true }) };
+  }
+
+  it('a WebSocket session types a command, reads its output, resizes, and ends with the exit code', async () => {
+    const { session, opened, type } = openSession(operator.token!);
+    await opened;
+    expect(session.protocol).to.equal('stevedore.exec');
+    type('echo sum-$((6*7))\r');
+    await until('the output of the typed command', async () => session.output.includes('sum-42'), { timeoutMs: 20_000 });
+    session.ws.send(JSON.stringify({ type: 'resize', cols: 123, rows: 45 }));
+    type('stty size\r');
+    await until('the new terminal size', async () => session.output.includes('45 123'), { timeoutMs: 20_000 });
+    type('exit 7\r');
+    await until('the session to close', async () => session.closed, { timeoutMs: 20_000 });
+    expect(session.exit).to.deep.equal({ type: 'exit', exitCode: 7, reason: 'exit' });
+    const entry = await until('the session\'s audit entry', async () =>
+      (await execEntries()).find((e: { details: { interactive: boolean; exitCode: number } }) => e.details.interactive && e.details.exitCode === 7));
+    expect(entry.details).to.include({ containerName: container, endedBy: 'exit', exitCode: 7 });
+    expect(entry.details.command).to.deep.equal(['sh']);
+    expect(JSON.stringify(entry)).to.not.include('sum-');
+  });
+
+  it('stevedore exec -it bridges the local input and exits with the command\'s code', async () => {
+    const r = await home.run(['exec', 'web', '-e', envName, '-s', 's1', '-it', '--', 'sh'], { env, input: 'echo piped-$((2+3))\nexit 4\n' });
+    expect(r.code, r.stdout + r.stderr).to.equal(4);
+    expect(r.stdout).to.include('piped-5');
+  });
+
+  it('a session ends when its token is revoked, and when its user\'s role in the environment is lowered', async () => {
+    const tokenClient = await apiToken(w.admin, operatorId);
+    const tokenId = (await w.admin.get('/api/admin/tokens')).body.items.find((t: { tokenPrefix: string }) => tokenClient.token!.startsWith(t.tokenPrefix)).id;
+    const revoked = openSession(tokenClient.token!);
+    await revoked.opened;
+    expect((await w.admin.post(`/api/admin/tokens/${tokenId}/revoke`, {})).status).to.be.oneOf([200, 204]);
+    await until('the revoked session to close', async () => revoked.session.closed, { timeoutMs: 15_000 });
+    expect(revoked.session.exit).to.deep.include({ type: 'exit', reason: 'revoked' });
+
+    const lowered = openSession(operator.token!);
+    await lowered.opened;
+    const member = await w.admin.put(`/api/environments/${w.envId}/members/${operatorId}`, { role: 'viewer' });
+    expect(member.status, member.text).to.be.oneOf([200, 201]);
+    try {
+      await until('the lowered session to close', async () => lowered.session.closed, { timeoutMs: 15_000 });
+      expect(lowered.session.exit).to.deep.include({ type: 'exit', reason: 'role-lowered' });
+    } finally {
+      await w.admin.delete(`/api/environments/${w.envId}/members/${operatorId}`);
+    }
+    const ends = (await execEntries()).filter((e: { details: { endedBy?: string } }) => e.details.endedBy && e.details.endedBy !== 'exit');
+    expect(ends.map((e: { details: { endedBy: string } }) => e.details.endedBy)).to.include.members(['revoked', 'role-lowered']);
   });
 
   it('never enters a container of the same name that is not the deployment\'s (409 with the reason)', async () => {

@@ -3,6 +3,7 @@ import { CliError, UsageError } from '../cli-error.js';
 import { contextOf, envOption, out, type CommandContext } from '../command-context.js';
 import { setExitCode } from '../exit-code.js';
 import { serviceOf } from '../resolve.js';
+import { interactiveExec } from './exec-interactive.js';
 
 interface Deployment { id: string; serverId: string; containerName: string }
 
@@ -27,11 +28,15 @@ export async function deploymentToEnter(c: CommandContext, service: string, serv
  * `exec SERVICE [-s SERVER] [-it] -- CMD…`: the command's output on stdout and its exit code as
  * the CLI's; -it opens an interactive session with the local terminal in raw mode.
  */
-async function exec(service: string, command: string[], opts: { server?: string; timeout?: string }, cmd: Command): Promise<void> {
+async function exec(service: string, command: string[], opts: { server?: string; interactive?: boolean; tty?: boolean; timeout?: string }, cmd: Command): Promise<void> {
   if (!command.length) throw new UsageError('exec needs a command after --, e.g. stevedore exec web -- cat /etc/hostname');
   const c = contextOf(cmd);
   const { serviceId, deployment } = await deploymentToEnter(c, service, opts.server);
   const path = `/api/services/${serviceId}/deployments/${deployment.id}/exec`;
+  if (opts.interactive || opts.tty) {
+    setExitCode(await interactiveExec(c, `${path}/ws`, command));
+    return;
+  }
   const timeoutSec = opts.timeout === undefined ? undefined : Number(opts.timeout);
   if (timeoutSec !== undefined && !(Number.isInteger(timeoutSec) && timeoutSec >= 1)) throw new UsageError('--timeout must be a whole number of seconds');
   const r = await c.api.post<{ exitCode: number | null; output: string; truncated: boolean; timedOut: boolean }>(path, { command, ...(timeoutSec && { timeoutSec }) });
@@ -50,6 +55,8 @@ export function registerExecCommands(program: Command): void {
     .description('run a command in a service\'s running container')
     .addOption(envOption())
     .option('-s, --server <server>', 'the container on this server (name or id), when the service runs on several')
+    .option('-i, --interactive', 'an interactive session: stdin goes to the command')
+    .option('-t, --tty', 'the same, with the local terminal in raw mode (-it)')
     .option('--timeout <seconds>', 'without -it: give up waiting after this long (default 60)')
     .action(exec);
 }
