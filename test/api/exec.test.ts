@@ -3,6 +3,7 @@
 // anything is sent anywhere. What a command prints and the audit of a session are e2e
 // (test/e2e/exec.test.ts), where a real container runs.
 import { expect } from 'chai';
+import WebSocket from 'ws';
 import { startWithRoles } from '../support/fixtures.js';
 import { createService, expectError, insertServer } from '../support/catalog-fixtures.js';
 import type { TestService } from '../support/test-service.js';
@@ -25,6 +26,21 @@ describe('exec route', () => {
     path = `/api/services/${serviceId}/deployments/${dep.body.id}/exec`;
   });
   after(() => svc.stop());
+
+  /** A WebSocket upgrade that is refused: its status and error envelope. */
+  function refusedUpgrade(query: string, auth: { header?: string; protocol?: string }): Promise<{ status: number; body: any }> {
+    const url = `${svc.url.replace(/^http/, 'ws')}${path}/ws${query}`;
+    const ws = new WebSocket(url, auth.protocol ? ['stevedore.exec', auth.protocol] : [], auth.header ? { headers: { authorization: auth.header } } : {});
+    return new Promise((resolve, reject) => {
+      ws.on('open', () => { ws.close(); reject(new Error('the upgrade was accepted')); });
+      ws.on('error', () => {});
+      ws.on('unexpected-response', (_req, res) => {
+        let text = '';
+        res.on('data', (d: Buffer) => { text += d; });
+        res.on('end', () => resolve({ status: res.statusCode!, body: JSON.parse(text) }));
+      });
+    });
+  }
 
   const execEntries = async () => svc.services.db('auditLogs').where({ action: 'execServiceDeployment' });
 
@@ -75,6 +91,33 @@ describe('exec route', () => {
     const r = await operator.post(path, { command: ['id'] });
     expectError(r, 409, 'CONFLICT');
     expect(r.body.message).to.include('SSH key');
+    expect(await execEntries()).to.have.length(0);
+  });
+
+  it('refuses WebSocket upgrades as it refuses requests: 401, viewer 403 (header or subprotocol), allowExec 403, bad cmd 400', async () => {
+    expect(await refusedUpgrade('?cmd=sh', {})).to.deep.include({ status: 401 });
+    expect((await refusedUpgrade('?cmd=sh', { protocol: 'bearer.not-a-token' })).status).to.equal(401);
+    for (const auth of [{ header: `Bearer ${viewer.token}` }, { protocol: `bearer.${viewer.token}` }]) {
+      const r = await refusedUpgrade('?cmd=sh', auth);
+      expect(r.status).to.equal(403);
+      expect(r.body.code).to.equal('FORBIDDEN_ROLE');
+    }
+    const bad = await refusedUpgrade(`?cmd=${encodeURIComponent('a\u0000b')}`, { protocol: `bearer.${operator.token}` });
+    expect(bad.status).to.equal(400);
+    expect(bad.body.field).to.match(/^cmd/);
+    expect((await refusedUpgrade('?cmd=sh&cols=0&rows=10', { header: `Bearer ${operator.token}` })).body.field).to.equal('cols');
+    await admin.patch(`/api/environments/${envId}/settings/operations`, { allowExec: false });
+    try {
+      const off = await refusedUpgrade('?cmd=sh', { header: `Bearer ${admin.token}` });
+      expect(off.status).to.equal(403);
+      expect(off.body.message).to.include('operations.allowExec');
+    } finally {
+      await admin.patch(`/api/environments/${envId}/settings/operations`, { allowExec: true });
+    }
+    // a plain GET (no upgrade) is told what the route answers
+    const plain = await operator.get(`${path}/ws?cmd=sh`);
+    expectError(plain, 400, 'VALIDATION_ERROR');
+    expect(plain.body.message).to.include('WebSocket');
     expect(await execEntries()).to.have.length(0);
   });
 });
