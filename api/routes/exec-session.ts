@@ -41,8 +41,10 @@ export function bridge(ws: WebSocket, tty: TtySession): { ended: Promise<Session
   stream.on('data', (b: Buffer) => { if (ws.readyState === ws.OPEN) ws.send(b, { binary: true }); });
   stream.once('end', () => finish('exit'));
   stream.once('close', () => finish('exit'));
-  stream.once('error', () => finish('container-gone'));
+  // on, not once: a write racing the end must not become an unhandled error
+  stream.on('error', () => finish('container-gone'));
   ws.on('message', (data: Buffer, isBinary: boolean) => {
+    if (stream.destroyed || !stream.writable) return;
     if (isBinary) { stream.write(data); return; }
     if (data.length > CONTROL_MAX) return;
     let m: { type?: unknown; cols?: unknown; rows?: unknown; data?: unknown };
@@ -55,6 +57,6 @@ export function bridge(ws: WebSocket, tty: TtySession): { ended: Promise<Session
     }
   });
   ws.once('close', () => finish('client-closed'));
-  ws.once('error', () => finish('client-closed'));
+  ws.on('error', () => finish('client-closed'));
   return { ended, end: (reason) => finish(reason) };
 }

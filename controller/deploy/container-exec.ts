@@ -82,7 +82,7 @@ export async function execCollect(docker: Docker, containerId: string, command: 
     const done = () => { clearTimeout(timer); resolve(true); };
     raw.once('end', done);
     raw.once('close', done);
-    raw.once('error', (e) => { clearTimeout(timer); reject(e); });
+    raw.on('error', (e) => { clearTimeout(timer); reject(e); });
   });
   if (!ended) raw.destroy();
   const output = Buffer.concat(chunks).toString('utf8');
