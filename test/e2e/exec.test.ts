@@ -137,7 +137,7 @@ describe('exec on the fleet (e2e)', function () {
     expect(r.stdout).to.include('piped-5');
   });
 
-  it('a session ends when its token is revoked, and when its user\'s role in the environment is lowered', async () => {
+  it('a session ends when its token is revoked, when its user\'s role in the environment is lowered, and when exec is turned off', async () => {
     const tokenClient = await apiToken(w.admin, operatorId);
     const tokenId = (await w.admin.get('/api/admin/tokens')).body.items.find((t: { tokenPrefix: string }) => tokenClient.token!.startsWith(t.tokenPrefix)).id;
     const revoked = openSession(tokenClient.token!);
@@ -156,8 +156,17 @@ describe('exec on the fleet (e2e)', function () {
     } finally {
       await w.admin.delete(`/api/environments/${w.envId}/members/${operatorId}`);
     }
+    const disabled = openSession(operator.token!);
+    await disabled.opened;
+    expect((await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: false })).status).to.equal(200);
+    try {
+      await until('the session to close once exec is turned off', async () => disabled.session.closed, { timeoutMs: 15_000 });
+      expect(disabled.session.exit).to.deep.include({ type: 'exit', reason: 'exec-disabled' });
+    } finally {
+      await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: true });
+    }
     const ends = (await execEntries()).filter((e: { details: { endedBy?: string } }) => e.details.endedBy && e.details.endedBy !== 'exit');
-    expect(ends.map((e: { details: { endedBy: string } }) => e.details.endedBy)).to.include.members(['revoked', 'role-lowered']);
+    expect(ends.map((e: { details: { endedBy: string } }) => e.details.endedBy)).to.include.members(['revoked', 'role-lowered', 'exec-disabled']);
   });
 
   it('never enters a container of the same name that is not the deployment\'s (409 with the reason)', async () => {
