@@ -17,6 +17,7 @@ import { rememberRouteTable } from './mcp/route-table.js';
 import { dashboard } from './middleware/dashboard.js';
 import { metricsEndpoint, requestMetrics } from './middleware/metrics.js';
 import { dashboardAssets } from '../dashboard/build.js';
+import { webSocketUpgrades, type WebSocketUpgrades } from './http/websocket.js';
 
 /** Every route spec with the router that serves them and the OpenAPI document that describes them. */
 export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; document: ReturnType<typeof buildOpenApi> } {
@@ -39,7 +40,7 @@ export function buildRouter(s: Services): { router: Router; specs: RouteSpec[]; 
 }
 
 /** The whole middleware chain, in order, in one place. */
-export function createApp(s: Services): Koa {
+export function createApp(s: Services): Koa & { websockets: WebSocketUpgrades } {
   const app = new Koa({ proxy: false });
   app.silent = true; // errorEnvelope logs what matters; koa's default logger would print stacks.
   const { router, specs } = buildRouter(s);
@@ -60,5 +61,6 @@ export function createApp(s: Services): Koa {
   app.use(idempotency(s.idempotencyKeys, s.secretBox));
   app.use(routeIndex(specs, (group, members) => mountRoutes(group, members, s)));
   app.use(router.allowedMethods({ throw: true }));
-  return app;
+  // WebSocket routes (exec) through the same chain: http/websocket.ts
+  return Object.assign(app, { websockets: webSocketUpgrades(app.callback()) });
 }

@@ -16,7 +16,11 @@ import { assertPortFree, listenError } from './port-free.js';
  * What answers HTTP over the services: the API's Koa app (api/app.ts createApp). The caller hands
  * it in (bin/, tests), so the controller runs the API without importing api/.
  */
-export type HttpApp = (services: Services) => { callback(): http.RequestListener };
+export type HttpApp = (services: Services) => {
+  callback(): http.RequestListener;
+  /** WebSocket routes: the server's upgrades, and their end at shutdown. */
+  websockets?: { upgrade(req: http.IncomingMessage, socket: import('node:stream').Duplex, head: Buffer): void; closeAll(): void };
+};
 
 /** How long one part of the shutdown may take before the next one goes ahead anyway. */
 const STOP_STEP_MS = 10_000;
@@ -68,6 +72,7 @@ export async function startService(
   compileValidators(); // before it listens: the one stall of a manifest apply that cannot be sliced
   const app = createApp(services);
   const server = http.createServer(app.callback());
+  if (app.websockets) server.on('upgrade', app.websockets.upgrade);
   server.keepAliveTimeout = 65_000;
   const inFlight = trackResponses(server);
   await new Promise<void>((resolve, reject) => {
@@ -92,6 +97,7 @@ export async function startService(
         const closed = new Promise<void>((resolve) => server.close(() => resolve()));
         await drain(inFlight, config.shutdownGraceMs);
         server.closeAllConnections();
+        app.websockets?.closeAll();
         await closed;
         // leader work stops first and the leader lock goes with its session: another replica takes over
         await within(services.leadership.stop(), STOP_STEP_MS);

@@ -3,7 +3,7 @@ import addFormats from 'ajv-formats';
 import { validationError } from '../../controller/errors/app-error.js';
 import type { Schema } from './schema.js';
 
-function makeAjv(coerceTypes: boolean): Ajv {
+function makeAjv(coerceTypes: boolean | 'array'): Ajv {
   const ajv = new Ajv({ allErrors: false, useDefaults: true, coerceTypes, strict: false, removeAdditional: false });
   (addFormats as unknown as (a: Ajv) => void)(ajv);
   return ajv;
@@ -11,7 +11,9 @@ function makeAjv(coerceTypes: boolean): Ajv {
 
 const bodyAjv = makeAjv(false);
 // Query strings are text: "limit=10" must validate as the integer 10.
-const queryAjv = makeAjv(true);
+// 'array': a parameter of array type given once (?cmd=ls) is a list of one; a scalar one given
+// twice is refused before (assertStrictQuery)
+const queryAjv = makeAjv('array');
 const cache = new WeakMap<Schema, ValidateFunction>();
 
 function compile(ajv: Ajv, schema: Schema): ValidateFunction {

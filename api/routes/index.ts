@@ -18,6 +18,7 @@ import notificationRoutes from './notifications.js';
 import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
+import execRoutes from './exec.js';
 import revisionRoutes from './revisions.js';
 import oidcRoutes from './auth-oidc.js';
 import composeRoutes from './compose.js';
@@ -86,6 +87,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...notificationRoutes(s),
     ...deploymentPlanRoutes(s),
     ...deployRoutes(s),
+    ...execRoutes(s),
     ...revisionRoutes(s),
     ...composeRoutes(s),
     ...driftRoutes(s),

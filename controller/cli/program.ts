@@ -6,6 +6,7 @@ import { registerContextCommands } from './commands/context.js';
 import { registerGetCommands } from './commands/get.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerLogsCommands } from './commands/logs.js';
+import { registerExecCommands } from './commands/exec.js';
 import { registerManifestCommands } from './manifest-commands.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerExportCommands } from './commands/export.js';
@@ -42,6 +43,7 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerObjectCommands(program);
   registerLogsCommands(program);
   registerObserveCommands(program);
+  registerExecCommands(program);
   registerExportCommands(program);
   registerSyncCommands(program);
   registerCompletion(program);
