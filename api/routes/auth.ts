@@ -4,7 +4,7 @@ import { dummyPasswordHash, hashPassword, verifyPassword } from '../../controlle
 import { issueJwt } from '../../controller/auth/jwt.js';
 import { assertLoginAllowed, LOCKOUT_MS, MAX_FAILED_LOGINS } from '../../controller/auth/login-throttle.js';
 import { toUser } from '../../controller/store/repositories/users.js';
-import { roleIn, scopesFor } from '../../controller/auth/policy.js';
+import { isUnrestrictedAdmin, roleIn, scopesFor } from '../../controller/auth/policy.js';
 import { route } from '../http/route.js';
 import { arrayOf, enumOf, object, str, timestamp, uuid, type Schema, bool } from '../http/schema.js';
 import { userSchema, userRead } from './users.js';
@@ -75,10 +75,11 @@ export default function authRoutes(s: Services) {
 
     route({
       method: 'GET', path: '/api/auth/me', operationId: 'getMe', tag: 'auth', access: 'authenticated', envExempt: true,
-      summary: 'The caller: role, visible environments, scopes and token type',
+      summary: 'The caller: role, visible environments, scopes, token type, and whether it may act on the whole installation',
       response: object({
         id: uuid, email: str({ nullable: true }), name: str({ nullable: true }), role: enumOf('viewer', 'operator', 'admin'),
         environments: arrayOf(object({ id: uuid, name: str(), role: enumOf('viewer', 'operator', 'admin') }) as Schema), scopes: arrayOf(str()), tokenType: enumOf('jwt', 'api_token'),
+        unrestricted: { ...bool, description: 'An unrestricted admin: lowered in no environment, with no token role cap or environment limit; only such a caller may use the installation\'s routes (users, others\' tokens, service accounts, system settings, memberships, new environments)' },
       }),
       async handler(ctx) {
         const actor = ctx.state.actor!;
@@ -94,6 +95,8 @@ export default function authRoutes(s: Services) {
           environments: environments.map((e) => ({ ...e, role: roleIn(actor, e.id) })),
           scopes: scopesFor(actor.role),
           tokenType: actor.tokenType,
+          // the same decision the installation's routes take (policy.ts), so the dashboard offers only what they accept
+          unrestricted: isUnrestrictedAdmin(actor),
         };
       },
     }),

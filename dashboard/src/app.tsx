@@ -6,7 +6,7 @@ import { Layout } from './components/layout';
 import { ErrorNote } from './components/status';
 import { match, navigate, useLocation } from './router';
 import { routes } from './routes';
-import { can, SessionContext, type Me } from './session';
+import { can, needs, SessionContext, type Me } from './session';
 
 export function App() {
   const path = useLocation();
@@ -35,7 +35,7 @@ export function App() {
   return (
     <SessionContext.Provider value={session}>
       <Layout envId={params.envId} title={route.title} path={pathname}>
-        {can(session.me, route.role ?? 'viewer') ? <Page key={pathname} params={params} /> : <p>This page needs the {route.role} role.</p>}
+        {can(session.me, route.role ?? 'viewer') ? <Page key={pathname} params={params} /> : <p data-needs={route.role}>This page needs {needs(route.role ?? 'viewer')}.</p>}
       </Layout>
     </SessionContext.Provider>
   );

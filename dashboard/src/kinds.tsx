@@ -4,7 +4,7 @@
 // (components/schema-form.tsx); nothing here restates a field's type or its limits.
 import type { ComponentChildren } from 'preact';
 import { listAll } from './api';
-import type { Role } from './router';
+import type { Need } from './router';
 import type { Option } from './components/schema-form';
 import type { Me } from './session';
 import { HealthBadge, when } from './components/status';
@@ -18,7 +18,7 @@ export interface ItemAction {
   body?: Record<string, unknown> | ((item: any, prepared?: any) => Record<string, unknown>);
   says(answer: any): string;
   /** Lowest role the API accepts for it, when above the page's editRole. */
-  role?: Role;
+  role?: Need;
   /** Shown only for the items this holds for. */
   when?(item: any): boolean;
   /** Asked first: the sentence shown with a confirm button (its label is confirmLabel). */
@@ -40,9 +40,13 @@ export interface KindView {
   create?: string;
   update?: string;
   remove?: string;
-  /** Lowest role that may see the page (default viewer) and change its objects (default operator). */
-  viewRole?: Role;
-  editRole?: Role;
+  /** Lowest role that may see the page (default viewer) and change its objects (default operator); 'installation': an unrestricted admin. */
+  viewRole?: Need;
+  editRole?: Need;
+  /** Who may create one, when the create route needs more than editRole (a new environment: an unrestricted admin). */
+  createRole?: Need;
+  /** The list's query for this caller (a lowered admin lists only their own tokens). */
+  listQuery?(me: Me): string;
   name(item: any): string;
   columns: Column[];
   /** Fields of the bodies the forms leave out. */
@@ -61,8 +65,9 @@ export const REFERENCES: Record<string, (envId: string, me: Me, signal: AbortSig
   containerImageId: (envId, _me, signal) => options(`/api/environments/${envId}/container-images`, (i) => i.imageName, signal),
   registryConnectionId: (envId, _me, signal) => options(`/api/environments/${envId}/registries`, (r) => r.name, signal),
   serverId: (envId, _me, signal) => options(`/api/environments/${envId}/servers`, (s) => `${s.name} (${s.hostname})`, signal),
-  ownerUserId: (_envId, _me, signal) => options('/api/users', (u) => u.email, signal),
-  environmentIds: async (_envId, me) => me.environments.map((e) => ({ value: e.id, label: e.name })),
+  // a lowered admin makes tokens for themselves only, limited to environments where they are admin
+  ownerUserId: (_envId, me, signal) => (me.unrestricted ? options('/api/users', (u) => u.email, signal) : Promise.resolve([{ value: me.id, label: me.email ?? me.name ?? me.id }])),
+  environmentIds: async (_envId, me) => me.environments.filter((e) => me.unrestricted || e.role === 'admin').map((e) => ({ value: e.id, label: e.name })),
 };
 
 async function options(path: string, label: (item: any) => string, signal: AbortSignal): Promise<Option[]> {
@@ -193,7 +198,7 @@ export const KIND_VIEWS: KindView[] = [
   },
   {
     key: 'chat-channels', title: 'Chat channels', noun: 'chat channel', list: 'listChatChannels', create: 'createChatChannel',
-    update: 'updateChatChannel', remove: 'deleteChatChannel', viewRole: 'admin', editRole: 'admin',
+    update: 'updateChatChannel', remove: 'deleteChatChannel', viewRole: 'installation', editRole: 'installation',
     name: (c) => c.name,
     columns: [
       { label: 'Webhook URL', cell: (c) => (c.hasWebhookUrl ? 'set (never shown)' : 'not set') },
@@ -203,7 +208,7 @@ export const KIND_VIEWS: KindView[] = [
   },
   {
     key: 'outgoing-webhooks', title: 'Outgoing webhooks', noun: 'outgoing webhook', list: 'listOutgoingWebhooks', create: 'createOutgoingWebhook',
-    update: 'updateOutgoingWebhook', remove: 'deleteOutgoingWebhook', viewRole: 'admin', editRole: 'admin',
+    update: 'updateOutgoingWebhook', remove: 'deleteOutgoingWebhook', viewRole: 'installation', editRole: 'installation',
     name: (w) => w.name,
     columns: [
       { label: 'URL', cell: (w) => w.url },
@@ -215,7 +220,7 @@ export const KIND_VIEWS: KindView[] = [
   },
   {
     key: 'users', title: 'Users', noun: 'user', list: 'listUsers', create: 'createUser', update: 'updateUser', remove: 'deleteUser',
-    viewRole: 'admin', editRole: 'admin',
+    viewRole: 'installation', editRole: 'installation',
     name: (u) => u.email,
     columns: [
       { label: 'Name', cell: (u) => code(u.name) },
@@ -226,6 +231,8 @@ export const KIND_VIEWS: KindView[] = [
   {
     key: 'tokens', title: 'API tokens', noun: 'API token', list: 'listApiTokens', create: 'createApiToken', remove: 'deleteApiToken',
     viewRole: 'admin', editRole: 'admin', shownOnce: 'token',
+    // everyone's tokens for an unrestricted admin; a lowered admin's own (the API refuses the rest)
+    listQuery: (me) => (me.unrestricted ? '' : `?ownerUserId=${encodeURIComponent(me.id)}`),
     name: (t) => t.name,
     omit: ['ownerServiceAccountId'],
     columns: [

@@ -4,6 +4,12 @@ import type { ComponentChildren, ComponentType } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 
 export type Role = 'viewer' | 'operator' | 'admin';
+/**
+ * What a page or a control needs: a role (in the page's environment), or 'installation': an
+ * unrestricted admin, as the API's routes of the whole installation need (users, others' tokens,
+ * system settings, new environments; docs/security.md).
+ */
+export type Need = Role | 'installation';
 
 export interface Route {
   path: string;
@@ -11,8 +17,8 @@ export interface Route {
   title: string;
   /** Shown in the environment's navigation with this label. */
   nav?: string;
-  /** Lowest role that may open the page (default viewer). */
-  role?: Role;
+  /** Lowest role that may open the page (default viewer), or 'installation'. */
+  role?: Need;
   /** Reachable without signing in. */
   public?: boolean;
   /** Starts loading the page's data while the sign-in is still being checked (the API checks the role). */

@@ -48,9 +48,11 @@ export const routes: Route[] = [
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },
   { path: '/env/:envId/settings', page: SettingsPage, title: 'Settings', nav: 'Settings', role: 'admin' },
   { path: '/env/:envId/admin', page: AdminPage, title: 'Admin', nav: 'Admin', role: 'admin' },
-  // the installation's settings (not the environment's): any environment's navigation leads there
-  { path: '/env/:envId/system', page: SystemSettingsPage, title: 'System settings', nav: 'System settings', role: 'admin' },
-  // each admin kind on a page of its own too (no navigation entry: the Admin page holds them all)
+  // the installation's settings (not the environment's): any environment's navigation leads there,
+  // for an unrestricted admin only (its routes need one: a lowered admin would meet 403s)
+  { path: '/env/:envId/system', page: SystemSettingsPage, title: 'System settings', nav: 'System settings', role: 'installation' },
+  // each admin kind on a page of its own too (no navigation entry: the Admin page holds them all);
+  // users need an unrestricted admin, tokens an admin (a lowered one sees their own)
   { ...kind('users'), nav: undefined },
   { ...kind('tokens'), nav: undefined },
   { path: '/env/:envId/services/:serviceId', page: ServicePage, title: 'Service' },

@@ -188,6 +188,22 @@ describe('one rule for rights: a lowered admin stays lowered', () => {
     expectError(await limited.post(`/api/environments/${staging.id}/servers/register-host`, {}), 403, 'FORBIDDEN_SCOPE');
   });
 
+  it('GET /api/auth/me says unrestricted only for an admin lowered nowhere, with no token cap or environment limit', async () => {
+    const unrestricted = async (client: HttpClient) => {
+      const me = await client.get('/api/auth/me');
+      expect(me.status, me.text).to.equal(200);
+      expect(me.body).to.include.keys('id', 'email', 'name', 'role', 'environments', 'scopes', 'tokenType');
+      return me.body.unrestricted;
+    };
+    expect(await unrestricted(admin)).to.equal(true);
+    expect(await unrestricted(await apiToken(admin, adminId))).to.equal(true);
+    // Lee is a global admin, and says so, but is lowered in production
+    expect((await lee.get('/api/auth/me')).body.role).to.equal('admin');
+    expect(await unrestricted(lee)).to.equal(false);
+    expect(await unrestricted(await apiToken(admin, adminId, { role: 'operator' }))).to.equal(false);
+    expect(await unrestricted(await apiToken(admin, adminId, { environmentIds: [staging.id] }))).to.equal(false);
+  });
+
   it('SSE: an environment-limited token hears its environment\'s events only', async function () {
     this.timeout(20_000);
     const limited = await apiToken(admin, adminId, { environmentIds: [staging.id] });

@@ -1,23 +1,27 @@
 // What an admin runs for the whole installation: users, API tokens, chat channels, outgoing
-// webhooks and the SMTP relay, each drawn from the API's schemas like every kind.
+// webhooks and the SMTP relay, each drawn from the API's schemas like every kind. A lowered admin
+// (lowered in some environment) sees only their own API tokens: the rest needs an unrestricted admin.
 import { ApiError, api, get } from '../api';
 import { useLoad } from '../hooks';
 import { operations } from '../schema';
 import { KIND_VIEWS, type KindView } from '../kinds';
 import { SchemaForm } from '../components/schema-form';
 import { ErrorNote } from '../components/status';
+import { can, useSession } from '../session';
 import { Resources } from './resources';
 
 const SECTIONS = ['users', 'tokens', 'chat-channels', 'outgoing-webhooks'];
 
+/** A lowered admin sees only what the API lets them do here: their own API tokens. */
 export function AdminPage({ params }: { params: Record<string, string> }) {
+  const { me } = useSession();
   return (
     <>
-      {SECTIONS.map((key) => {
-        const view = KIND_VIEWS.find((v) => v.key === key) as KindView;
+      {SECTIONS.map((key) => KIND_VIEWS.find((v) => v.key === key) as KindView).filter((view) => can(me, view.viewRole ?? 'viewer')).map((view) => {
+        const key = view.key;
         return <section aria-labelledby={`${key}-h`} class="admin"><h2 id={`${key}-h`}>{view.title}</h2><Resources view={view} envId={params.envId} /></section>;
       })}
-      <Smtp />
+      {can(me, 'installation') && <Smtp />}
     </>
   );
 }

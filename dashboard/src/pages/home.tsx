@@ -14,7 +14,7 @@ export function HomePage() {
   const { me } = useSession();
   useEffect(() => { if (me.environments.length === 1) navigate(`/env/${me.environments[0].id}`, true); }, [me]);
   if (!me.environments.length) {
-    return can(me, 'admin') ? <CreateEnvironment /> : <p>No environment yet: an admin creates the first one here, through the API or a manifests folder.</p>;
+    return can(me, 'installation') ? <CreateEnvironment /> : <p>No environment yet: an admin creates the first one here, through the API or a manifests folder.</p>;
   }
   return <EnvironmentsPage params={{}} />;
 }
@@ -22,7 +22,7 @@ export function HomePage() {
 /** Every environment: open, edit, delete, and create one with its SSH key (admins). */
 const ENVIRONMENTS: KindView = {
   key: 'environments', title: 'Environments', noun: 'environment', list: 'listEnvironments', create: 'createEnvironment',
-  update: 'updateEnvironment', remove: 'deleteEnvironment', editRole: 'admin',
+  update: 'updateEnvironment', remove: 'deleteEnvironment', editRole: 'admin', createRole: 'installation',
   name: (e) => e.name,
   href: (_envId, e) => `/env/${e.id}`,
   columns: [{ label: 'Description', cell: (e) => e.description ?? '—' }],

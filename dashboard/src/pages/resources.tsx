@@ -59,10 +59,11 @@ export function resourcePage(view: KindView) {
 export function Resources({ view, envId, onChanged }: { view: KindView; envId: string; onChanged?(): void }) {
   const { me } = useSession();
   const editor = can(me, view.editRole ?? 'operator');
+  const creator = editor && (!view.createRole || can(me, view.createRole));
   const data = useLoad(async (signal) => {
     const ops = await kindOps(view, signal);
     const [items, options] = await Promise.all([
-      listAll(path(ops.list, { envId }), signal),
+      listAll(path(ops.list, { envId }) + (view.listQuery?.(me) ?? ''), signal),
       editor ? referenceOptions([ops.create?.body, ops.update?.body], envId, me, signal) : Promise.resolve({}),
     ]);
     return { ops, items, options };
@@ -77,7 +78,7 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
   const { ops, items, options } = data.data;
   return (
     <div class="resources" data-kind={view.key}>
-      {editor && ops.create && (creating ? (
+      {creator && ops.create && (creating ? (
         <section aria-labelledby={`${view.key}-create-h`} class="panel">
           <h2 id={`${view.key}-create-h`}>New {view.noun}</h2>
           {view.createForm ? view.createForm(() => { setCreating(false); changed(); }) : <SchemaForm name={`create-${view.key}`} schema={ops.create.body!} omit={view.omit} writeOnly={ops.writeOnly} options={options}
@@ -107,7 +108,7 @@ export function Resources({ view, envId, onChanged }: { view: KindView; envId: s
             ))}
           </tbody>
         </table>
-      ) : <EmptyList view={view} envId={envId} ops={ops} options={options} editor={editor} />}
+      ) : <EmptyList view={view} envId={envId} ops={ops} options={options} editor={creator} />}
     </div>
   );
 }
