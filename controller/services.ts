@@ -53,6 +53,7 @@ import type { ServerBootstrapRunsRepository } from './store/repositories/server-
 import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
 import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
 import type { HealthLogsRepository } from './store/repositories/health-logs.js';
+import type { ServiceRunsRepository } from './store/repositories/service-runs.js';
 import type { AlertStatesRepository } from './store/repositories/alert-states.js';
 import type { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 
@@ -126,6 +127,8 @@ export interface Services {
   serverSamples: ServerSamplesRepository;
   /** Every monitoring check result (server, container, tcp, cert). */
   healthLogs: HealthLogsRepository;
+  /** One-off runs of services: status, exit code and log tail (docs/exec.md#one-off-runs). */
+  serviceRuns: ServiceRunsRepository;
   /** The alert state of each check (monitoring/alert-machine.ts). */
   alertStates: AlertStatesRepository;
   /** Admin overrides of notification types' alert policies. */

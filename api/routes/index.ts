@@ -19,6 +19,7 @@ import chatChannelRoutes from './chat-channels.js';
 import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import execRoutes from './exec.js';
+import runRoutes from './runs.js';
 import revisionRoutes from './revisions.js';
 import oidcRoutes from './auth-oidc.js';
 import composeRoutes from './compose.js';
@@ -88,6 +89,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...deploymentPlanRoutes(s),
     ...deployRoutes(s),
     ...execRoutes(s),
+    ...runRoutes(s),
     ...revisionRoutes(s),
     ...composeRoutes(s),
     ...driftRoutes(s),

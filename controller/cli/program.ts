@@ -7,6 +7,7 @@ import { registerGetCommands } from './commands/get.js';
 import { registerDeployCommands } from './commands/deploy.js';
 import { registerLogsCommands } from './commands/logs.js';
 import { registerExecCommands } from './commands/exec.js';
+import { registerRunCommands } from './commands/run.js';
 import { registerManifestCommands } from './manifest-commands.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerExportCommands } from './commands/export.js';
@@ -44,6 +45,7 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerLogsCommands(program);
   registerObserveCommands(program);
   registerExecCommands(program);
+  registerRunCommands(program);
   registerExportCommands(program);
   registerSyncCommands(program);
   registerCompletion(program);

@@ -89,6 +89,8 @@ export const LABEL = {
   deployment: 'stevedore.deployment-id',
   specHash: 'stevedore.spec-hash',
   imageTag: 'stevedore.image-tag',
+  /** A one-off run's container (docs/exec.md#one-off-runs): never a deployment's, it carries no deployment-id. */
+  run: 'stevedore.run',
 } as const;
 
 /** "8080:80", "127.0.0.1:8080:80/udp", "80" -> "ip:hostPort:containerPort/proto". */

@@ -101,7 +101,7 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
  * policy tightened since (or a tag that fills a template token) stops the step here, before the
  * server is touched, with the message the write would have had.
  */
-async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hosts'>, loaded: LoadedDesired): Promise<void> {
+export async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hosts'>, loaded: LoadedDesired): Promise<void> {
   const d = loaded.desired;
   const template = loaded.decision.mode === 'compose-external' ? null : loaded.service.composeTemplate;
   if (!d.volumes?.length && !template) return;
