@@ -9,6 +9,7 @@ declare -A need=(
   [docker-registry]=docker-registry [docker-compose]=docker-compose [curl]=curl [htpasswd]=apache2-utils
   [ip]=iproute2 [nsenter]=util-linux [unshare]=util-linux [flock]=util-linux [ss]=iproute2
   [chromium]=chromium   # the dashboard's browser tests (test/support/browser.ts)
+  [jq]=jq [git]=git     # README's Getting started (test/e2e/getting-started.test.ts), Git sources
   [mariadbd]=mariadb-server-core [mariadb-dump]=mariadb-client   # test/fleet/mariadb-image.sh
 )
 missing=()
