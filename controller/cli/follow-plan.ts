@@ -3,6 +3,7 @@ import { CliError } from './cli-error.js';
 import type { Palette } from './format-changes.js';
 import { liveDisplay, plainDisplay, waveLine, type CurrentWave, type PlanStep } from './plan-display.js';
 import { readSse } from './sse-client.js';
+import { serverNames } from './resolve.js';
 
 const ENDED = ['succeeded', 'failed', 'cancelled', 'rolled_back', 'rollback_failed'];
 
@@ -23,7 +24,7 @@ export function planFailure(plan: Plan, names: Map<string, string>): string {
  */
 export async function followPlan(api: ApiClient, planId: string, p: Palette, write: (s: string) => void, live = false): Promise<Plan> {
   const plan0 = await api.get<Plan & { environmentId: string }>(`/api/deployment-plans/${planId}`);
-  const names = new Map<string, string>((await api.list<{ id: string; name: string }>(`/api/environments/${plan0.environmentId}/servers`)).map((s) => [s.id, s.name]));
+  const names = await serverNames(api, plan0.environmentId);
   const display = (live ? liveDisplay : plainDisplay)(names, p, write);
   const check = async (): Promise<Plan | null> => {
     const plan = await api.get<Plan>(`/api/deployment-plans/${planId}`);

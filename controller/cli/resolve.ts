@@ -28,3 +28,23 @@ export async function serviceOf(api: ApiClient, env: string | undefined, nameOrI
   const found = await itemOf(api, e.id, 'services', nameOrId, 'service');
   return api.get(`/api/services/${found.id}`);
 }
+
+/** The names of an environment's servers, by id. */
+export async function serverNames(api: ApiClient, environmentId: string): Promise<Map<string, string>> {
+  return new Map((await api.list<{ id: string; name: string }>(`/api/environments/${environmentId}/servers`)).map((s) => [s.id, s.name]));
+}
+
+/** A deployment as the CLI's commands read it. */
+export interface ServiceDeployment { id: string; serverId: string; containerName: string }
+
+/**
+ * A service's deployments, all of them or the one on `server` (a server's name or id), with the
+ * environment's server names; none is an error naming the service (and the server asked for).
+ */
+export async function deploymentsOf(api: ApiClient, svc: { id: string; name: string; environmentId: string }, server?: string) {
+  const servers = await serverNames(api, svc.environmentId);
+  let deployments = await api.list<ServiceDeployment>(`/api/services/${svc.id}/deployments`);
+  if (server) deployments = deployments.filter((d) => d.serverId === server || servers.get(d.serverId) === server);
+  if (!deployments.length) throw new CliError(`${svc.name} has no deployment${server ? ` on ${server}` : ''}`);
+  return { deployments, servers };
+}

@@ -1,22 +1,17 @@
 import type { Command } from 'commander';
-import { CliError, UsageError } from '../cli-error.js';
+import { UsageError } from '../cli-error.js';
 import { contextOf, envOption, out, type CommandContext } from '../command-context.js';
 import { setExitCode } from '../exit-code.js';
-import { serviceOf } from '../resolve.js';
+import { deploymentsOf, serviceOf, type ServiceDeployment } from '../resolve.js';
 import { interactiveExec } from './exec-interactive.js';
-
-interface Deployment { id: string; serverId: string; containerName: string }
 
 /** What timeout(1) answers for a command that ran out of time. */
 export const EXIT_TIMED_OUT = 124;
 
 /** The one deployment of the service to enter: the only one, or the one on `-s SERVER`. */
-export async function deploymentToEnter(c: CommandContext, service: string, server?: string): Promise<{ serviceId: string; deployment: Deployment }> {
+export async function deploymentToEnter(c: CommandContext, service: string, server?: string): Promise<{ serviceId: string; deployment: ServiceDeployment }> {
   const svc = await serviceOf(c.api, c.environment, service);
-  const servers = new Map((await c.api.list<{ id: string; name: string }>(`/api/environments/${svc.environmentId}/servers`)).map((s) => [s.id, s.name]));
-  let deployments = await c.api.list<Deployment>(`/api/services/${svc.id}/deployments`);
-  if (server) deployments = deployments.filter((d) => d.serverId === server || servers.get(d.serverId) === server);
-  if (!deployments.length) throw new CliError(`${svc.name} has no deployment${server ? ` on ${server}` : ''}`);
+  const { deployments, servers } = await deploymentsOf(c.api, svc, server);
   if (deployments.length > 1) {
     const names = deployments.map((d) => servers.get(d.serverId) ?? d.serverId).join(', ');
     throw new UsageError(`${svc.name} runs on several servers (${names}): choose one with -s SERVER`);

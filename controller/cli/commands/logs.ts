@@ -1,11 +1,9 @@
 import type { Command } from 'commander';
-import { CliError, UsageError } from '../cli-error.js';
+import { UsageError } from '../cli-error.js';
 import { parseDuration } from '../duration.js';
 import { contextOf, envOption, out } from '../command-context.js';
 import { readSse } from '../sse-client.js';
-import { serviceOf } from '../resolve.js';
-
-interface Deployment { id: string; serverId: string; containerName: string }
+import { deploymentsOf, serviceOf, type ServiceDeployment as Deployment } from '../resolve.js';
 
 /**
  * `logs SERVICE [-f] [--server S] [--tail N] [--since D]`: the output of the service's containers, prefixed with the
@@ -19,10 +17,7 @@ async function logs(service: string, opts: { follow?: boolean; server?: string; 
   const since = sinceSec === undefined ? '' : `&sinceSec=${sinceSec}`;
   const c = contextOf(cmd);
   const svc = await serviceOf(c.api, c.environment, service);
-  const servers = new Map((await c.api.list<{ id: string; name: string }>(`/api/environments/${svc.environmentId}/servers`)).map((s) => [s.id, s.name]));
-  let deployments = await c.api.list<Deployment>(`/api/services/${svc.id}/deployments`);
-  if (opts.server) deployments = deployments.filter((d) => d.serverId === opts.server || servers.get(d.serverId) === opts.server);
-  if (!deployments.length) throw new CliError(`${svc.name} has no deployment${opts.server ? ` on ${opts.server}` : ''}`);
+  const { deployments, servers } = await deploymentsOf(c.api, svc, opts.server);
   const prefix = (d: Deployment) => (deployments.length > 1 ? `[${servers.get(d.serverId) ?? d.serverId}] ` : '');
   const tail = Number(opts.tail);
   if (!opts.follow) {

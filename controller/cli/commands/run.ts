@@ -2,7 +2,7 @@ import type { Command } from 'commander';
 import { UsageError } from '../cli-error.js';
 import { contextOf, envOption, out } from '../command-context.js';
 import { setExitCode } from '../exit-code.js';
-import { serviceOf } from '../resolve.js';
+import { serverNames, serviceOf } from '../resolve.js';
 
 interface Run { status: 'running' | 'succeeded' | 'failed'; exitCode: number | null; logTail: string; reason: string | null; containerName: string }
 
@@ -20,8 +20,8 @@ async function run(service: string, command: string[], opts: { server?: string }
   const svc = await serviceOf(c.api, c.environment, service);
   let serverId: string | undefined;
   if (opts.server) {
-    const servers = await c.api.list<{ id: string; name: string }>(`/api/environments/${svc.environmentId}/servers`);
-    serverId = servers.find((s) => s.id === opts.server || s.name === opts.server)?.id;
+    const servers = await serverNames(c.api, svc.environmentId);
+    serverId = servers.has(opts.server) ? opts.server : [...servers].find(([, name]) => name === opts.server)?.[0];
     if (!serverId) throw new UsageError(`no server ${opts.server} in the environment of ${svc.name}`);
   }
   const { runId } = await c.api.post<{ runId: string }>(`/api/services/${svc.id}/run`, { command, ...(serverId && { serverId }) });
