@@ -64,7 +64,7 @@ describe('installation-only pages in a real browser (e2e)', function () {
 
     // the Admin page: their own API tokens only, and no section whose routes would answer 403
     await open(page, `/env/${staging.id}/admin`, 'Admin');
-    await page.getByRole('heading', { level: 2, name: 'API tokens' }).waitFor();
+    await page.getByRole('heading', { level: 2, name: 'API tokens', exact: true }).waitFor();
     await page.locator('[data-kind="tokens"] tr[data-item="lee-ci"]').waitFor();
     for (const section of ['Users', 'Chat channels', 'Outgoing webhooks', 'SMTP relay']) {
       expect(await page.getByRole('heading', { level: 2, name: section, exact: true }).count(), section).to.equal(0);
