@@ -92,7 +92,9 @@ export function parseDockerStats(text: string): ContainerSample[] {
       const j = JSON.parse(line) as { Name?: string; CPUPerc?: string; MemUsage?: string };
       const [used, limit] = (j.MemUsage ?? '').split('/').map((p) => parseSize(p));
       const cpu = Number.parseFloat((j.CPUPerc ?? '').replace('%', ''));
-      if (!j.Name || !Number.isFinite(cpu) || used === undefined || limit === undefined) continue;
+      // docker prints the name `--` for a container it could not read (being created or removed):
+      // that row observed nothing, so it is not reported as a container using nothing
+      if (!j.Name || j.Name === '--' || !Number.isFinite(cpu) || used === undefined || limit === undefined) continue;
       out.push({ name: j.Name, cpuPercent: cpu, memoryUsedBytes: used, memoryLimitBytes: limit });
     } catch { /* a line docker cut short: skip it */ }
   }

@@ -19,6 +19,7 @@ describe('ssh metrics on the fleet (e2e)', function () {
   let admin: HttpClient;
   let envId: string;
   const ids: Record<string, string> = {};
+  let probeStarted = 0;
 
   /** The server's newest sample taken after `after`, once the worker has stored one with cpu. */
   const sampleAfter = (name: string, after: number, wantCpu = true) => until(`a sample of ${name}`, async () => {
@@ -43,6 +44,7 @@ describe('ssh metrics on the fleet (e2e)', function () {
       ids[f.name] = res.body.id;
     }
     await serverExec('s1', ['docker', 'run', '-d', '--name', 'metrics-probe', fleet.images.busybox, 'sleep', '2147483647']);
+    probeStarted = Date.now();
   });
   after(async () => {
     await serverExec('s1', ['docker', 'rm', '-f', 'metrics-probe']).catch(() => undefined);
@@ -70,8 +72,14 @@ describe('ssh metrics on the fleet (e2e)', function () {
       const df = (await serverExec(f.name, ['df', '-P', '-k', root])).trim().split('\n')[1]!.split(/\s+/);
       expect(s.diskTotalBytes).to.equal(Number(df[1]) * 1024);
     }
-    const s1 = await sampleAfter('s1', started - 60_000);
-    const probe = (s1.containers as Array<{ name: string; memoryUsedBytes: number }>).find((c) => c.name === 'metrics-probe');
+    // a sample taken once the probe runs (one taken while `docker run` was still creating it lists
+    // no probe), waited for as the positive signal rather than read once
+    const probeOf = (s: { containers?: Array<{ name: string; memoryUsedBytes: number }> }) => s.containers?.find((c) => c.name === 'metrics-probe');
+    const s1 = await until('a sample of s1 listing the probe', async () => {
+      const s = await sampleAfter('s1', probeStarted);
+      return probeOf(s) ? s : undefined;
+    }, WAIT);
+    const probe = probeOf(s1);
     expect(probe, JSON.stringify(s1.containers)).to.exist;
     expect(probe!.memoryUsedBytes).to.be.above(0);
     // and it is history too: the environment's series has points with cpu

@@ -23,6 +23,7 @@ const OUTPUT = [
   section('dockerstats', [
     '{"BlockIO":"0B / 0B","CPUPerc":"12.50%","Container":"abc","ID":"abc","MemPerc":"1.00%","MemUsage":"12.5MiB / 1.5GiB","Name":"web-1","NetIO":"1kB / 2kB","PIDs":"3"}',
     '{"CPUPerc":"0.00%","MemUsage":"0B / 0B","Name":"stopped-ish"}',
+    '{"BlockIO":"--","CPUPerc":"0.00%","Container":"def","ID":"def","MemPerc":"0.00%","MemUsage":"0B / 0B","Name":"--","NetIO":"--","PIDs":"0"}',
   ].join('\n')),
 ].join('');
 const all = togglesOf(undefined);
@@ -43,7 +44,7 @@ describe('metrics parser (ssh collection)', () => {
     expect(values.containers).to.deep.equal([
       { name: 'web-1', cpuPercent: 12.5, memoryUsedBytes: Math.round(12.5 * 1024 ** 2), memoryLimitBytes: Math.round(1.5 * 1024 ** 3) },
       { name: 'stopped-ish', cpuPercent: 0, memoryUsedBytes: 0, memoryLimitBytes: 0 },
-    ]);
+    ]); // and not docker's `--` row of a container it could not read
   });
 
   it('leaves cpu absent on the first reading and after a counter reset', () => {
