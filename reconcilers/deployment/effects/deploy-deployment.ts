@@ -29,7 +29,7 @@ import {
   assertContainerPolicy, bindSourcesOf, CONTAINER_POLICY_HINT, containerPolicyOf, ownDirOf, requestOfSpec, resolvedPathRefusals,
   type ContainerRequest, type PolicyReads,
 } from '../../../controller/deploy/container-policy.js';
-import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
+import { waitHealthy, type Healthy } from './wait-healthy.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
 import { ownershipConflict, plan } from '../plan.js';

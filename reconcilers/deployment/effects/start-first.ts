@@ -12,7 +12,7 @@ import { LABEL, type DesiredContainer } from '../../../controller/model/desired-
 import { assertOwned, leftBehind } from './direct-recreate.js';
 import { createOptionsOf } from '../../../controller/deploy/container-options.js';
 import { nextContainerName } from '../../../controller/deploy/switch-names.js';
-import { UnhealthyContainer, type Healthy } from '../../../controller/deploy/wait-healthy.js';
+import { UnhealthyContainer, type Healthy } from './wait-healthy.js';
 
 export interface StartFirstDeploy {
   desired: DesiredContainer;
