@@ -8,7 +8,7 @@
 // One pure decision, called at every entrance: the service spec and compose templates written
 // through the API (api/routes/catalog-checks.ts, api/routes/compose.ts), manifests
 // (controller/manifests/apply.ts) and the deploy, which checks again what it is about to run
-// (reconcilers/deployment/effects/deploy-deployment.ts): a policy tightened after a write stops the
+// (reconcilers/deployment/effects/container-allowed.ts): a policy tightened after a write stops the
 // deploy with the reason instead of running it.
 import { posix } from 'node:path';
 import { validationError } from '../errors/app-error.js';

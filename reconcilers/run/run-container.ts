@@ -16,7 +16,7 @@ import { LABEL, type DesiredContainer } from '../../controller/model/desired-con
 import { createOptionsOf } from '../../controller/deploy/container-options.js';
 import { redactSecrets } from '../../controller/crypto/redact.js';
 import { loadDesired, type DesiredReads } from '../deployment/load-desired.js';
-import { assertRenderedAllowed } from '../deployment/effects/deploy-deployment.js';
+import { assertRenderedAllowed } from '../deployment/effects/container-allowed.js';
 
 /** What a run keeps of its output: the last bytes of stdout and stderr together. */
 export const RUN_LOG_TAIL_BYTES = 64 * 1024;

@@ -3,57 +3,30 @@
 // compared with what Docker reports, and only a difference changes anything: a container that
 // already runs the desired spec is left alone. A container with the deployment's name that the
 // deployment does not own is never touched. Names are validated before anything runs; every
-// remote command is an argv.
-import { posix } from 'node:path';
-import type Docker from 'dockerode';
+// remote command is an argv. The steps every deploy shares run here; how the container is then
+// replaced is the deploy mode's (deploy-mode.ts), chosen in mode-for.ts.
 import type { Services } from '../../../controller/services.js';
 import type { DeploymentRow } from '../../../controller/store/repositories/deployments.js';
-import type { ServiceRow } from '../../../controller/store/repositories/services.js';
 import { conflict, validationError } from '../../../controller/errors/app-error.js';
 import { rm } from '../../../controller/hosts/commands/docker.js';
-import { composeUp as composeUpArgv } from '../../../controller/hosts/commands/compose.js';
-import { canonicalPaths, mkdirP } from '../../../controller/hosts/commands/files.js';
 import { MANAGED_ROOT, type ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';
-import { assertDefinesContainer, parseCompose, type ComposeDocument } from '../../../controller/deploy/compose/validate-compose.js';
-import { composeFilesOf, projectNameOf, type ComposeFiles } from '../../../controller/deploy/compose/generate-compose.js';
-import { recreateDirect, settleAside } from './direct-recreate.js';
-import { joinNetwork, recoverInterruptedSwitch, startFirst } from './start-first.js';
+import { composeFilesOf } from '../../../controller/deploy/compose/generate-compose.js';
+import { settleAside } from './direct-recreate.js';
+import { recoverInterruptedSwitch } from './start-first.js';
 import { registryAuthFor } from '../../../controller/deploy/registry-auth.js';
 import { pullImage } from '../../../controller/deploy/pull-image.js';
 import { describePull } from '../../../controller/deploy/pull-progress.js';
-import type { PlanPulls } from '../plans/plan-pulls.js';
 import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
 import { CONTAINER_PATH_HINT, reservedMountOf } from '../../../controller/deploy/container-paths.js';
-import {
-  assertContainerPolicy, bindSourcesOf, CONTAINER_POLICY_HINT, containerPolicyOf, ownDirOf, requestOfSpec, resolvedPathRefusals,
-  type ContainerRequest, type PolicyReads,
-} from '../../../controller/deploy/container-policy.js';
-import { waitHealthy, type Healthy } from '../../../controller/deploy/wait-healthy.js';
+import { waitHealthy, type Healthy } from './wait-healthy.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
 import { ownershipConflict, plan } from '../plan.js';
 import type { DesiredContainer } from '../../../controller/model/desired-container.js';
-import type { RevisionSpec } from '../../service/revision-spec.js';
-
-export interface DeployRequest {
-  service: ServiceRow;
-  deployment: DeploymentRow;
-  imageName: string;
-  imageTag: string;
-  pull: boolean;
-  /** false: keep the environment file already on the server (compose mode). */
-  generate?: boolean;
-  planId: string | null;
-  /** Called once, just before the first change on the server (a rollback of a step that never got
-   *  this far has nothing to undo). */
-  onTouch?: (mode: ComposeDecision['mode']) => Promise<void>;
-  log: (line: string) => Promise<void>;
-  /** The plan's pulls, started when it started (plans/plan-pulls.ts): the step awaits its own among them. */
-  pulls?: PlanPulls;
-  /** The revision to render (its template, tag and config files); null: the service's row as it is now. */
-  revision?: RevisionSpec | null;
-}
+import type { DeployRequest, DeployServices } from './deploy-mode.js';
+import { modeFor } from './mode-for.js';
+import { assertRenderedAllowed } from './container-allowed.js';
 
 export interface DeployOutcome extends Healthy {
   mode: ComposeDecision['mode'];
@@ -63,9 +36,6 @@ export interface DeployOutcome extends Healthy {
   changed: boolean;
 }
 
-/** What a deploy uses beyond reading the desired container: the server, the image, the audit. */
-type DeployEffects = Pick<Services, 'audit' | 'config' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
-
 /** Everything that can be checked without touching the server. */
 export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName' | 'imageTag'>): void {
   assertContainerName(r.deployment.containerName);
@@ -74,7 +44,7 @@ export function validateRequest(r: Pick<DeployRequest, 'deployment' | 'imageName
   if (r.deployment.composePath !== null) assertSafePath(r.deployment.composePath);
 }
 
-export async function deployDeployment(s: DesiredReads & DeployEffects, r: DeployRequest): Promise<DeployOutcome> {
+export async function deployDeployment(s: DeployServices, r: DeployRequest): Promise<DeployOutcome> {
   validateRequest(r);
   const loaded = await loadDesired(s, r.deployment, { imageTag: r.imageTag, imageId: null, revision: r.revision ?? null });
   if (!loaded) throw validationError(`service ${r.service.name} has no container image`, 'containerImageId');
@@ -95,36 +65,7 @@ export async function deployDeployment(s: DesiredReads & DeployEffects, r: Deplo
   }
 }
 
-/**
- * The environment's container policy, on what this deploy is about to run: the service's volumes
- * and its template as this revision renders them. Written specs were checked at write time; a
- * policy tightened since (or a tag that fills a template token) stops the step here, before the
- * server is touched, with the message the write would have had.
- */
-export async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hosts'>, loaded: LoadedDesired): Promise<void> {
-  const d = loaded.desired;
-  const template = loaded.decision.mode === 'compose-external' ? null : loaded.service.composeTemplate;
-  if (!d.volumes?.length && !template) return;
-  await assertAllowedOnServer(s, d.serverId, d.environmentId,
-    requestOfSpec({ volumes: d.volumes, composeTemplate: template }, d.containerName, { image: d.image, imageTag: d.imageTag }));
-}
-
-/**
- * The pure check, then the bind sources it allowed once more with their symlinks resolved on the
- * server (Docker follows them: a directory another container can write may hold a link to /).
- */
-async function assertAllowedOnServer(s: PolicyReads & Pick<Services, 'hosts'>, serverId: string, environmentId: string, req: ContainerRequest): Promise<void> {
-  const policy = await containerPolicyOf(s, environmentId);
-  assertContainerPolicy(req, policy);
-  const binds = bindSourcesOf(req, policy);
-  if (!binds.length) return;
-  const out = await s.hosts.exec(serverId, canonicalPaths(binds.map((b) => b.path)), { check: false });
-  const resolved = out.code === 0 ? out.stdout.split('\n').slice(0, binds.length) : [];
-  const [first] = resolvedPathRefusals(binds, resolved, policy, req.ownDir);
-  if (first) throw validationError(first.message, first.field, CONTAINER_POLICY_HINT);
-}
-
-async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
+async function deployWith(s: DeployServices, r: DeployRequest, loaded: LoadedDesired): Promise<DeployOutcome> {
   const { deployment: d } = r;
   const { decision } = loaded;
   const composePath = decision.mode === 'direct' ? null : decision.path;
@@ -132,7 +73,8 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
   let desired: DesiredContainer = { ...loaded.desired, composeFileHash: files?.compose.sha256 ?? null };
   const docker = await s.hosts.docker(d.serverId);
   const exec = (argv: readonly string[]) => s.hosts.exec(d.serverId, argv);
-  // level-triggered: a start-first switch an earlier controller left half done is settled first
+  // level-triggered: a start-first switch or a recreate an earlier controller left half done is
+  // settled first (both direct modes leave their containers under the same names)
   if (decision.mode === 'direct') {
     await recoverInterruptedSwitch(docker, { desired, exec, log: r.log });
     await settleAside(docker, desired, r.log);
@@ -149,8 +91,7 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
     await r.log(describePull(desired.image, await (r.pulls ? r.pulls.once(d.serverId, desired.image, pull) : pull())));
     desired = { ...desired, imageId: (await docker.getImage(desired.image).inspect()).Id };
   }
-  const verifyNamed = (name: string) => waitHealthy(docker, name, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });
-  const verify = () => verifyNamed(d.containerName);
+  const verify = (name = d.containerName) => waitHealthy(docker, name, r.service.healthCheck, r.log, { bus: s.hosts.containerEvents, serverId: d.serverId });
   const step = plan(desired, observed);
   const done = (healthy: Healthy, changed: boolean): DeployOutcome => ({ ...healthy, mode: decision.mode, composePath, specHash: desired.specHash, changed });
   if (step.action === 'none') {
@@ -161,42 +102,15 @@ async function deployWith(s: DesiredReads & DeployEffects, r: DeployRequest, loa
   }
   await r.log(`${d.containerName}: ${step.action} (${step.differences.map((x) => x.message).join('; ')})`);
   await writeConfigFiles(s, desired, loaded, observed.files, r.log);
-  if (decision.mode !== 'compose-external') await r.onTouch?.(decision.mode);
+  const mode = modeFor(decision, desired, observed);
+  const touch = async () => { await r.onTouch?.(decision.mode); };
+  if (!mode.validatesFirst) await touch();
   if (step.action === 'start') {
     await docker.getContainer(observed.id!).start();
     await r.log(`started the stopped container ${d.containerName}`);
     return done(await verify(), true);
   }
-  if (decision.mode === 'direct') {
-    if (desired.updateOrder === 'start-first' && observed.running) {
-      const old = await docker.getContainer(observed.id!).inspect();
-      return done(await startFirst(docker, old, { desired, exec, verify: verifyNamed, log: r.log }), true);
-    }
-    let result: Healthy | null = null;
-    await recreateDirect(docker, {
-      desired, log: r.log,
-      verify: async () => {
-        result = await verify();
-        // nothing served before: the new container takes the alias at once
-        if (desired.networkAlias) await joinNetwork(docker, desired, exec);
-      },
-    });
-    return done(result!, true);
-  }
-  if (r.service.updateOrder === 'start-first') await r.log(`${d.containerName}: start-first needs direct mode; compose recreates it stop-first`);
-  if (decision.mode === 'compose-generated') {
-    await writeComposeFiles(s, r, d, files!);
-    if (decision.recordPath) await recordComposePath(s, d, decision.path);
-    await handDirectContainerToCompose(s, d, docker, projectNameOf(decision.path), r.log);
-    return done(await composeUp(s, d, [files!.compose.path, files!.env.path], projectNameOf(decision.path), {}, r.log, verify), true);
-  }
-  // a file Stevedore does not own is held to the same policy (an attached config file could be one)
-  await assertAllowedOnServer(s, d.serverId, d.environmentId,
-    { compose: { doc: await validateComposeOnDisk(s, d, decision.path), field: 'composePath' }, ownDir: ownDirOf(d.containerName) });
-  await r.log(`validated ${decision.path}${decision.shared ? ' (shared by several deployments: never rewritten)' : ''}`);
-  await r.onTouch?.(decision.mode);
-  const project = projectNameOf(decision.path).toLowerCase().replace(/[^a-z0-9_-]/g, '');
-  return done(await composeUp(s, d, [decision.path], project, { STEVEDORE_IMAGE: desired.image, STEVEDORE_IMAGE_TAG: r.imageTag }, r.log, verify), true);
+  return done(await mode.deploy({ s, request: r, decision, desired, observed, files, docker, exec, verify, touch, log: r.log }), true);
 }
 
 /**
@@ -212,60 +126,6 @@ async function writeConfigFiles(s: Pick<Services, 'configStore' | 'hosts'>, desi
     await s.configStore.attachments.recordSync({ attachmentId: f.attachmentId, serverId: desired.serverId, contentHash: f.contentHash, targetPath: f.targetPath });
   }
   if (desired.files.length) await log(`config files: ${stale.length} written, ${desired.files.length - stale.length} already up to date`);
-}
-
-async function writeComposeFiles(s: Pick<Services, 'hosts' | 'plans' | 'secretBox'>, r: DeployRequest, d: DeploymentRow, files: ComposeFiles): Promise<void> {
-  await s.hosts.exec(d.serverId, mkdirP(posix.dirname(files.compose.path), 0o700));
-  const withEnv = r.generate !== false;
-  await Promise.all([
-    withEnv && s.hosts.writeFile(d.serverId, files.env.path, files.env.content, { mode: 0o600 }),
-    s.hosts.writeFile(d.serverId, files.compose.path, files.compose.content, { mode: 0o644 }),
-  ]);
-  await s.plans.artifacts.record(d.id, r.planId, r.imageTag, {
-    compose: { path: files.compose.path, content: files.compose.content, sha256: files.compose.sha256 },
-    ...(withEnv && { env: { path: files.env.path, sealedContent: s.secretBox.seal(files.env.content), redactedContent: files.env.redacted, sha256: files.env.sha256 } }),
-  });
-  await r.log(`wrote ${files.compose.path} and its environment file ${posix.basename(files.env.path)} (0600)`);
-}
-
-/** Rules 5 and 6 for a file Stevedore does not own: it must exist and define the container. */
-export async function validateComposeOnDisk(s: Pick<Services, 'hosts'>, d: DeploymentRow, path: string): Promise<ComposeDocument> {
-  const onDisk = await s.hosts.readFile(d.serverId, path);
-  const where = `the compose file ${path} on the server`;
-  if (!onDisk) throw validationError(`${where} does not exist`, 'composePath', 'Create it, or clear composePath to let Stevedore manage the container');
-  const doc = parseCompose(onDisk.toString('utf8'), where);
-  assertDefinesContainer(doc, d.containerName, where);
-  return doc;
-}
-
-async function composeUp(s: Pick<Services, 'hosts'>, d: DeploymentRow, files: string[], project: string, env: Record<string, string>,
-  log: (l: string) => Promise<void>, verify: () => Promise<Healthy>): Promise<Healthy> {
-  const cli = await s.hosts.compose(d.serverId);
-  // variables for the file's ${...} interpolation go through env(1): still one argv, no shell
-  const envPrefix = Object.keys(env).length ? ['env', ...Object.entries(env).map(([k, v]) => `${k}=${v}`)] : [];
-  const argv = [...envPrefix, ...composeUpArgv(cli.flavor, { projectName: project || d.containerName, file: files }, { services: [d.containerName], noDeps: true })];
-  await log(`${cli.argv.join(' ')} up ${d.containerName}`);
-  await s.hosts.exec(d.serverId, argv, { timeoutMs: 300_000 });
-  return verify();
-}
-
-// A container the deployment made directly (or under another compose project) has the name
-// compose wants; compose would refuse to start. Ownership was checked by the caller.
-async function handDirectContainerToCompose(s: Pick<Services, 'hosts'>, d: DeploymentRow, docker: Docker, project: string, log: (l: string) => Promise<void>) {
-  const c = await docker.getContainer(d.containerName).inspect().catch(() => null);
-  if (!c || c.Config.Labels?.['com.docker.compose.project'] === project) return;
-  await s.hosts.exec(d.serverId, rm(d.containerName, { force: true }));
-  await log(`removed the directly managed container ${d.containerName} to hand it to compose`);
-}
-
-/** Rules 3 and 4: the generated path is recorded once, and the change is audited. */
-async function recordComposePath(s: Pick<Services, 'audit' | 'deployments'>, d: DeploymentRow, path: string) {
-  if (await s.deployments.recordGeneratedComposePath(d.id, path)) {
-    await s.audit.record({
-      actorType: 'system', action: 'updateDeploymentComposePath', resourceType: 'deployments', resourceId: d.id,
-      environmentId: d.environmentId, details: { field: 'composePath', path, source: 'generator' },
-    });
-  }
 }
 
 /** Rolling back a first deploy (nothing ran before) or a pruned deployment: the container goes away, only if it is ours. */

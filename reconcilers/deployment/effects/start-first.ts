@@ -12,7 +12,8 @@ import { LABEL, type DesiredContainer } from '../../../controller/model/desired-
 import { assertOwned, leftBehind } from './direct-recreate.js';
 import { createOptionsOf } from '../../../controller/deploy/container-options.js';
 import { nextContainerName } from '../../../controller/deploy/switch-names.js';
-import { UnhealthyContainer, type Healthy } from '../../../controller/deploy/wait-healthy.js';
+import { UnhealthyContainer, type Healthy } from './wait-healthy.js';
+import type { DeployMode } from './deploy-mode.js';
 
 export interface StartFirstDeploy {
   desired: DesiredContainer;
@@ -127,6 +128,15 @@ export async function startFirst(docker: Docker, old: Docker.ContainerInspectInf
   await r.log(`stopped and removed the old ${name}; ${next} is ${name} now`);
   return observedSwitched(docker, desired, created.id);
 }
+
+/** Direct mode with update order start-first, over a running container (mode-for.ts). */
+export const startFirstMode: DeployMode = {
+  name: 'start-first',
+  async deploy({ docker, desired, observed, exec, verify, log }) {
+    const old = await docker.getContainer(observed.id!).inspect();
+    return startFirst(docker, old, { desired, exec, verify, log });
+  },
+};
 
 /** Status never lies: what Docker reports under the canonical name after the switch. */
 async function observedSwitched(docker: Docker, desired: DesiredContainer, newId: string): Promise<Healthy> {

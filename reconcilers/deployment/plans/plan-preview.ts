@@ -9,7 +9,8 @@ import type { DeploymentRow } from '../../../controller/store/repositories/deplo
 import type { ServiceRow } from '../../../controller/store/repositories/services.js';
 import { composeFilesOf } from '../../../controller/deploy/compose/generate-compose.js';
 import { loadDesired, type DesiredReads } from '../load-desired.js';
-import { validateComposeOnDisk, validateRequest } from '../effects/deploy-deployment.js';
+import { validateRequest } from '../effects/deploy-deployment.js';
+import { validateComposeOnDisk } from '../effects/compose-external.js';
 import { decisionFor } from '../../../controller/deploy/deploy-mode.js';
 import { HostError } from '../../../controller/hosts/errors.js';
 import type { ComposeDecision } from '../../../controller/deploy/compose/compose-path-rules.js';

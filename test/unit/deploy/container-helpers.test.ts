@@ -4,7 +4,7 @@ import type Docker from 'dockerode';
 import { createOptionsOf } from '../../../controller/deploy/container-options.js';
 import { observedFromInspect } from '../../../reconcilers/deployment/observe.js';
 import { desired } from '../reconcilers/deployment/desired-fixture.js';
-import { healthTimeoutMs } from '../../../controller/deploy/wait-healthy.js';
+import { healthTimeoutMs } from '../../../reconcilers/deployment/effects/wait-healthy.js';
 
 const frame = (kind: number, text: string) => {
   const body = Buffer.from(text);

@@ -1,9 +1,9 @@
 // Health of a freshly started container, from Docker's own healthcheck status. A container
 // without a healthcheck counts as healthy once it has stayed running for a moment.
 import type Docker from 'dockerode';
-import type { HealthCheck } from '../store/repositories/services.js';
-import { findContainer } from './find-container.js';
-import type { ContainerEventBus } from '../hosts/container-event-bus.js';
+import type { HealthCheck } from '../../../controller/store/repositories/services.js';
+import { findContainer } from '../../../controller/deploy/find-container.js';
+import type { ContainerEventBus } from '../../../controller/hosts/container-event-bus.js';
 
 export class UnhealthyContainer extends Error {}
 
