@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import https from 'node:https';
 import tls from 'node:tls';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import * as acme from 'acme-client';
 import type { AcmeConfig } from '../../config/config.js';
 import type { OutgoingGuard } from '../../net/outgoing-guard.js';
@@ -27,24 +28,30 @@ export class AcmeOrderFailed extends Error {
   }
 }
 
+/** The order under way in this async context: its guard and agents, and the last URL it requested. */
+interface OrderContext { guard: OutgoingGuard; httpAgent: http.Agent; httpsAgent: https.Agent; lastUrl: string | null }
+const orders = new AsyncLocalStorage<OrderContext>();
+
 /**
- * acme-client talks through one axios instance per process: its agents are set here from the
- * issuer about to order, and one request interceptor asks that issuer's guard about every URL.
+ * acme-client talks through one axios instance per process. One request interceptor, installed
+ * once, gives each request the agents of the order it belongs to and asks that order's guard
+ * about the URL first (IP literals never reach an agent's lookup).
  */
-let activeGuard: OutgoingGuard | null = null;
 let intercepting = false;
-function useTransport(guard: OutgoingGuard, ca: string[] | undefined): void {
-  activeGuard = guard;
-  acme.axios.defaults.httpAgent = new http.Agent({ lookup: guard.lookup as never });
-  acme.axios.defaults.httpsAgent = new https.Agent({ lookup: guard.lookup as never, ...(ca ? { ca } : {}) });
+function interceptOnce(): void {
+  if (intercepting) return;
+  intercepting = true;
   // a directory that does not answer fails the order in seconds, not after five long retries: the
   // certificate reconciler retries the whole order with its own backoff
   (acme.axios.defaults as { acmeSettings?: { retryMaxAttempts: number } }).acmeSettings!.retryMaxAttempts = 2;
-  if (intercepting) return;
-  intercepting = true;
   acme.axios.interceptors.request.use(async (config) => {
-    // IP literals never reach the agent's lookup: the guard's check sees every URL first
-    await activeGuard!.check(new URL(config.url!, config.baseURL));
+    const order = orders.getStore();
+    if (!order) throw new Error('an ACME request outside an order');
+    const url = new URL(config.url!, config.baseURL);
+    await order.guard.check(url);
+    order.lastUrl = url.href;
+    config.httpAgent = order.httpAgent;
+    config.httpsAgent = order.httpsAgent;
     return config;
   });
 }
@@ -55,7 +62,21 @@ export class AcmeIssuer {
   /** A new certificate for `host` (its key made here, never sent anywhere): the chain leaf first, and its key. */
   async issue(host: string): Promise<IssuedChain> {
     const ca = this.config.caCertFile ? [...tls.rootCertificates, fs.readFileSync(this.config.caCertFile, 'utf8')] : undefined;
-    useTransport(this.guard, ca);
+    interceptOnce();
+    const order: OrderContext = {
+      guard: this.guard, lastUrl: null,
+      httpAgent: new http.Agent({ lookup: this.guard.lookup as never }),
+      httpsAgent: new https.Agent({ lookup: this.guard.lookup as never, ...(ca ? { ca } : {}) }),
+    };
+    try {
+      return await orders.run(order, () => this.order(host));
+    } finally {
+      order.httpAgent.destroy();
+      order.httpsAgent.destroy();
+    }
+  }
+
+  private async order(host: string): Promise<IssuedChain> {
     const accountKey = await this.store.accountKey(this.config.directoryUrl, async () => (await acme.crypto.createPrivateEcdsaKey()).toString());
     const client = new acme.Client({ directoryUrl: this.config.directoryUrl, accountKey, backoffAttempts: 20, backoffMin: 250, backoffMax: 3000 });
     const tokens: string[] = [];
@@ -76,15 +97,20 @@ export class AcmeIssuer {
       const chainPem = await client.getCertificate(finalized);
       return { chainPem, keyPem: key.toString() };
     } catch (e) {
-      throw e instanceof AcmeOrderFailed ? e : new AcmeOrderFailed(errorText(e));
+      throw e instanceof AcmeOrderFailed ? e : new AcmeOrderFailed(errorText(e, orders.getStore()?.lastUrl ?? null));
     } finally {
       await this.store.removeChallenges(tokens);
     }
   }
 }
 
-/** The words of a failure: acme-client's message is the CA's problem detail; a socket error names its cause. */
-function errorText(e: unknown): string {
+/**
+ * The words of a failure: acme-client's message is the CA's problem detail; a socket error names
+ * its cause. A request that got no answer at all, retries spent, reaches acme-client's response
+ * check without a response, which fails reading it (a TypeError): said as what it is.
+ */
+function errorText(e: unknown, lastUrl: string | null): string {
+  if (e instanceof TypeError && /Cannot read properties of undefined/.test(e.message) && /acme-client/.test(e.stack ?? '')) return `no answer from ${lastUrl ?? 'the ACME directory'}`;
   const err = e as { message?: string; code?: string; cause?: { message?: string } };
   const text = err?.message || err?.code || String(e);
   return err?.cause?.message && !text.includes(err.cause.message) ? `${text}: ${err.cause.message}` : text;
