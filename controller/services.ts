@@ -161,7 +161,7 @@ export interface Services {
   objectStorage: ObjectStorageRepository;
   /** Each environment's Git source of manifests, its sync status, and the environment's age identity (controller/manifests/git/). */
   gitSources: GitSourcesRepository;
-  /** Certificates from ACME, one per (environment, host); the proxy reads them through controller/ingress/certificates.ts. */
+  /** Certificates from ACME, one per (environment, host); the proxy reads them through controller/ingress/acme/held-certificates.ts. */
   certificates: CertificatesRepository;
   /** The ACME account key per directory and the HTTP-01 challenges of open orders. */
   acme: AcmeRepository;

@@ -23,8 +23,9 @@ const certificateRead = object({
 /** base64url, as RFC 8555 tokens are; anything else is no token of ours. */
 const TOKEN = /^[A-Za-z0-9_-]{1,256}$/;
 
+// `none` is a row made a moment before its first order: for a `tls: auto` host that is pending
 const view = (row: CertificateView) => ({
-  host: row.host, state: row.state, issuer: row.issuer, serial: row.serial, notAfter: row.notAfter, error: row.error,
+  host: row.host, state: row.state === 'none' ? 'pending' : row.state, issuer: row.issuer, serial: row.serial, notAfter: row.notAfter, error: row.error,
   lastAttemptAt: row.lastAttemptAt, nextAttemptAt: row.nextAttemptAt,
 });
 
@@ -34,12 +35,12 @@ export default function certificateRoutes(s: Services) {
       method: 'GET', path: '/api/environments/{envId}/certificates', operationId: 'listCertificates', tag: 'ingress', access: 'viewer',
       load: environmentOf(s), query: paginationQuery, response: listOf(certificateRead),
       summary: 'The environment\'s certificates: every host its services want TLS auto for, and each certificate held (never its key)',
-      description: 'A host no order has started for yet is state none. A failed renewal keeps the certificate held: issuer and notAfter are still its, error says why the order failed.',
+      description: 'A host no certificate was issued for yet is state pending. A failed renewal keeps the certificate held: issuer and notAfter are still its, error says why the order failed.',
       async handler(_ctx, { params, query }) {
         const rows = await s.certificates.listByEnvironment(params.envId);
         const held = new Set(rows.map((r) => r.host));
         const waiting = (await s.certificates.desiredHosts(params.envId)).filter((d) => !held.has(d.host)).map((d): CertificateView => ({
-          host: d.host, state: 'none', issuer: null, serial: null, notAfter: null, issuedAt: null, error: null, lastAttemptAt: null, nextAttemptAt: null,
+          host: d.host, state: 'pending', issuer: null, serial: null, notAfter: null, issuedAt: null, error: null, lastAttemptAt: null, nextAttemptAt: null,
         }));
         const all = [...rows, ...waiting].sort((a, b) => a.host.localeCompare(b.host)).map(view);
         return { items: all.slice(query.offset, query.offset + query.limit), total: all.length, limit: query.limit, offset: query.offset };

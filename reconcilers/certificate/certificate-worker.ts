@@ -8,7 +8,7 @@
 import type { Services } from '../../controller/services.js';
 import { AcmeIssuer } from '../../controller/ingress/acme/acme-issuer.js';
 import { chainFacts, retryDelaySec } from '../../controller/ingress/acme/certificate-facts.js';
-import { CERTIFICATE_CHANGED, CERTIFICATE_FAILED } from '../../controller/ingress/certificates.js';
+import { CERTIFICATE_CHANGED, CERTIFICATE_FAILED } from '../../controller/ingress/acme/held-certificates.js';
 import { dueReason } from './due.js';
 
 export const CERTIFICATE_KIND = 'certificate';

@@ -12,7 +12,7 @@ import { freePorts, startPebble, type TestPebble } from '../support/pebble.js';
 import type { HttpClient } from '../support/http-client.js';
 import { until } from '../support/until.js';
 import { closedPort } from '../support/ports.js';
-import { certificatesFor, CERTIFICATE_CHANGED } from '../../controller/ingress/certificates.js';
+import { heldCertificate, heldCertificates, CERTIFICATE_CHANGED } from '../../controller/ingress/acme/held-certificates.js';
 import { splitChain } from '../../controller/ingress/acme/certificate-facts.js';
 
 const METRICS_TOKEN = 'metrics-token-for-certificates';
@@ -106,11 +106,14 @@ describe('certificates from ACME (Pebble, HTTP-01 validated for real)', function
     expect(cert.issuer).to.match(/Pebble/);
     expect(new Date(cert.notAfter!).getTime()).to.be.greaterThan(Date.now() + 30 * 86_400_000);
 
-    const [installed] = await certificatesFor(svc.services, env.id, [HOST]);
+    const [installed] = await heldCertificates(svc.services, env.id, [HOST]);
     expect(installed.host).to.equal(HOST);
     expect(installed.notAfter.toISOString()).to.equal(new Date(cert.notAfter!).toISOString());
     expectVerifies(installed.certPem, installed.keyPem, await pebble.root(), HOST);
     expect((await changed).serial).to.equal(cert.serial);
+    expect(await heldCertificate(svc.services, env.id, HOST)).to.deep.equal({
+      state: 'issued', issuer: cert.issuer, notAfter: cert.notAfter, error: null, pem: { certificatePem: installed.certPem, keyPem: installed.keyPem },
+    });
 
     // the CA's validation went through the route, anonymously, and the challenge is gone with its order
     const metrics = await svc.http.get('/metrics', { token: METRICS_TOKEN });
@@ -119,7 +122,7 @@ describe('certificates from ACME (Pebble, HTTP-01 validated for real)', function
   });
 
   it('never answers or stores the key in the clear; a viewer reads the list', async () => {
-    const [installed] = await certificatesFor(svc.services, env.id, [HOST]);
+    const [installed] = await heldCertificates(svc.services, env.id, [HOST]);
     const keyBody = installed.keyPem.split('\n').filter((l) => l && !l.startsWith('-----')).join('');
     const list = await viewer.get(`/api/environments/${env.id}/certificates`);
     expect(list.status, list.text).to.equal(200);
@@ -148,7 +151,8 @@ describe('certificates from ACME (Pebble, HTTP-01 validated for real)', function
     // Pebble's words: it looked the host up through challtestsrv, which knows it not
     expect(failed.error).to.match(/could not resolve URL "http:\/\/nowhere\.stevedore\.test:\d+\/\.well-known\/acme-challenge\//);
     expect(failed.notAfter).to.equal(null);
-    expect(await certificatesFor(svc.services, env.id, [NOWHERE])).to.deep.equal([]);
+    expect(await heldCertificates(svc.services, env.id, [NOWHERE])).to.deep.equal([]);
+    expect(await heldCertificate(svc.services, env.id, NOWHERE)).to.deep.include({ state: 'failed', error: failed.error, notAfter: null, pem: null });
     // two more attempts fail the same way (a positive signal: lastAttemptAt moves on)
     let attempts = 0;
     let last = failed.lastAttemptAt;
@@ -195,7 +199,7 @@ describe('certificate renewal (Pebble)', function () {
       const c = await certificateOf(admin, env.id, HOST);
       return c?.state === 'issued' && c.serial !== first.serial && c;
     }, { timeoutMs: 30_000, everyMs: 200 });
-    const [held] = await certificatesFor(svc.services, env.id, [HOST]);
+    const [held] = await heldCertificates(svc.services, env.id, [HOST]);
     expectVerifies(held.certPem, held.keyPem, await pebble.root(), HOST);
     expect(new X509Certificate(splitChain(held.certPem)[0]).serialNumber).to.equal(renewed.serial);
 
@@ -203,7 +207,7 @@ describe('certificate renewal (Pebble)', function () {
     await pebble.clearHost(HOST);
     const failed = await until('the renewal failed', async () => { const c = await certificateOf(admin, env.id, HOST); return c?.state === 'failed' && c; }, { timeoutMs: 30_000, everyMs: 200 });
     expect(failed.error).to.match(/could not resolve URL "http:\/\/renew\.stevedore\.test:\d+\/\.well-known\/acme-challenge\//);
-    const [kept] = await certificatesFor(svc.services, env.id, [HOST]);
+    const [kept] = await heldCertificates(svc.services, env.id, [HOST]);
     const keptSerial = new X509Certificate(splitChain(kept.certPem)[0]).serialNumber;
     expect(failed.serial).to.equal(keptSerial);
     expect(failed.notAfter).to.not.equal(null);
@@ -214,7 +218,9 @@ describe('certificate renewal (Pebble)', function () {
       if (c.state === 'failed' && c.lastAttemptAt !== last) { attempts++; last = c.lastAttemptAt; }
       return attempts >= 2;
     }, { timeoutMs: 30_000, everyMs: 100 });
-    expect((await certificatesFor(svc.services, env.id, [HOST]))[0].certPem).to.equal(kept.certPem);
+    expect((await heldCertificates(svc.services, env.id, [HOST]))[0].certPem).to.equal(kept.certPem);
+    // the proxy goes on serving the certificate it had
+    expect(await heldCertificate(svc.services, env.id, HOST)).to.deep.include({ state: 'failed', notAfter: failed.notAfter, pem: { certificatePem: kept.certPem, keyPem: kept.keyPem } });
     expect(await failedEvents(svc, env.id)).to.have.length(1);
     const notes = await until('the notification', async () => {
       const items = (await admin.get(`/api/notifications?category=certificate&environmentId=${env.id}`)).body.items;
