@@ -21,11 +21,18 @@ export async function startCertificateWorker(s: Services): Promise<() => Promise
   return async () => {};
 }
 
-/** The scheduler's pass: every wanted host whose certificate is missing, due for renewal or due a retry. */
+/**
+ * The scheduler's pass: every wanted host whose certificate is missing, due for renewal or due a
+ * retry is queued; the certificates of hosts no service wants any more are removed (a host named
+ * again later is ordered again).
+ */
 export async function enqueueDue(s: Services): Promise<void> {
   const now = new Date();
+  const desired = await s.certificates.desiredHosts();
+  const pruned = await s.certificates.pruneUnwanted(desired);
+  if (pruned) s.logger.info('certificates of hosts no service wants removed', { count: pruned });
   const rows = new Map((await s.certificates.listAll()).map((r) => [`${r.environmentId}/${r.host}`, r]));
-  for (const d of await s.certificates.desiredHosts()) {
+  for (const d of desired) {
     if (dueReason(rows.get(`${d.environmentId}/${d.host}`), now, s.config.acme.renewBeforeDays)) s.queue.add(certificateKey(d.environmentId, d.host));
   }
 }

@@ -174,6 +174,13 @@ describe('certificates from ACME (Pebble, HTTP-01 validated for real)', function
     // the host that had its certificate keeps it
     expect((await certificateOf(admin, env.id, HOST))!.state).to.equal('issued');
   });
+
+  it('forgets the certificate of a host no service wants any more', async () => {
+    await svc.services.db('services').whereRaw("ingress->'hosts' \\? ?", [NOWHERE]).update({ ingress: null });
+    await until('the host gone from the list', async () => !(await certificatesOf(admin, env.id)).some((c) => c.host === NOWHERE), { timeoutMs: 10_000, everyMs: 100 });
+    expect(await svc.services.db('certificates').where({ environmentId: env.id, host: NOWHERE }).first()).to.equal(undefined);
+    expect((await certificatesOf(admin, env.id)).map((c) => c.host)).to.deep.equal([HOST]);
+  });
 });
 
 describe('certificate renewal (Pebble)', function () {

@@ -109,15 +109,30 @@ export class CertificatesRepository {
   }
 
   /**
+   * Removes the certificates of hosts no service wants any more (`desired` is every wanted host,
+   * desiredHosts() of all environments); nothing while services have no `ingress` column, as
+   * then nothing can be told wanted. Returns how many went.
+   */
+  async pruneUnwanted(desired: DesiredHost[]): Promise<number> {
+    if (!(await this.hasIngress())) return 0;
+    const q = this.db('certificates');
+    if (desired.length) q.whereNotIn(['environmentId', 'host'], desired.map((d) => [d.environmentId, d.host]));
+    return q.delete();
+  }
+
+  private async hasIngress(): Promise<boolean> {
+    this.ingressColumn ??= this.db.schema.hasColumn('services', 'ingress');
+    if (await this.ingressColumn) return true;
+    this.ingressColumn = null; // looked at again next time: a migration may add it while this process runs
+    return false;
+  }
+
+  /**
    * The hosts services want a certificate for (`ingress.hosts` with `tls` auto, its default), of
    * one environment or of all. None while services have no `ingress` column.
    */
   async desiredHosts(environmentId?: string): Promise<DesiredHost[]> {
-    this.ingressColumn ??= this.db.schema.hasColumn('services', 'ingress');
-    if (!(await this.ingressColumn)) {
-      this.ingressColumn = null; // looked at again next time: a migration may add it while this process runs
-      return [];
-    }
+    if (!(await this.hasIngress())) return [];
     const q = this.db('services').whereNotNull('ingress').select('environmentId', 'ingress');
     if (environmentId) q.where({ environmentId });
     const rows = await q as Array<{ environmentId: string; ingress: { hosts?: unknown; tls?: unknown } | null }>;
