@@ -64,6 +64,8 @@ import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
 import { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import { GitSourcesRepository } from './store/repositories/git-sources.js';
+import { CertificatesRepository } from './store/repositories/certificates.js';
+import { AcmeRepository } from './store/repositories/acme.js';
 import type { Services } from './services.js';
 import type { Reconcilers } from './model/reconcilers.js';
 
@@ -149,6 +151,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     databaseOk: () => databaseAnswers(db),
     objectStorage,
     gitSources: new GitSourcesRepository(db),
+    certificates: new CertificatesRepository(db, secretBox),
+    acme: new AcmeRepository(db, secretBox),
     databaseOps: new DatabaseOps({
       databases: new DatabasesRepository(db), backups: new BackupsRepository(db), restores: new RestoresRepository(db),
       databaseTypes, hosts, events, logger, secretBox, outgoing, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),

@@ -56,6 +56,8 @@ import type { HealthLogsRepository } from './store/repositories/health-logs.js';
 import type { ServiceRunsRepository } from './store/repositories/service-runs.js';
 import type { AlertStatesRepository } from './store/repositories/alert-states.js';
 import type { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
+import type { CertificatesRepository } from './store/repositories/certificates.js';
+import type { AcmeRepository } from './store/repositories/acme.js';
 
 /**
  * Everything the API and the controller share, built once at start-up. Route modules and
@@ -159,6 +161,10 @@ export interface Services {
   objectStorage: ObjectStorageRepository;
   /** Each environment's Git source of manifests, its sync status, and the environment's age identity (controller/manifests/git/). */
   gitSources: GitSourcesRepository;
+  /** Certificates from ACME, one per (environment, host); the proxy reads them through controller/ingress/acme/held-certificates.ts. */
+  certificates: CertificatesRepository;
+  /** The ACME account key per directory and the HTTP-01 challenges of open orders. */
+  acme: AcmeRepository;
   /** What GET /metrics serves (controller/metrics/): counters fed as things happen, gauges read when scraped. */
   metrics: Metrics;
   /** Reports whether the database answers, for /health. */

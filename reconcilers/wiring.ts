@@ -3,6 +3,7 @@ import { PlanEngine } from './deployment/plans/plan-engine.js';
 import { startPlanWorker } from './deployment/plans/plan-recovery.js';
 import { startDeploymentWorker } from './deployment/deployment-worker.js';
 import { startImageWorker } from './image/image-worker.js';
+import { startCertificateWorker } from './certificate/certificate-worker.js';
 import { removeContainers, startPlans } from './manifest-hand-off.js';
 import { syncPlacements } from './service/placement.js';
 
@@ -22,5 +23,5 @@ export const RECONCILERS: Reconcilers = {
       return plans;
     },
   }),
-  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker },
+  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker, certificate: startCertificateWorker },
 };

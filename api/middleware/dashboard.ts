@@ -2,7 +2,8 @@ import type { Asset } from '../../dashboard/build.js';
 import type { Ctx } from '../http/types.js';
 
 // Everything the API owns; any other GET is the dashboard (its own router picks the page).
-const NOT_DASHBOARD = /^\/(api|mcp|health)(\/|$)/;
+// (/.well-known/acme-challenge/ is the ACME HTTP-01 answer: api/routes/certificates.ts)
+const NOT_DASHBOARD = /^\/(api|mcp|health|\.well-known\/acme-challenge)(\/|$)/;
 
 /**
  * Serves the dashboard bundle at `/`: files under /assets/ as built, every other page path the

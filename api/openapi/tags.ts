@@ -42,5 +42,6 @@ export const TAGS: Record<string, string> = {
   events: 'The live event stream',
   monitoring: 'Server samples (collected over SSH or posted by the agent), metrics, health checks and alerts',
   ...KIND_TAGS,
+  ingress: 'Where services are reached from outside: their certificates from ACME and the HTTP-01 challenge the CA fetches',
   topology: 'The environment\'s graph of servers, services, databases and external entities, its layout and Mermaid export',
 };

@@ -62,6 +62,7 @@ import metricsRoutes from './metrics.js';
 import healthCheckRoutes from './health-checks.js';
 import disownRoutes from './disown.js';
 import environmentEventRoutes from './environment-events.js';
+import certificateRoutes from './certificates.js';
 
 /** Every route module of the API, in one list: the router and the OpenAPI document read it. */
 export function allRoutes(s: Services): RouteSpec[] {
@@ -129,5 +130,6 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...metricsRoutes(s),
     ...disownRoutes(s),
     ...environmentEventRoutes(s),
+    ...certificateRoutes(s),
   ];
 }

@@ -25,7 +25,25 @@ export interface SchedulerConfig {
   metricsRetentionSec: number;
   /** How often the Git sources' poller looks for sources whose poll interval has passed. */
   gitPollSec: number;
+  /** How often hosts without a certificate, certificates due for renewal and failed ones due a retry are looked for. */
+  certificateSec: number;
 }
+
+/** Where certificates come from (docs/ingress.md#certificates): an ACME directory, HTTP-01. */
+export interface AcmeConfig {
+  /** ACME_DIRECTORY_URL: Let's Encrypt production unless set (a staging or private CA, Pebble in tests). */
+  directoryUrl: string;
+  /** ACME_EMAIL: the account's contact, told of expiry by CAs that still mail; none when unset. */
+  email: string | null;
+  /** ACME_CA_CERT_FILE: PEM trusted, besides the system's roots, for the connection to the directory (a private CA, Pebble). */
+  caCertFile: string | null;
+  /** ACME_RENEW_BEFORE_DAYS (30): a certificate is renewed once its notAfter is this close. */
+  renewBeforeDays: number;
+  /** ACME_RETRY_BASE_SEC (60): the first wait after a failed order; it doubles per failure, up to six hours. */
+  retryBaseSec: number;
+}
+
+export const LETS_ENCRYPT_DIRECTORY = 'https://acme-v02.api.letsencrypt.org/directory';
 
 /** How replicas sharing one database hand work over (docs/replicas.md). */
 export interface ReplicasConfig {
@@ -82,6 +100,7 @@ export interface Config {
   replicas: ReplicasConfig;
   metricsRetentionDays: number;
   certExpiry: CertExpiryDays;
+  acme: AcmeConfig;
   /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
   publicUrl: string | null;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
@@ -128,6 +147,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
       metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
       gitPollSec: parseInteger('SCHEDULER_GIT_POLL_SEC', env.SCHEDULER_GIT_POLL_SEC, 5, 1, 3600),
+      certificateSec: parseInteger('SCHEDULER_CERTIFICATE_SEC', env.SCHEDULER_CERTIFICATE_SEC, 10, 1, 86400),
     },
     replicas: {
       planLeaseMs: parseInteger('PLAN_LEASE_MS', env.PLAN_LEASE_MS, 7000, 300, 600_000),
@@ -135,6 +155,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     },
     metricsRetentionDays: parseInteger('METRICS_RETENTION_DAYS', env.METRICS_RETENTION_DAYS, 30, 1, 3650),
     certExpiry: parseCertExpiry(env),
+    acme: parseAcme(env),
     publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
     logLevel,
   };
@@ -148,6 +169,18 @@ export function parseCertExpiry(env: NodeJS.ProcessEnv): CertExpiryDays {
     throw new ConfigError(`CERT_EXPIRY_WARN_DAYS (${warnDays}) must be at least CERT_EXPIRY_FAIL_DAYS (${failDays}): a certificate warns before it fails`);
   }
   return { failDays, warnDays };
+}
+
+function parseAcme(env: NodeJS.ProcessEnv): AcmeConfig {
+  const directoryUrl = env.ACME_DIRECTORY_URL || LETS_ENCRYPT_DIRECTORY;
+  if (!/^https?:\/\/[^\s/?#]+/.test(directoryUrl)) throw new ConfigError('ACME_DIRECTORY_URL must be an http(s) URL such as https://acme-v02.api.letsencrypt.org/directory');
+  const email = env.ACME_EMAIL || null;
+  if (email !== null && !/^[^\s@]+@[^\s@]+$/.test(email)) throw new ConfigError('ACME_EMAIL must be an e-mail address');
+  return {
+    directoryUrl, email, caCertFile: env.ACME_CA_CERT_FILE || null,
+    renewBeforeDays: parseInteger('ACME_RENEW_BEFORE_DAYS', env.ACME_RENEW_BEFORE_DAYS, 30, 1, 36500),
+    retryBaseSec: parseInteger('ACME_RETRY_BASE_SEC', env.ACME_RETRY_BASE_SEC, 60, 1, 86400),
+  };
 }
 
 /** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */

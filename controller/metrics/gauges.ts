@@ -32,6 +32,12 @@ export function registerGauges(s: Services): void {
     set({ state: 'waiting' }, pool.numPendingAcquires());
   });
   if (m.perService) fleetGauges(s);
+  // names environments and hosts: behind METRICS_TOKEN like the per-service series
+  if (m.perService) {
+    m.gauge('stevedore_certificate_expiry_timestamp_seconds', 'When the certificate held for a host expires (its notAfter), in seconds since the epoch', ['environment', 'host'], async (set) => {
+      for (const c of await s.certificates.expiries().catch(() => [])) set({ environment: c.environment, host: c.host }, Math.floor(c.notAfter.getTime() / 1000));
+    });
+  }
   m.gauge('stevedore_alerts', 'Monitoring checks by alert state (up, down)', ['state'], async (set) => {
     for (const r of await s.alertStates.countByStatus().catch(() => [])) set({ state: r.status }, r.count);
   });

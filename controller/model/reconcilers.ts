@@ -24,5 +24,7 @@ export interface Reconcilers {
     deployment: Start;
     /** The image reconciler (update checks, auto-update); leader only. */
     image: Start;
+    /** The certificate reconciler (ACME orders and renewals per environment and host). */
+    certificate: Start;
   };
 }

@@ -3,7 +3,7 @@
  * these codes becomes in-app notifications, emails, chat messages and outgoing webhook deliveries.
  */
 export type Severity = 'info' | 'warning' | 'error';
-export type Category = 'deployment' | 'health' | 'backup' | 'drift' | 'image' | 'webhook' | 'manifests' | 'system';
+export type Category = 'deployment' | 'health' | 'backup' | 'drift' | 'image' | 'webhook' | 'manifests' | 'certificate' | 'system';
 
 export interface NotificationType {
   code: string;
@@ -45,6 +45,8 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   // an environment's Git source (controller/manifests/git/sync-source.ts): a commit applied, or a fetch or commit that failed
   { code: 'manifests.synced', category: 'manifests', defaultSeverity: 'info', bounceThreshold: 1, title: 'Manifests synced from Git' },
   { code: 'manifests.sync_failed', category: 'manifests', defaultSeverity: 'error', bounceThreshold: 1, title: 'Manifests sync from Git failed' },
+  // an ACME order for a host's certificate (reconcilers/certificate/): the first failure of a run, the previous certificate kept
+  { code: 'certificate.failed', category: 'certificate', defaultSeverity: 'error', bounceThreshold: 1, title: 'Certificate order failed' },
 ];
 
 const BY_CODE = new Map(NOTIFICATION_TYPES.map((t) => [t.code, t]));

@@ -38,6 +38,9 @@ export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: 
   { name: 'config-resync', start: startConfigResync },
   // image reconciler: update checks on each registry's refresh interval, auto-update outcomes
   { name: 'image-reconciler', start: leaderOnly('image-reconciler', reconcilers.image) },
+  // certificates from ACME: every replica answers its queue keys (an order is locked per host),
+  // the scheduler's pass (the leader's) enqueues hosts without one, due renewals and retries
+  { name: 'certificates', start: reconcilers.certificate },
   // due database backups (then rotation) and restore drills
   { name: 'database-backups', start: startBackupScheduler },
   {

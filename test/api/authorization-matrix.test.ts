@@ -42,6 +42,8 @@ const CONTRACT: Array<[RegExp, Need]> = [
   // no bearer token: sign-in, first user, health, the document itself; signed webhooks; agent-token routes
   [/^POST \/api\/auth\/(login|register)$|^GET \/api\/auth\/(setup|oidc\/login|oidc\/callback)$|^GET \/health$|^GET \/api\/openapi\.json$/, 'public'],
   [/^POST \/api\/webhooks\/|^(GET|POST) \/api\/agent\//, 'public'],
+  // the ACME HTTP-01 answer: the CA sends no token
+  [/^GET \/\.well-known\/acme-challenge\//, 'public'],
   // any valid token: who am I, the audit log, the caller's own notifications
   [/^GET \/api\/auth\/me$|^GET \/api\/audit-logs$/, 'authenticated'],
   [/^(POST|PUT) \/api\/notifications\//, 'authenticated'],
