@@ -5,7 +5,7 @@ import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
 import { sourceView, statusView } from '../../controller/manifests/git/source-view.js';
 import { fileSourcePath } from '../../controller/manifests/git/file-roots.js';
-import { cacheDirOf, diffSource, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
+import { cacheDirOf, diffSource, enqueueSource, forgetSource, requestSync } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
 import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
@@ -102,7 +102,8 @@ export default function manifestsSourceRoutes(s: Services) {
           knownHosts: sameUrl ? current?.knownHosts ?? null : null,
         });
         ctx.state.audit = { environmentId: resource.id, details: { fields: Object.keys(body), url: displayUrl(body.url), ref: body.ref ?? null } };
-        void syncSource(s, row.id, 'api');
+        // the save asked for the sync (generation + 1): its pass runs from the queue
+        enqueueSource(s, row.id);
         return sourceView(row);
       },
     }),
@@ -125,12 +126,13 @@ export default function manifestsSourceRoutes(s: Services) {
     route({
       method: 'POST', path: '/api/environments/{envId}/manifests-source/sync', operationId: 'syncManifestsSource', tag: 'manifests', access: 'operator',
       load: env, status: 202, response: sourceStatus, errors: [404],
-      summary: 'Fetch the source now and apply its commit; answers at once (the status shows the outcome)',
+      summary: 'Fetch the source now and apply its commit; answers once the sync asked for is stored and queued (the status shows its progress and outcome)',
+      description: 'The answer is the status after the request: its generation is one more than observedGeneration and Progressing is '
+        + 'SyncRequested until a reconcile pass takes the source (then Syncing).',
       async handler(ctx, { resource }) {
-        const row = await sourceOf(resource.id);
-        void syncSource(s, row.id, 'api');
+        const row = (await requestSync(s, (await sourceOf(resource.id)).id, 'api')) ?? await sourceOf(resource.id);
         ctx.state.audit = { environmentId: resource.id, details: { url: displayUrl(row.url) } };
-        return result(202, { ...statusView(row, resource.name), sync: 'Syncing' });
+        return result(202, statusView(row, resource.name));
       },
     }),
 

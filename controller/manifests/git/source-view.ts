@@ -1,6 +1,6 @@
 import type { GitSourceRow } from '../../store/repositories/git-sources.js';
 import { displayUrl } from './git-url.js';
-import { syncStateOf } from './sync-state.js';
+import { conditionsNow, syncStateOf } from './sync-state.js';
 
 /** A source as the API reads it: credentials only as hasX. */
 export const sourceView = (r: GitSourceRow) => ({
@@ -15,6 +15,11 @@ export const statusView = (r: GitSourceRow, environment: string) => {
   return {
     environmentId: r.environmentId, environment, url: displayUrl(r.url), ref: r.ref, path: r.path,
     sync: syncStateOf(r),
+    generation: r.generation,
+    observedGeneration: r.observedGeneration ?? null,
+    conditions: conditionsNow(r),
+    requestedAt: r.requestedAt ?? null,
+    requestedCommit: r.requestedCommit ?? null,
     revision: r.appliedRevision ?? null,
     lastFetchAt: r.lastFetchAt ?? null,
     fetchedCommit: r.fetchedCommit ?? null,
