@@ -44,6 +44,10 @@ describe('Git source sync across a SIGKILL of the controller (e2e)', function ()
     admin = new HttpClient(ctl.url, admin?.token ?? null);
     return ctl;
   };
+  /** Each test may run alone: a controller killed by the one before is started again. */
+  const running = async () => {
+    if (!ctl || ctl.child.exitCode !== null || ctl.child.signalCode !== null) await start('again');
+  };
   const push = (sha: string) => {
     const raw = JSON.stringify({ ref: 'refs/heads/main', after: sha, repository: { clone_url: `${gitHttp.url}/manifests.git`, default_branch: 'main' } });
     return admin.post('/api/webhooks/git', undefined, {
@@ -111,6 +115,7 @@ describe('Git source sync across a SIGKILL of the controller (e2e)', function ()
   });
 
   it('a sync stuck mid-fetch by a SIGKILL is not Syncing past its lease, and is retried within it after the restart', async () => {
+    await running();
     gitHttp.hold();
     const sha = repo.commit({ 'vars.yaml': varDoc(environment.name, 'GREETING', 'three') }, 'fetched when the controller died');
     expect((await admin.post(`/api/environments/${environment.id}/manifests-source/sync`, {})).status).to.equal(202);
@@ -141,6 +146,7 @@ describe('Git source sync across a SIGKILL of the controller (e2e)', function ()
   });
 
   it('a failed sync raises exactly one notification, delivered once to a real receiver', async () => {
+    await running();
     const hook = await admin.post('/api/admin/webhooks', { name: 'git-fail', url: rx.url, enabled: true, eventTypes: ['manifests.sync_failed'] });
     expect(hook.status, hook.text).to.equal(201);
     // polled every second from now on: each poll meets the same failure again
