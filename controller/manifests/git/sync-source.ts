@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Services } from '../../services.js';
-import type { GitSourceRow, SyncAttempt, SyncOutcome, SyncTrigger } from '../../store/repositories/git-sources.js';
+import type { CommitStatusRecord, GitSourceRow, SyncAttempt, SyncOutcome, SyncTrigger } from '../../store/repositories/git-sources.js';
 import type { ReconcileResult } from '../../queue/work-queue.js';
 import { FileCache } from '../file-cache.js';
 import type { LoadedFile } from '../load.js';
@@ -13,6 +13,7 @@ import { decryptSopsFiles } from '../sops/decrypt-files.js';
 import { serviceUnavailable } from '../../errors/app-error.js';
 import { REASONS } from '../../model/conditions.js';
 import { passConditions, syncDue, syncPending, type PassResult } from './sync-state.js';
+import { postCommitStatus, settleCommitStatus } from './commit-status.js';
 
 /** The work-queue kind of Git sources: `manifests-source/<id>`. */
 export const SOURCE_KIND = 'manifests-source';
@@ -72,7 +73,10 @@ export async function reconcileSource(s: Services, sourceId: string): Promise<Re
     const trigger: SyncTrigger = syncPending(row) ? row.requestedTrigger ?? 'api' : 'poll';
     const pass = await syncPass(s, row, trigger);
     after = await s.gitSources.finish(row.id, owner, pass.outcome);
-    if (after) await pass.announce();
+    if (after) {
+      await pass.announce();
+      await tellCodeHost(s, after, pass.outcome.commitStatus);
+    }
   } finally {
     clearInterval(renewal);
   }
@@ -82,12 +86,23 @@ export async function reconcileSource(s: Services, sourceId: string): Promise<Re
 
 interface Pass { outcome: SyncOutcome; announce: () => Promise<void> }
 
+/** After the pass's write: a final commit status now, or (plans running) when its plans end. */
+async function tellCodeHost(s: Services, row: GitSourceRow, status: SyncOutcome['commitStatus']): Promise<void> {
+  if (!status) return;
+  // the plans may have ended before the pass's write named them: look once now, then on their end
+  if (status.state === 'pending') await settleCommitStatus(s, row.id);
+  else await postCommitStatus(s, row, status.commit, status.state, status.description);
+}
+
 /** Fetches and applies the row's ref: what the pass observed, written by the caller in one go, and its event. */
 async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): Promise<Pass> {
   const env = await s.environments.findById(row.environmentId);
   const started = new Date().toISOString();
   const fields = { environment: env?.name, url: displayUrl(row.url), ref: row.ref ?? 'HEAD' };
   const generation = row.generation;
+  // recorded only for a source with a code host: the record is what was (or will be) posted there
+  const statusOf = (commit: string, state: CommitStatusRecord['state'], description: string, plans: string[] = []): CommitStatusRecord | undefined =>
+    (row.codeHostType ? { commit, state, description, plans } : undefined);
   const ended = (result: PassResult, values: Omit<SyncOutcome, 'observedGeneration' | 'conditions'>, announce: () => Promise<void>): Pass =>
     ({ outcome: { ...values, observedGeneration: generation, conditions: passConditions(row.conditions ?? [], result) }, announce });
   const failed = (reason: Extract<PassResult, { ok: false }>['reason'], commit: string | null, error: string, values: Omit<SyncOutcome, 'observedGeneration' | 'conditions' | 'lastAttempt'>,
@@ -101,7 +116,8 @@ async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): P
   } catch (e) {
     const error = `fetch of ${displayUrl(row.url)} ${row.ref ?? 'HEAD'} failed: ${(e as Error).message}`;
     s.logger.warn('manifests: git fetch failed', { ...fields, error });
-    return failed(REASONS.FetchFailed, null, error, { lastFetchAt: new Date() });
+    const named = trigger === 'webhook' && row.requestedCommit ? statusOf(row.requestedCommit, 'failure', error) : undefined;
+    return failed(REASONS.FetchFailed, null, error, { lastFetchAt: new Date(), ...(named && { commitStatus: named }) });
   }
   const lastFetchAt = new Date();
   if (fetched.pinnedKnownHosts) await s.gitSources.pinKnownHosts(row.id, fetched.pinnedKnownHosts);
@@ -112,6 +128,7 @@ async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): P
   if (upToDate && trigger === 'poll') {
     return ended({ ok: true, commit: fetched.commit, message: `commit ${fetched.commit.slice(0, 12)} is applied` }, { lastFetchAt, fetchedCommit: fetched.commit }, async () => undefined);
   }
+  await postCommitStatus(s, row, fetched.commit, 'pending', `syncing ${env?.name ?? 'the environment'} to this commit`);
   let errors: ManifestError[] = [];
   let result: Awaited<ReturnType<typeof runApply>> | null = null;
   try {
@@ -127,13 +144,13 @@ async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): P
   } catch (e) {
     const error = `apply of ${fetched.commit.slice(0, 12)} failed: ${(e as Error).message}`;
     s.logger.error('manifests: git source apply failed', { ...commitFields, error });
-    return failed(REASONS.ApplyFailed, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit }, [], commitFields);
+    return failed(REASONS.ApplyFailed, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit, commitStatus: statusOf(fetched.commit, 'failure', error) }, [], commitFields);
   }
   if (!result || !result.ok) {
     const lines = errors.map(formatError);
     const error = `commit ${fetched.commit.slice(0, 12)} was not applied (${errors.length} error${errors.length === 1 ? '' : 's'}; ${row.appliedRevision ? `${row.appliedRevision.commit.slice(0, 12)} stays applied` : 'nothing is applied'}): ${lines[0]}`;
     s.logger.warn('manifests: not applied', { ...commitFields, errors: lines.slice(0, 20), errorCount: errors.length });
-    return failed(REASONS.ManifestsInvalid, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit },
+    return failed(REASONS.ManifestsInvalid, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit, commitStatus: statusOf(fetched.commit, 'failure', error) },
       errors.slice(0, 100).map(({ refused: _r, ...x }) => x), { ...commitFields, errors: lines.slice(0, 20) });
   }
   const attempt: SyncAttempt = { at: started, trigger, ok: true, commit: fetched.commit, error: result.message ?? null, errors: [], plans: result.plans, counts: result.counts };
@@ -141,7 +158,12 @@ async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): P
   const c = result.counts;
   const message = `commit ${fetched.commit.slice(0, 12)} applied to ${env?.name ?? 'the environment'}: ${c.create} created, ${c.update} updated, ${c.delete} deleted`;
   const plans = result.plans;
-  return ended({ ok: true, commit: fetched.commit, message }, { lastFetchAt, fetchedCommit: fetched.commit, appliedRevision: revision, appliedGeneration: generation, lastAttempt: attempt },
+  const commitStatus = plans.length
+    ? statusOf(fetched.commit, 'pending', `applied; rolling out ${plans.length} plan${plans.length === 1 ? '' : 's'}`, plans)
+    : statusOf(fetched.commit, 'success', `${message}; nothing to roll out`);
+  return ended({ ok: true, commit: fetched.commit, message }, {
+    lastFetchAt, fetchedCommit: fetched.commit, appliedRevision: revision, appliedGeneration: generation, lastAttempt: attempt, ...(commitStatus && { commitStatus }),
+  },
     () => s.events.publish('manifests.synced', row.environmentId, { sourceId: row.id, ...commitFields, message, counts: c, plans }).then(() => undefined));
 }
 

@@ -20,6 +20,9 @@ export interface SyncAttempt {
   counts?: { create: number; update: number; delete: number; orphan: number };
 }
 
+/** The last commit status posted for a source, and the plans of that commit it waits for (state pending). */
+export interface CommitStatusRecord { commit: string; state: 'pending' | 'success' | 'failure'; description: string; plans: string[] }
+
 /** The commit a source applied: what plans, revisions and ownership conflicts name. */
 export interface AppliedRevision { commit: string; author: string; message: string; committedAt: string }
 
@@ -48,6 +51,11 @@ export interface GitSourceRow {
   /** The process holding the source for a reconcile pass, until when (renewed while it runs). */
   leaseOwner: string | null;
   leaseUntil: Date | null;
+  /** The code host commit statuses are posted to (docs/git-sources.md#commit-statuses); its token sealed. */
+  codeHostType: 'github' | 'gitea' | null;
+  codeHostApiUrl: string | null;
+  codeHostTokenSealed: string | null;
+  commitStatus: CommitStatusRecord | null;
   lastFetchAt: Date | null;
   fetchedCommit: string | null;
   appliedRevision: AppliedRevision | null;
@@ -57,10 +65,11 @@ export interface GitSourceRow {
   updatedAt: Date;
 }
 
-export type GitSourceSettings = Pick<GitSourceRow, 'url' | 'ref' | 'path' | 'pollIntervalSec' | 'prune' | 'sshPrivateKeySealed' | 'username' | 'tokenSealed' | 'knownHosts'>;
+export type GitSourceSettings = Pick<GitSourceRow, 'url' | 'ref' | 'path' | 'pollIntervalSec' | 'prune' | 'sshPrivateKeySealed' | 'username' | 'tokenSealed' | 'knownHosts'
+  | 'codeHostType' | 'codeHostApiUrl' | 'codeHostTokenSealed'>;
 
 /** What one reconcile pass observed: written once, at its end, with the lease let go. */
-export type SyncOutcome = Partial<Pick<GitSourceRow, 'lastFetchAt' | 'fetchedCommit' | 'appliedRevision' | 'appliedGeneration' | 'lastAttempt'>>
+export type SyncOutcome = Partial<Pick<GitSourceRow, 'lastFetchAt' | 'fetchedCommit' | 'appliedRevision' | 'appliedGeneration' | 'lastAttempt' | 'commitStatus'>>
   & Pick<GitSourceRow, 'observedGeneration' | 'conditions'>;
 
 /** One Git source per environment (git_sources) and each environment's age identity (environment_age_keys). */
@@ -134,8 +143,22 @@ export class GitSourcesRepository extends BaseRepository<GitSourceRow> {
     const row: Record<string, unknown> = { ...outcome, conditions: JSON.stringify(outcome.conditions), leaseOwner: null, leaseUntil: null };
     if (outcome.appliedRevision) row.appliedRevision = JSON.stringify(outcome.appliedRevision);
     if (outcome.lastAttempt) row.lastAttempt = JSON.stringify(outcome.lastAttempt);
+    if (outcome.commitStatus) row.commitStatus = JSON.stringify(outcome.commitStatus);
     const [after] = await this.q().where({ id, leaseOwner: owner }).update(row as never).returning('*');
     return after as GitSourceRow | undefined;
+  }
+
+  /** The final status of a pending commit, once (compare-and-set): false when another replica settled it, or a newer commit replaced it. */
+  async settleCommitStatus(id: string, commit: string, final: CommitStatusRecord): Promise<boolean> {
+    const n = await this.q().where({ id }).whereRaw("commit_status->>'commit' = ? and commit_status->>'state' = 'pending'", [commit])
+      .update({ commitStatus: JSON.stringify(final) } as never);
+    return n > 0;
+  }
+
+  /** Sources whose pending commit status waits for this plan. */
+  async waitingForPlan(planId: string): Promise<string[]> {
+    const rows = await this.q().whereRaw("commit_status->>'state' = 'pending' and commit_status->'plans' @> ?::jsonb", [JSON.stringify([planId])]).select('id');
+    return rows.map((r) => (r as { id: string }).id);
   }
 
   async pinKnownHosts(id: string, knownHosts: string): Promise<void> {

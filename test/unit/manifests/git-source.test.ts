@@ -3,6 +3,7 @@ import { parseGitUrl } from '../../../controller/manifests/git/git-url.js';
 import { conditionsNow, passConditions, syncDue, syncStateOf } from '../../../controller/manifests/git/sync-state.js';
 import { fetchRef, listTree } from '../../../controller/manifests/git/git-commands.js';
 import { parseBlobBatch, parseTree } from '../../../controller/manifests/git/git-output.js';
+import { commitStatusRequest, repositoryOf } from '../../../controller/manifests/git/commit-status.js';
 
 const applied = { commit: 'a'.repeat(40), author: 'A', message: 'm', committedAt: '2026-01-01T00:00:00Z' };
 const base = { leaseUntil: null, lastAttempt: null, appliedRevision: applied, appliedGeneration: 1, generation: 1, fetchedCommit: 'a'.repeat(40) };
@@ -68,5 +69,26 @@ describe('git sources: pure parts', () => {
     const blobs = parseBlobBatch(Buffer.from('1111 blob 3\nab\n\n2222 blob 0\n\n'));
     expect(blobs.get('1111')!.toString()).to.equal('ab\n');
     expect(blobs.get('2222')!.toString()).to.equal('');
+  });
+});
+
+describe('commit statuses: pure parts', () => {
+  it('owner/repo from every form of a source URL; none from a path of one segment', () => {
+    for (const u of ['https://github.com/acme/deploy.git', 'git@github.com:acme/deploy.git', 'ssh://git@gitea.example:2222/acme/deploy', 'https://gitea.example/git/acme/deploy/']) {
+      expect(repositoryOf(u), u).to.deep.equal({ owner: 'acme', repo: 'deploy' });
+    }
+    expect(repositoryOf('https://host/deploy.git')).to.equal(null);
+    expect(repositoryOf('https://host/acme/re%20po'), 'only names a code host takes').to.equal(null);
+  });
+
+  it('GitHub and Gitea: the same path under each API root, each its token header; the description cut at 140', () => {
+    const body = { state: 'pending' as const, description: 'x'.repeat(200), context: 'stevedore/prod' };
+    const gh = commitStatusRequest({ type: 'github', apiUrl: 'https://api.github.com/' }, 'T', { owner: 'acme', repo: 'deploy' }, 'a'.repeat(40), body);
+    expect(gh.url).to.equal(`https://api.github.com/repos/acme/deploy/statuses/${'a'.repeat(40)}`);
+    expect(gh.headers.authorization).to.equal('Bearer T');
+    expect(JSON.parse(gh.body).description).to.have.length(140);
+    const gitea = commitStatusRequest({ type: 'gitea', apiUrl: 'https://gitea.example/api/v1' }, 'T', { owner: 'acme', repo: 'deploy' }, 'b'.repeat(40), body);
+    expect(gitea.url).to.equal(`https://gitea.example/api/v1/repos/acme/deploy/statuses/${'b'.repeat(40)}`);
+    expect(gitea.headers.authorization).to.equal('token T');
   });
 });
