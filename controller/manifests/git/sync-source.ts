@@ -58,7 +58,10 @@ export const enqueueSource = (s: Services, sourceId: string) => s.queue.add(sour
  */
 export async function reconcileSource(s: Services, sourceId: string): Promise<ReconcileResult | void> {
   const before = await s.gitSources.findById(sourceId);
-  if (!before || !syncDue(before)) return;
+  if (!before) return;
+  // level-triggered too: a plan's end this process did not hear of (a restart) settles the commit's status at the next look
+  if (before.commitStatus?.state === 'pending') await settleCommitStatus(s, sourceId);
+  if (!syncDue(before)) return;
   const { owner, leaseMs } = s.plans;
   const row = await s.gitSources.claim(sourceId, owner, leaseMs);
   if (!row) return { requeueAfterMs: Math.min(1000, (await s.gitSources.leaseLeftMs(sourceId)) + 50) };
