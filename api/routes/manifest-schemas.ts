@@ -1,6 +1,6 @@
 // What the manifests routes answer, written from controller/manifests (ApplyResult, Change,
 // ApplyRecord, DegradedObject). `from`/`to` of a field change are whatever the field holds.
-import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
+import { arrayOf, bool, condition, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid, type Schema } from '../http/schema.js';
 
 const anyValue: Schema = { description: 'The field\'s value: any JSON (secrets appear only as secret: true)' };
 const revision = object({ contentHash: str(), gitCommit: nullable(str()) }, ['contentHash', 'gitCommit']);
@@ -21,6 +21,11 @@ export const applyRecord = nullable(object({
 export const sourceStatus = object({
   environmentId: uuid, environment: str(), url: str(), ref: nullable(str()), path: str(),
   sync: enumOf('Synced', 'OutOfSync', 'Syncing', 'Failed'),
+  generation: int(1, undefined, { description: 'Bumped by each save of the source and each sync asked for (push webhook, POST …/sync)' }),
+  observedGeneration: nullable(int(0, undefined, { description: 'The generation the last reconcile pass ended at; below generation: a sync is asked for' })),
+  conditions: arrayOf(condition, { description: 'Ready (Synced | SyncFailed), Progressing (Syncing | SyncRequested | Idle), Degraded (FetchFailed | ManifestsInvalid | ApplyFailed | AsDesired)' }),
+  requestedAt: nullableTimestamp,
+  requestedCommit: nullable(str({ description: 'The commit the push that asked for the newest generation named' })),
   revision: nullable(object({ commit: str(), author: str(), message: str(), committedAt: str() })),
   lastFetchAt: nullableTimestamp, fetchedCommit: nullable(str()),
   error: str({ description: 'Why the last attempt failed; the commit applied before stays applied' }),

@@ -3,11 +3,13 @@ import type { Services } from '../../controller/services.js';
 import { notFound, validationError } from '../../controller/errors/app-error.js';
 import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
+import type { GitSourceRow } from '../../controller/store/repositories/git-sources.js';
 import { sourceView, statusView } from '../../controller/manifests/git/source-view.js';
 import { fileSourcePath } from '../../controller/manifests/git/file-roots.js';
-import { cacheDirOf, diffSource, forgetSource, syncSource } from '../../controller/manifests/git/sync-source.js';
+import { CODE_HOST_TYPES, repositoryOf, type CodeHostType } from '../../controller/manifests/git/commit-status.js';
+import { cacheDirOf, diffSource, enqueueSource, forgetSource, requestSync } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
-import { bool, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
+import { bool, enumOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
 import { sourceDiff, sourceStatus } from './manifest-schemas.js';
 import { degradedObjects } from '../../controller/manifests/status.js';
@@ -23,14 +25,24 @@ const sourceBody = object({
   sshPrivateKey: { ...writeOnly(16384), description: 'Deploy key for ssh URLs (write-only; omitted keeps the saved one, null removes it)' },
   username: nullable(str({ minLength: 1, maxLength: 200 })),
   token: { ...writeOnly(4096), description: 'Token for https URLs (write-only; omitted keeps the saved one, null removes it)' },
+  codeHost: nullable(object({
+    type: enumOf(...CODE_HOST_TYPES),
+    apiUrl: str({ minLength: 1, maxLength: 2048, description: 'The API root: https://api.github.com, or https://gitea.example/api/v1' }),
+    token: { ...str({ minLength: 1, maxLength: 4096 }), writeOnly: true, description: 'May set commit statuses (write-only; omitted keeps the saved one for the same apiUrl)' },
+  }, ['type', 'apiUrl'], { description: 'Posts commit statuses (pending, then success or failure) to the code host; omitted keeps it, null removes it' })),
 }, ['url']);
 const sourceRead = object({
   id: uuid, environmentId: uuid, url: str(), ref: nullable(str()), path: str(), pollIntervalSec: int(0), prune: bool,
   username: nullable(str()), hasToken: bool, hasSshPrivateKey: bool,
-  sshKnownHosts: nullable(str({ description: 'The ssh host key pinned at the first fetch' })), createdAt: timestamp, updatedAt: timestamp,
+  sshKnownHosts: nullable(str({ description: 'The ssh host key pinned at the first fetch' })),
+  codeHost: nullable(object({ type: enumOf(...CODE_HOST_TYPES), apiUrl: str(), hasToken: bool }, ['type', 'apiUrl', 'hasToken'])),
+  createdAt: timestamp, updatedAt: timestamp,
 });
 
-interface SourceBody { url: string; ref?: string | null; path?: string; pollIntervalSec?: number; prune?: boolean; sshPrivateKey?: string | null; username?: string | null; token?: string | null }
+interface SourceBody {
+  url: string; ref?: string | null; path?: string; pollIntervalSec?: number; prune?: boolean; sshPrivateKey?: string | null; username?: string | null; token?: string | null;
+  codeHost?: { type: CodeHostType; apiUrl: string; token?: string } | null;
+}
 
 /** Tables whose rows carry a manifest `source` (every stored kind, and deployments). */
 const OWNED_TABLES = [...new Set([...KINDS.filter((k) => k.table).map((k) => k.table!), 'deployments'])];
@@ -42,6 +54,23 @@ export default function manifestsSourceRoutes(s: Services) {
     const row = await s.gitSources.ofEnvironment(envId);
     if (!row) throw notFound('Manifests source');
     return row;
+  };
+
+  /** The code host of a PUT: checked (its URL through the outgoing guard, a repository the source URL names), its token sealed. */
+  const codeHostOf = async (body: SourceBody, current: GitSourceRow | undefined) => {
+    const none = { codeHostType: null, codeHostApiUrl: null, codeHostTokenSealed: null };
+    if (body.codeHost === undefined) {
+      return current ? { codeHostType: current.codeHostType, codeHostApiUrl: current.codeHostApiUrl, codeHostTokenSealed: current.codeHostTokenSealed } : none;
+    }
+    if (body.codeHost === null) return none;
+    const { type, apiUrl, token } = body.codeHost;
+    if (!/^https?:\/\//i.test(apiUrl)) throw validationError('codeHost.apiUrl must be an http:// or https:// URL', 'codeHost.apiUrl');
+    await s.outgoing.validate(apiUrl, 'codeHost.apiUrl');
+    if (!repositoryOf(body.url)) throw validationError('codeHost: the source URL names no owner/repository (its path needs two segments) to post commit statuses to', 'codeHost');
+    const kept = current?.codeHostApiUrl === apiUrl ? current.codeHostTokenSealed : null;
+    const tokenSealed = token ? s.secretBox.seal(token) : kept;
+    if (!tokenSealed) throw validationError('codeHost.token is required (a token that may set commit statuses)', 'codeHost.token');
+    return { codeHostType: type, codeHostApiUrl: apiUrl, codeHostTokenSealed: tokenSealed };
   };
 
   return [
@@ -94,15 +123,18 @@ export default function manifestsSourceRoutes(s: Services) {
         if (sshSealed && remote.transport !== 'ssh') throw validationError('sshPrivateKey is for ssh:// and git@host:repository URLs', 'sshPrivateKey');
         if (tokenSealed && remote.transport !== 'https') throw validationError('a token is only sent over https://', 'token');
         if (body.sshPrivateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(body.sshPrivateKey)) throw validationError('sshPrivateKey must be a private key in PEM or OpenSSH form', 'sshPrivateKey');
+        const codeHost = await codeHostOf(body, current);
         const row = await s.gitSources.save(resource.id, {
           url: body.url, ref: body.ref ?? null, path: (body.path ?? '.').replace(/^\.\/+/, '').replace(/\/+$/, '') || '.',
           pollIntervalSec: body.pollIntervalSec ?? 60, prune: body.prune ?? false,
           sshPrivateKeySealed: sshSealed, tokenSealed, username: body.username === undefined ? (sameUrl ? current?.username ?? null : null) : body.username,
           // a new remote is a new host: its key is pinned again at the next fetch
           knownHosts: sameUrl ? current?.knownHosts ?? null : null,
+          ...codeHost,
         });
         ctx.state.audit = { environmentId: resource.id, details: { fields: Object.keys(body), url: displayUrl(body.url), ref: body.ref ?? null } };
-        void syncSource(s, row.id, 'api');
+        // the save asked for the sync (generation + 1): its pass runs from the queue
+        enqueueSource(s, row.id);
         return sourceView(row);
       },
     }),
@@ -125,12 +157,13 @@ export default function manifestsSourceRoutes(s: Services) {
     route({
       method: 'POST', path: '/api/environments/{envId}/manifests-source/sync', operationId: 'syncManifestsSource', tag: 'manifests', access: 'operator',
       load: env, status: 202, response: sourceStatus, errors: [404],
-      summary: 'Fetch the source now and apply its commit; answers at once (the status shows the outcome)',
+      summary: 'Fetch the source now and apply its commit; answers once the sync asked for is stored and queued (the status shows its progress and outcome)',
+      description: 'The answer is the status after the request: its generation is one more than observedGeneration and Progressing is '
+        + 'SyncRequested until a reconcile pass takes the source (then Syncing).',
       async handler(ctx, { resource }) {
-        const row = await sourceOf(resource.id);
-        void syncSource(s, row.id, 'api');
+        const row = (await requestSync(s, (await sourceOf(resource.id)).id, 'api')) ?? await sourceOf(resource.id);
         ctx.state.audit = { environmentId: resource.id, details: { url: displayUrl(row.url) } };
-        return result(202, { ...statusView(row, resource.name), sync: 'Syncing' });
+        return result(202, statusView(row, resource.name));
       },
     }),
 

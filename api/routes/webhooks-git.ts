@@ -2,7 +2,7 @@ import getRawBody from 'raw-body';
 import type { Services } from '../../controller/services.js';
 import { unauthorized } from '../../controller/errors/app-error.js';
 import { eventOf, pushOf, refMatches, repositoryKey, verifyGitWebhook, type CodeHost } from '../../controller/webhooks/git-push.js';
-import { syncSource } from '../../controller/manifests/git/sync-source.js';
+import { requestSync } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, int, object, str, uuid } from '../http/schema.js';
 import type { Ctx } from '../http/types.js';
@@ -36,10 +36,10 @@ export default function gitWebhookRoutes(s: Services) {
     route<unknown, unknown, { host: CodeHost }>({
       method: 'POST', path: '/api/webhooks/git', operationId: 'webhookGitPush', tag: 'webhooks', access: 'public', status: 202,
       summary: 'Push events of GitHub (X-Hub-Signature-256), GitLab (X-Gitlab-Token) and Gitea (X-Gitea-Signature), with CODEHOST_WEBHOOK_SECRET: '
-        + 'every Git source of the pushed repository and ref is fetched and applied at once',
+        + 'every Git source of the pushed repository and ref is fetched and applied at once (the sync asked for is stored before the answer)',
       description: 'Fails closed: 401 when the secret is not configured, the header is missing or does not match. '
         + 'Repositories are matched by host and path whatever the URL\'s form (https, ssh, git@host:path); a source without a ref follows the default branch. '
-        + 'Answers 202 as soon as the syncs are started (the sources\' status shows their outcome); 200 with ignored: true for other events.',
+        + 'Answers 202 once the sync of each source is stored and queued (a restart or another replica runs it if this process dies) (the sources\' status shows their outcome); 200 with ignored: true for other events.',
       load: verified(s), errors: [401], response: answer,
       alsoAnswers: { 200: { description: 'Not a push (ping and other events), or no source follows this repository and ref', response: answer } },
       async handler(ctx, { resource: { host } }) {
@@ -54,7 +54,8 @@ export default function gitWebhookRoutes(s: Services) {
         if (!matched.length) return none('no source follows this repository and ref');
         const sources = [];
         for (const r of matched) {
-          void syncSource(s, r.id, 'webhook');
+          // stored before the 202: a controller that dies now finds the sync asked for when it starts again
+          await requestSync(s, r.id, 'webhook', push.commit);
           sources.push({ environmentId: r.environmentId, environment: (await s.environments.findById(r.environmentId))?.name ?? '' });
         }
         await s.audit.record({

@@ -59,6 +59,13 @@ export const REASONS = {
   // config files / servers
   Synced: 'Synced',
   SyncFailed: 'SyncFailed',
+  // Git sources (Progressing: a pass holds the lease, or a sync was asked for; Degraded: what failed)
+  Syncing: 'Syncing',
+  SyncRequested: 'SyncRequested',
+  FetchFailed: 'FetchFailed',
+  /** The commit's manifests do not apply (invalid, refused, or a SOPS file that cannot be decrypted): nothing of it was applied. */
+  ManifestsInvalid: 'ManifestsInvalid',
+  ApplyFailed: 'ApplyFailed',
   Reachable: 'Reachable',
   ServerChecksPassing: 'ChecksPassing',
   // UpdateAvailable (images)

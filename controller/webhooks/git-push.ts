@@ -37,6 +37,8 @@ export interface PushEvent {
   repositoryUrls: string[];
   /** The repository's default branch, when the payload says (a source without a ref follows it). */
   defaultBranch: string | null;
+  /** The commit the ref now names (`after`; GitLab's `checkout_sha`), when it is a full SHA: the sync asked for names it. */
+  commit: string | null;
 }
 
 /** The event name of a delivery: `push` for pushes of branches and tags on every host; `ping` for a hook's test. */
@@ -57,7 +59,8 @@ export function pushOf(body: unknown): PushEvent | null {
     b.repository?.git_http_url, b.repository?.git_ssh_url, b.project?.git_http_url, b.project?.git_ssh_url, b.project?.web_url]
     .filter((u): u is string => typeof u === 'string' && u.length > 0);
   const defaultBranch = [b.repository?.default_branch, b.project?.default_branch].find((x) => typeof x === 'string') ?? null;
-  return { ref: b.ref, repositoryUrls: [...new Set(urls)], defaultBranch };
+  const commit = [b.checkout_sha, b.after].find((x): x is string => typeof x === 'string' && /^[0-9a-f]{40}$/.test(x) && !/^0+$/.test(x)) ?? null;
+  return { ref: b.ref, repositoryUrls: [...new Set(urls)], defaultBranch, commit };
 }
 
 /**

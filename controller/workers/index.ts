@@ -55,7 +55,8 @@ export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: 
   // last: its start-up apply hands changed services to the plan engine started above; one
   // watcher (the leader's) per folder, so a save is applied once
   { name: 'manifest-watcher', start: leaderOnly('manifest-watcher', startManifestWatcher) },
-  // environments' Git sources: fetched on their poll interval (a scheduler job: the leader's),
-  // by push webhooks and on demand; applied through the same path as the folder
+  // environments' Git sources: the manifests-source reconciler (every replica; a source's lease
+  // keeps passes apart), its keys queued at start, by the poll tick (the leader's), push webhooks
+  // and POST …/sync; applied through the same path as the folder
   { name: 'git-sources', start: startGitSourcePoller },
 ];

@@ -156,6 +156,28 @@ describe('manifests source (Git) routes', function () {
       await settled('the pushed commit', (x) => x.sync === 'Synced' && x.revision.commit === sha);
     });
 
+    it('POST …/sync answers 202 with the sync stored (generation above observedGeneration); its pass ends at that generation, Ready', async () => {
+      const sha = repo.commit({ 'deploy/asked.yaml': varDoc(env.name, 'ASKED', 'a') }, 'asked for');
+      const r = await admin.post(`/api/environments/${env.id}/manifests-source/sync`, {});
+      expect(r.status, r.text).to.equal(202);
+      expect(r.body.generation).to.be.above(r.body.observedGeneration ?? 0);
+      expect(r.body.conditions.find((c: any) => c.type === 'Progressing')).to.include({ status: 'True' });
+      const st = await settled('the asked-for pass', (x) => x.observedGeneration === r.body.generation && x.revision?.commit === sha);
+      expect(st.sync).to.equal('Synced');
+      expect(st.conditions.map((c: any) => `${c.type}=${c.status}/${c.reason}`)).to.have.members(['Ready=True/Synced', 'Progressing=False/Idle', 'Degraded=False/AsDesired']);
+    });
+
+    it('a sync stored but never queued by its process (it died after the 202) is run from the poll tick, webhook-only as the source is', async () => {
+      const sha = repo.commit({ 'deploy/orphan.yaml': varDoc(env.name, 'ORPHANED', 'o') }, 'asked for, then the controller died');
+      const row = (await svc.services.gitSources.ofEnvironment(env.id))!;
+      // what the webhook route stores before it answers, without handing the key to this process's queue
+      const asked = (await svc.services.gitSources.requestSync(row.id, 'webhook', sha))!;
+      expect(asked.pollIntervalSec).to.equal(0);
+      const st = await settled('the stored request run', (x) => x.observedGeneration === asked.generation && x.revision?.commit === sha);
+      expect(st.lastAttempt).to.include({ trigger: 'webhook', ok: true });
+      expect(st.requestedCommit).to.equal(sha);
+    });
+
     it('GitLab (X-Gitlab-Token) and Gitea (X-Gitea-Signature) pushes are accepted; another repository or branch matches nothing', async () => {
       const raw = body(repo.url);
       const gitlab = await send(JSON.stringify({ ref: 'refs/heads/main', project: { git_http_url: repo.url } }), { 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': SECRET });

@@ -1,16 +1,30 @@
 import type { Services } from '../../services.js';
-import { pollDue } from './sync-state.js';
-import { settleSyncs, syncSource } from './sync-source.js';
+import { reconcileSource, SOURCE_KIND, sourceKey } from './sync-source.js';
+import { settleCommitStatus } from './commit-status.js';
+import { isTerminalPlan, type PlanStatus } from '../../model/plan-states.js';
 
 /**
- * The Git sources' poller, a scheduler job (so the leader alone runs it): every
- * SCHEDULER_GIT_POLL_SEC it syncs each source whose poll interval has passed since its last
- * fetch, and each source saved since and never fetched. A source with pollIntervalSec 0 is synced
- * by push webhooks and POST …/manifests-source/sync only.
+ * The Git sources' reconciler and what hands it keys (docs/git-sources.md#a-durable-sync). Every
+ * replica runs the reconciler (a source's lease keeps two passes of it apart) and, at start, queues
+ * every source: a sync asked for before a crash is found in the store. The poller, a scheduler job
+ * (the leader's), queues every source each SCHEDULER_GIT_POLL_SEC and does nothing else: the
+ * reconciler decides whether its poll interval passed or a sync was asked for (by a push webhook,
+ * POST …/manifests-source/sync, a save), also one a dead process's lease held. The end of a plan
+ * a commit caused settles that commit's status on the code host (commit-status.ts).
  */
 export async function startGitSourcePoller(s: Services): Promise<() => Promise<void>> {
-  s.scheduler.every('git-sources', s.config.scheduler.gitPollSec, async () => {
-    for (const row of await s.gitSources.listAll()) if (pollDue(row)) void syncSource(s, row.id, 'poll');
+  s.queue.register(SOURCE_KIND, (id) => reconcileSource(s, id));
+  const enqueueAll = async () => {
+    for (const row of await s.gitSources.listAll()) s.queue.add(sourceKey(row.id));
+  };
+  await enqueueAll();
+  s.scheduler.every('git-sources', s.config.scheduler.gitPollSec, enqueueAll);
+  // a commit's final status is posted when the plans it caused end (once: a compare-and-set on the row)
+  const unsubscribe = s.events.subscribe((e) => {
+    if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus)) return;
+    void s.gitSources.waitingForPlan(String(e.data.planId))
+      .then((ids) => Promise.all(ids.map((id) => settleCommitStatus(s, id))))
+      .catch((err: unknown) => s.logger.warn('manifests: could not settle a commit status', { planId: e.data.planId, error: String(err) }));
   });
-  return () => settleSyncs(s);
+  return async () => unsubscribe();
 }

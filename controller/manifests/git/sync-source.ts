@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import type { Services } from '../../services.js';
-import type { GitSourceRow, SyncAttempt } from '../../store/repositories/git-sources.js';
+import type { CommitStatusRecord, GitSourceRow, SyncAttempt, SyncOutcome, SyncTrigger } from '../../store/repositories/git-sources.js';
+import type { ReconcileResult } from '../../queue/work-queue.js';
 import { FileCache } from '../file-cache.js';
 import type { LoadedFile } from '../load.js';
 import { runApply } from '../run-apply.js';
@@ -10,15 +11,19 @@ import { displayUrl, parseGitUrl } from './git-url.js';
 import { fileSourcePath } from './file-roots.js';
 import { decryptSopsFiles } from '../sops/decrypt-files.js';
 import { serviceUnavailable } from '../../errors/app-error.js';
+import { REASONS } from '../../model/conditions.js';
+import { passConditions, syncDue, syncPending, type PassResult } from './sync-state.js';
+import { postCommitStatus, settleCommitStatus } from './commit-status.js';
 
-export type SyncTrigger = SyncAttempt['trigger'];
+/** The work-queue kind of Git sources: `manifests-source/<id>`. */
+export const SOURCE_KIND = 'manifests-source';
+export const sourceKey = (id: string) => `${SOURCE_KIND}/${id}`;
 
-interface InFlight { promise: Promise<void>; again: SyncTrigger | null }
-interface SourceRuns { inFlight: Map<string, InFlight>; caches: Map<string, FileCache<LoadedFile>> }
+interface SourceRuns { fetching: Map<string, Promise<unknown>>; caches: Map<string, FileCache<LoadedFile>> }
 const runs = new WeakMap<object, SourceRuns>();
 const runsOf = (s: Services): SourceRuns => {
   let r = runs.get(s);
-  if (!r) runs.set(s, (r = { inFlight: new Map(), caches: new Map() }));
+  if (!r) runs.set(s, (r = { fetching: new Map(), caches: new Map() }));
   return r;
 };
 
@@ -31,61 +36,102 @@ export function forgetSource(s: Services, sourceId: string): void {
 }
 
 /**
- * Fetches and applies one source, now. Syncs of a source never overlap: asked while one runs, one
- * more runs right after it (a push during a fetch is not lost). Resolves when the sync (and any
- * queued after it) ended; never rejects: the outcome is in the source's status.
+ * Asks for a sync of the source and hands its key to the work queue: the request is written first
+ * (generation + 1), so a process that dies before its pass leaves it to the next one (a restart,
+ * another replica's poll tick). Resolves once it is stored: what a 202 may then promise.
  */
-export function syncSource(s: Services, sourceId: string, trigger: SyncTrigger): Promise<void> {
-  const { inFlight } = runsOf(s);
-  const running = inFlight.get(sourceId);
-  if (running) {
-    running.again = trigger;
-    return running.promise;
-  }
-  const entry: InFlight = { promise: Promise.resolve(), again: null };
-  entry.promise = (async () => {
-    let next: SyncTrigger | null = trigger;
-    while (next) {
-      entry.again = null;
-      await syncOnce(s, sourceId, next).catch((e) => s.logger.error('manifests: git source sync failed', { sourceId, error: (e as Error).message }));
-      next = entry.again;
-    }
-  })().finally(() => inFlight.delete(sourceId));
-  inFlight.set(sourceId, entry);
-  return entry.promise;
+export async function requestSync(s: Services, sourceId: string, trigger: SyncTrigger, commit: string | null = null): Promise<GitSourceRow | undefined> {
+  const row = await s.gitSources.requestSync(sourceId, trigger, commit);
+  if (row) s.queue.add(sourceKey(row.id));
+  return row;
 }
 
-async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Promise<void> {
-  // another replica may hold the source: wait for it a little (its fetch may predate a push)
-  for (let i = 0; !(await s.gitSources.claim(sourceId)); i++) {
-    if (i >= 60 || !(await s.gitSources.findById(sourceId))) return;
-    await new Promise((r) => setTimeout(r, 500));
+/** A row just saved (PUT) asked for its sync in the same write: only its key is queued. */
+export const enqueueSource = (s: Services, sourceId: string) => s.queue.add(sourceKey(sourceId));
+
+/**
+ * The source's reconciler (level-triggered: it receives only the id). Due when a sync was asked
+ * for that no pass ended at, or its poll interval passed. It takes the source's lease (another
+ * live process holding it: look again when that lease runs out), renews it while it fetches and
+ * applies, and ends with one status write (observedGeneration, conditions, the attempt) that lets
+ * the lease go. A sync asked for while it ran is one more pass.
+ */
+export async function reconcileSource(s: Services, sourceId: string): Promise<ReconcileResult | void> {
+  const before = await s.gitSources.findById(sourceId);
+  if (!before) return;
+  // level-triggered too: a plan's end this process did not hear of (a restart) settles the commit's status at the next look
+  if (before.commitStatus?.state === 'pending') await settleCommitStatus(s, sourceId);
+  if (!syncDue(before)) return;
+  const { owner, leaseMs } = s.plans;
+  const row = await s.gitSources.claim(sourceId, owner, leaseMs);
+  if (!row) return { requeueAfterMs: Math.min(1000, (await s.gitSources.leaseLeftMs(sourceId)) + 50) };
+  if (!syncDue(row)) {
+    await s.gitSources.finish(row.id, owner, { observedGeneration: row.observedGeneration, conditions: row.conditions });
+    return;
   }
-  const row = await s.gitSources.findById(sourceId);
-  if (!row) return;
+  const renewal = setInterval(() => void s.gitSources.renew(row.id, owner, leaseMs).catch(() => undefined), Math.max(100, leaseMs / 3));
+  renewal.unref();
+  let after: GitSourceRow | undefined;
+  try {
+    const trigger: SyncTrigger = syncPending(row) ? row.requestedTrigger ?? 'api' : 'poll';
+    const pass = await syncPass(s, row, trigger);
+    after = await s.gitSources.finish(row.id, owner, pass.outcome);
+    if (after) {
+      await pass.announce();
+      await tellCodeHost(s, after, pass.outcome.commitStatus);
+    }
+  } finally {
+    clearInterval(renewal);
+  }
+  // asked for again while this pass ran (a push during the fetch): one more pass
+  if (after && syncPending(after)) return { requeueAfterMs: 0 };
+}
+
+interface Pass { outcome: SyncOutcome; announce: () => Promise<void> }
+
+/** After the pass's write: a final commit status now, or (plans running) when its plans end. */
+async function tellCodeHost(s: Services, row: GitSourceRow, status: SyncOutcome['commitStatus']): Promise<void> {
+  if (!status) return;
+  // the plans may have ended before the pass's write named them: look once now, then on their end
+  if (status.state === 'pending') await settleCommitStatus(s, row.id);
+  else await postCommitStatus(s, row, status.commit, status.state, status.description);
+}
+
+/** Fetches and applies the row's ref: what the pass observed, written by the caller in one go, and its event. */
+async function syncPass(s: Services, row: GitSourceRow, trigger: SyncTrigger): Promise<Pass> {
   const env = await s.environments.findById(row.environmentId);
   const started = new Date().toISOString();
   const fields = { environment: env?.name, url: displayUrl(row.url), ref: row.ref ?? 'HEAD' };
+  const generation = row.generation;
+  // recorded only for a source with a code host: the record is what was (or will be) posted there
+  const statusOf = (commit: string, state: CommitStatusRecord['state'], description: string, plans: string[] = []): CommitStatusRecord | undefined =>
+    (row.codeHostType ? { commit, state, description, plans } : undefined);
+  const ended = (result: PassResult, values: Omit<SyncOutcome, 'observedGeneration' | 'conditions'>, announce: () => Promise<void>): Pass =>
+    ({ outcome: { ...values, observedGeneration: generation, conditions: passConditions(row.conditions ?? [], result) }, announce });
+  const failed = (reason: Extract<PassResult, { ok: false }>['reason'], commit: string | null, error: string, values: Omit<SyncOutcome, 'observedGeneration' | 'conditions' | 'lastAttempt'>,
+    errors: SyncAttempt['errors'] = [], eventData: Record<string, unknown> = {}): Pass =>
+    ended({ ok: false, reason, error }, { ...values, lastAttempt: { at: started, trigger, ok: false, commit, error, errors, plans: [] } },
+      () => announceFailure(s, row, trigger, { sourceId: row.id, ...fields, commit, error, message: error, errors: [], ...eventData }));
+
   let fetched: FetchedCommit;
   try {
     fetched = await fetchOf(s, row);
   } catch (e) {
     const error = `fetch of ${displayUrl(row.url)} ${row.ref ?? 'HEAD'} failed: ${(e as Error).message}`;
     s.logger.warn('manifests: git fetch failed', { ...fields, error });
-    await s.gitSources.release(row.id, { lastFetchAt: new Date(), lastAttempt: { at: started, trigger, ok: false, commit: null, error, errors: [], plans: [] } });
-    await announceFailure(s, row, trigger, { sourceId: row.id, ...fields, commit: null, error, message: error, errors: [] });
-    return;
+    const named = trigger === 'webhook' && row.requestedCommit ? statusOf(row.requestedCommit, 'failure', error) : undefined;
+    return failed(REASONS.FetchFailed, null, error, { lastFetchAt: new Date(), ...(named && { commitStatus: named }) });
   }
   const lastFetchAt = new Date();
   if (fetched.pinnedKnownHosts) await s.gitSources.pinKnownHosts(row.id, fetched.pinnedKnownHosts);
-  const upToDate = row.appliedRevision?.commit === fetched.commit && row.appliedGeneration === row.generation && row.lastAttempt?.ok;
-  if (upToDate && trigger === 'poll') {
-    await s.gitSources.release(row.id, { lastFetchAt, fetchedCommit: fetched.commit });
-    return;
-  }
   const revision = { commit: fetched.commit, author: fetched.author, message: fetched.message, committedAt: fetched.committedAt };
   // the event's `message` is the line a notification shows (the error, or what was applied): the commit's own is `commitMessage`
   const commitFields = { ...fields, commit: fetched.commit, author: fetched.author, commitMessage: fetched.message };
+  const upToDate = row.appliedRevision?.commit === fetched.commit && row.appliedGeneration === row.generation && row.lastAttempt?.ok;
+  if (upToDate && trigger === 'poll') {
+    return ended({ ok: true, commit: fetched.commit, message: `commit ${fetched.commit.slice(0, 12)} is applied` }, { lastFetchAt, fetchedCommit: fetched.commit }, async () => undefined);
+  }
+  await postCommitStatus(s, row, fetched.commit, 'pending', `syncing ${env?.name ?? 'the environment'} to this commit`);
   let errors: ManifestError[] = [];
   let result: Awaited<ReturnType<typeof runApply>> | null = null;
   try {
@@ -101,27 +147,27 @@ async function syncOnce(s: Services, sourceId: string, trigger: SyncTrigger): Pr
   } catch (e) {
     const error = `apply of ${fetched.commit.slice(0, 12)} failed: ${(e as Error).message}`;
     s.logger.error('manifests: git source apply failed', { ...commitFields, error });
-    await s.gitSources.release(row.id, { lastFetchAt, fetchedCommit: fetched.commit, lastAttempt: { at: started, trigger, ok: false, commit: fetched.commit, error, errors: [], plans: [] } });
-    await announceFailure(s, row, trigger, { sourceId: row.id, ...commitFields, error, message: error, errors: [] });
-    return;
+    return failed(REASONS.ApplyFailed, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit, commitStatus: statusOf(fetched.commit, 'failure', error) }, [], commitFields);
   }
   if (!result || !result.ok) {
     const lines = errors.map(formatError);
     const error = `commit ${fetched.commit.slice(0, 12)} was not applied (${errors.length} error${errors.length === 1 ? '' : 's'}; ${row.appliedRevision ? `${row.appliedRevision.commit.slice(0, 12)} stays applied` : 'nothing is applied'}): ${lines[0]}`;
     s.logger.warn('manifests: not applied', { ...commitFields, errors: lines.slice(0, 20), errorCount: errors.length });
-    await s.gitSources.release(row.id, {
-      lastFetchAt, fetchedCommit: fetched.commit,
-      lastAttempt: { at: started, trigger, ok: false, commit: fetched.commit, error, errors: errors.slice(0, 100).map(({ refused: _r, ...x }) => x), plans: [] },
-    });
-    await announceFailure(s, row, trigger, { sourceId: row.id, ...commitFields, error, message: error, errors: lines.slice(0, 20) });
-    return;
+    return failed(REASONS.ManifestsInvalid, fetched.commit, error, { lastFetchAt, fetchedCommit: fetched.commit, commitStatus: statusOf(fetched.commit, 'failure', error) },
+      errors.slice(0, 100).map(({ refused: _r, ...x }) => x), { ...commitFields, errors: lines.slice(0, 20) });
   }
   const attempt: SyncAttempt = { at: started, trigger, ok: true, commit: fetched.commit, error: result.message ?? null, errors: [], plans: result.plans, counts: result.counts };
-  await s.gitSources.release(row.id, { lastFetchAt, fetchedCommit: fetched.commit, appliedRevision: revision, appliedGeneration: row.generation, lastAttempt: attempt });
   if (result.changes.length) s.logger.info('manifests: applied', { ...commitFields, ...result.counts, plans: result.plans.length });
   const c = result.counts;
   const message = `commit ${fetched.commit.slice(0, 12)} applied to ${env?.name ?? 'the environment'}: ${c.create} created, ${c.update} updated, ${c.delete} deleted`;
-  await s.events.publish('manifests.synced', row.environmentId, { sourceId: row.id, ...commitFields, message, counts: result.counts, plans: result.plans });
+  const plans = result.plans;
+  const commitStatus = plans.length
+    ? statusOf(fetched.commit, 'pending', `applied; rolling out ${plans.length} plan${plans.length === 1 ? '' : 's'}`, plans)
+    : statusOf(fetched.commit, 'success', `${message}; nothing to roll out`);
+  return ended({ ok: true, commit: fetched.commit, message }, {
+    lastFetchAt, fetchedCommit: fetched.commit, appliedRevision: revision, appliedGeneration: generation, lastAttempt: attempt, ...(commitStatus && { commitStatus }),
+  },
+    () => s.events.publish('manifests.synced', row.environmentId, { sourceId: row.id, ...commitFields, message, counts: c, plans }).then(() => undefined));
 }
 
 /**
@@ -143,7 +189,19 @@ function cacheOf(s: Services, id: string): FileCache<LoadedFile> {
   return c;
 }
 
-async function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
+/**
+ * Fetches the row's ref into its cache. Fetches of one source in this process take turns (a sync
+ * and a diff share the cache's FETCH_HEAD); the queue already runs one pass of a source at a time.
+ */
+function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
+  const { fetching } = runsOf(s);
+  const next = (fetching.get(row.id) ?? Promise.resolve()).catch(() => undefined).then(() => fetchNow(s, row));
+  fetching.set(row.id, next);
+  void next.finally(() => { if (fetching.get(row.id) === next) fetching.delete(row.id); }).catch(() => undefined);
+  return next;
+}
+
+async function fetchNow(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
   let remote = parseGitUrl(row.url);
   if ('problem' in remote) throw new Error(`url ${remote.problem}`);
   if (remote.host) await s.outgoing.check(row.url.includes('://') ? row.url : `ssh://${remote.host}`);
@@ -161,11 +219,6 @@ async function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
   });
 }
 
-/** Waits for the syncs this process runs (shutdown). */
-export async function settleSyncs(s: Services): Promise<void> {
-  await Promise.allSettled([...runsOf(s).inFlight.values()].map((r) => r.promise));
-}
-
 export interface SourceDiff {
   commit: { commit: string; author: string; message: string; committedAt: string };
   result: Awaited<ReturnType<typeof runApply>> | null;
@@ -176,11 +229,10 @@ export interface SourceDiff {
 /**
  * What the next sync would do (`stevedore diff --source`): fetches the source's ref and runs the
  * apply of that commit as a dry run, through the same path a sync takes; applies nothing and
- * leaves the source's status as it is. A sync of the source running in this process ends first
+ * leaves the source's status as it is. Its fetch waits for a sync's fetch running in this process
  * (they fetch into the same cache).
  */
 export async function diffSource(s: Services, row: GitSourceRow): Promise<SourceDiff> {
-  await runsOf(s).inFlight.get(row.id)?.promise;
   const env = await s.environments.findById(row.environmentId);
   const fetched = await fetchOf(s, row).catch((e: Error) => {
     throw serviceUnavailable(`fetch of ${displayUrl(row.url)} ${row.ref ?? 'HEAD'} failed: ${e.message}`);

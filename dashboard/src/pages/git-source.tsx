@@ -23,12 +23,14 @@ const short = (sha: string | null | undefined) => (sha ? sha.slice(0, 12) : '—
 /** The status of a source in a few lines: state, applied commit, the last fetch, and the error of a failed attempt. */
 export function GitSourceStatus({ status }: { status: any }) {
   const r = status.revision;
+  const progressing = (status.conditions ?? []).find((c: any) => c.type === 'Progressing');
   return (
     <div class="git-status" data-testid="git-status">
       <p><SyncBadge sync={status.sync} /> <code>{status.url}</code>{status.ref && <> at <code>{status.ref}</code></>}{status.path && status.path !== '.' && <>, folder <code>{status.path}</code></>}</p>
       <p>Applied commit {r ? <><code title={r.commit} class="hash">{short(r.commit)}</code> “{r.message}” by {r.author}, {when(r.committedAt)}</> : 'none yet'}.
         {status.fetchedCommit && status.fetchedCommit !== r?.commit && <> Last fetched <code title={status.fetchedCommit} class="hash">{short(status.fetchedCommit)}</code>.</>}
         {' '}Last fetch {when(status.lastFetchAt)}.</p>
+      {progressing?.status === 'True' && <p role="status" data-reason={progressing.reason}>{progressing.message}</p>}
       {status.error && <p class="error git-error" data-testid="git-error"><strong>Last sync failed:</strong> {status.error}</p>}
       {(status.errors ?? []).length > 0 && (
         <ul class="errors" aria-label="Errors of the commit">
@@ -54,8 +56,10 @@ export function GitSourcePage({ params }: { params: Record<string, string> }) {
   const [editing, setEditing] = useState(false);
   const [confirming, setConfirming] = useState(false);
   useEvents(`/api/events?environmentId=${envId}`, (e) => { if (e.type.startsWith('manifests.')) data.reload(); });
-  // while a sync runs, read again until it ends (the event says so too; this covers another replica's)
-  const syncing = data.data?.status?.sync === 'Syncing';
+  // while a sync runs or is asked for (stored, waiting for its pass), read again until it ends
+  // (the event says so too; this covers another replica's)
+  const st = data.data?.status;
+  const syncing = st?.sync === 'Syncing' || (!!st && st.observedGeneration !== st.generation);
   useEffect(() => {
     if (!syncing) return;
     const t = setInterval(() => data.reload(), 1000);

@@ -37,9 +37,13 @@ describe('git push webhooks', () => {
 
   it('reads the ref and every URL of the repository from GitHub and GitLab payloads', () => {
     expect(pushOf({ ref: 'refs/heads/main', repository: { clone_url: 'https://h/o/r.git', ssh_url: 'git@h:o/r.git', default_branch: 'main' } }))
-      .to.deep.equal({ ref: 'refs/heads/main', repositoryUrls: ['https://h/o/r.git', 'git@h:o/r.git'], defaultBranch: 'main' });
+      .to.deep.equal({ ref: 'refs/heads/main', repositoryUrls: ['https://h/o/r.git', 'git@h:o/r.git'], defaultBranch: 'main', commit: null });
     expect(pushOf({ ref: 'refs/tags/v1', project: { git_http_url: 'https://gl/o/r.git', default_branch: 'trunk' } }))
-      .to.deep.equal({ ref: 'refs/tags/v1', repositoryUrls: ['https://gl/o/r.git'], defaultBranch: 'trunk' });
+      .to.deep.equal({ ref: 'refs/tags/v1', repositoryUrls: ['https://gl/o/r.git'], defaultBranch: 'trunk', commit: null });
+    const sha = 'c'.repeat(40);
+    expect(pushOf({ ref: 'refs/heads/main', after: sha })?.commit, 'the pushed commit').to.equal(sha);
+    expect(pushOf({ ref: 'refs/heads/main', after: '0'.repeat(40) })?.commit, 'a deleted branch names none').to.equal(null);
+    expect(pushOf({ ref: 'refs/heads/main', after: 'not a sha; rm -rf' })?.commit).to.equal(null);
     expect(pushOf({ zen: 'x' })).to.equal(null);
   });
 
@@ -52,7 +56,7 @@ describe('git push webhooks', () => {
   });
 
   it('a source follows its branch or tag, or without a ref the default branch', () => {
-    const push = { ref: 'refs/heads/main', repositoryUrls: [], defaultBranch: 'main' };
+    const push = { ref: 'refs/heads/main', repositoryUrls: [], defaultBranch: 'main', commit: null };
     expect(refMatches('main', push)).to.equal(true);
     expect(refMatches('refs/heads/main', push)).to.equal(true);
     expect(refMatches('dev', push)).to.equal(false);
