@@ -37,13 +37,17 @@ export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const at = authority!.lastIndexOf('@');
   const userinfo = at >= 0 ? authority!.slice(0, at + 1) : '';
   const hostList = at >= 0 ? authority!.slice(at + 1) : authority!;
-  const hosts = hostList.split(',').map(parseHost);
   const params = new URLSearchParams(query.slice(1));
   const attrs = params.get('target_session_attrs') ?? 'any';
   if (!SESSION_ATTRS.includes(attrs)) {
     throw new DatabaseUrlError(`DATABASE_URL: target_session_attrs=${attrs} is not supported (use ${SESSION_ATTRS.join(', ')})`);
   }
-  if (hosts.length === 1 && !params.has('target_session_attrs')) return { hosts, sessionAttrs: 'any', urlFor: () => url };
+  // one host (or none: a socket directory in ?host=) and nothing asked of it: node-postgres reads it as always
+  if (!hostList.includes(',') && !params.has('target_session_attrs')) {
+    const one = /^[^:[\]]+(:\d{1,5})?$/.test(hostList) ? parseHost(hostList, 0) : { host: '', port: 5432 };
+    return { hosts: [one], sessionAttrs: 'any', urlFor: () => url };
+  }
+  const hosts = hostList.split(',').map(parseHost);
   params.delete('target_session_attrs');
   const rest = params.toString();
   return {

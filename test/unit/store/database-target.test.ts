@@ -23,6 +23,11 @@ describe('DATABASE_URL host lists (database-target)', () => {
     expect(one.hosts).to.deep.equal([{ host: 'db.internal', port: 5432 }]);
     expect(one.urlFor(0)).to.equal(url);
     expect(clientClassFor(url)).to.equal(pg.Client);
+    // a socket directory instead of a host, as node-postgres reads it
+    for (const socket of ['postgres:///stevedore?host=/run/postgresql', 'postgresql://u@/db?host=/tmp', 'postgres://u@[::1]/db']) {
+      expect(parseDatabaseUrl(socket).urlFor(0), socket).to.equal(socket);
+      expect(clientClassFor(socket), socket).to.equal(pg.Client);
+    }
     expect(parseDatabaseUrl('postgres://a,b/db').sessionAttrs).to.equal('any');
     expect(parseDatabaseUrl('postgres://h1:1,h2:2/db?target_session_attrs=primary').sessionAttrs).to.equal('primary');
     // a one-host URL asking for a writable session is checked too
@@ -30,7 +35,7 @@ describe('DATABASE_URL host lists (database-target)', () => {
   });
 
   it('rejects what it cannot honour with an error that does not repeat the password', () => {
-    const bad = ['postgres://u:hunter2@h1:5432,h2:99999/db', 'postgres://u:hunter2@h1,,h2/db', 'postgres://u:hunter2@h1:x/db',
+    const bad = ['postgres://u:hunter2@h1:5432,h2:99999/db', 'postgres://u:hunter2@h1,,h2/db', 'postgres://u:hunter2@h1:x,h2/db',
       'postgres://u:hunter2@h1,h2/db?target_session_attrs=prefer-standby'];
     for (const url of bad) {
       let thrown: unknown;
