@@ -84,7 +84,9 @@ describe('PostgreSQL failover to a promoted standby (e2e)', function () {
     primaryDb = null;
 
     // a client that keeps asking all along, noting whether the standby had been promoted when it asked
+    // and a writer creating environments (one transaction each, with its audit row)
     const answers: Array<{ status: number; promoted: boolean; text: string }> = [];
+    const writes: Array<{ name: string; status: number }> = [];
     let promoted = false;
     let asking = true;
     const asker = (async () => {
@@ -93,6 +95,14 @@ describe('PostgreSQL failover to a promoted standby (e2e)', function () {
         const res = await api().get('/api/environments').catch((e: Error) => ({ status: 0, text: e.message }));
         answers.push({ status: res.status, promoted: was, text: res.status === 200 ? '' : res.text });
         await sleep(100);
+      }
+    })();
+    const writer = (async () => {
+      for (let n = 0; asking; n++) {
+        const name = `failover-${n}`;
+        const res = await api().post('/api/environments', { name }).catch((e: Error) => ({ status: 0, text: e.message }));
+        writes.push({ name, status: res.status });
+        await sleep(150);
       }
     })();
     const logFrom = { a: a.log.length, b: b.log.length };
@@ -105,7 +115,7 @@ describe('PostgreSQL failover to a promoted standby (e2e)', function () {
     const settled = answers.length;
     await until('thirty more answers', async () => answers.length >= settled + 30, THROUGH_FAULTS);
     asking = false;
-    await asker;
+    await Promise.all([asker, writer]);
 
     expect(answers.filter((x) => x.status !== 200 && x.status !== 503), 'only 2xx and 503 all along').to.deep.equal([]);
     const firstOk = answers.findIndex((x) => x.promoted && x.status === 200);
@@ -114,6 +124,15 @@ describe('PostgreSQL failover to a promoted standby (e2e)', function () {
 
     newPrimaryDb = createKnex(urls.standby, 2);
     const db = newPrimaryDb;
+    // every write answered 201 is on the new primary with its audit row (nothing acknowledged was lost)
+    expect(writes.filter((x) => x.status !== 201 && x.status !== 503), 'writes answered only 201 and 503').to.deep.equal([]);
+    expect(writes.some((x) => x.status === 503), 'some writes met the failover').to.equal(true);
+    const acknowledged = writes.filter((x) => x.status === 201).map((x) => x.name);
+    const made = await db('environments').whereIn('name', acknowledged).select('id', 'name');
+    expect(made.map((e) => e.name).sort()).to.deep.equal([...acknowledged].sort());
+    const audited = new Set((await db('audit_logs').whereIn('environmentId', made.map((e) => e.id)).select('environmentId')).map((r) => r.environmentId));
+    expect(made.filter((e) => !audited.has(e.id)).map((e) => e.name), 'acknowledged environments without their audit row').to.deep.equal([]);
+
     // the rolling deploy ends (finished, or failed and rolled back saying why), never left running
     const plan = await until('the plan to end', async () => {
       const row = await db('deployment_plans').where({ id: deploy.body.id }).first();
