@@ -33,6 +33,8 @@ const SERVICES = Number(process.env.SERVICES ?? 10_000);
 const ENVIRONMENTS = Number(process.env.ENVIRONMENTS ?? 10);
 const DRIFTED_EVERY = Number(process.env.DRIFTED_EVERY ?? 100);
 const RESYNC_SEC = Number(process.env.RESYNC_SEC ?? 60);
+/** CYCLES=1 stops after the start-up resync (cycle 1): a big store's run in minutes. */
+const CYCLES = Number(process.env.CYCLES ?? 2);
 const QUEUE_CONCURRENCY = 8;
 const adminUrl = process.env.DATABASE_URL ?? (() => { throw new Error('DATABASE_URL is not set'); })();
 
@@ -132,6 +134,7 @@ async function main() {
     // cycle 1: the new leader's resync at start
     await until('the first inspect', () => times.length > 0, 120_000);
     const c1Start = times[0]!;
+    const xactCycle1 = await transactionsCommitted(db);
     await until('cycle 1 (every container inspected)', () => seen.size === SERVICES, 20 * 60_000);
     const c1 = times.at(-1)! - c1Start;
     console.log(`cycle 1 (start-up resync) ${sec(c1)}; event streams open ${docker.openEventStreams()}; RSS ${mb(memoryOf(pid).rss)}, `
@@ -145,6 +148,13 @@ async function main() {
     const drifted = driftedConditions.length;
     const driftReasons = [...new Set(driftedConditions.map((c) => `${c.reason}: ${c.message}`))].slice(0, 3).join('; ') || 'none';
     const rssAfter1 = memoryOf(pid).rss;
+    const perDeployment1 = ((await transactionsCommitted(db)) - xactCycle1) / SERVICES;
+    console.log(`database transactions per deployment in cycle 1 (from its first inspect): ${perDeployment1.toFixed(2)}`);
+    if (CYCLES === 1) {
+      console.log(`after cycle 1: observedGeneration recorded on ${recorded}/${SERVICES}, Drifted on ${drifted} (${driftReasons}); `
+        + `RSS peak ${mb(memoryOf(pid).peak)} (sampled ${mb(peakSampled)}, ${peakAt}), after cycle 1 ${mb(rssAfter1)}; load average ${load()}`);
+      return;
+    }
     // cycle 2: the periodic resync
     const before = new Map(seen);
     const from = times.length;

@@ -3,8 +3,12 @@ import { DependencyError } from '../errors/dependency-error.js';
 // Which failures mean "the database is not reachable right now" (as opposed to a bad query): the
 // one test the API (503), the background loops (back off) and plan recovery (say what happened) share.
 
-/** SQLSTATE classes and codes of a lost or refused connection, or a server going down. */
-const PG_UNAVAILABLE = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007']);
+/**
+ * SQLSTATE classes and codes of a lost or refused connection, or a server going down; 25006 is a
+ * write refused by a read-only session: the primary was demoted or fenced, and the writable host
+ * is looked for again (database-target.ts).
+ */
+const PG_UNAVAILABLE = new Set(['25006', '57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006', '08007']);
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 const MESSAGES = [
   /Connection terminated/i,

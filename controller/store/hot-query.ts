@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import pg from 'pg';
 import { camelizeRow } from './case.js';
 import { isDatabaseUnavailable, noteDatabaseUnavailable } from './connection-errors.js';
+import { clientClassFor } from './database-target.js';
 
 /** Connections of a database handle's hot pool (createKnex), besides its knex pool's. */
 export const HOT_POOL_MAX = 4;
@@ -19,12 +20,14 @@ const hotPools = new WeakMap<Knex, pg.Pool>();
 /**
  * A connection attempt gives up after 10 s (as knex's acquireConnectionTimeout: during an outage
  * callers get an error within seconds). Given to the client, not the pool: pg.Pool would arm a
- * timer for every checkout of a connection as well.
+ * timer for every checkout of a connection as well. Its base class picks the host of a host list.
  */
-class TimedClient extends pg.Client {
-  constructor(config: pg.ClientConfig = {}) {
-    super({ ...config, connectionTimeoutMillis: 10_000 });
-  }
+function timedClient(connectionString: string): typeof pg.Client {
+  return class TimedClient extends clientClassFor(connectionString) {
+    constructor(config: pg.ClientConfig = {}) {
+      super({ ...config, connectionTimeoutMillis: 10_000 });
+    }
+  };
 }
 
 /**
@@ -36,7 +39,7 @@ class TimedClient extends pg.Client {
  */
 export function attachHotPool(db: Knex, connectionString: string, max = HOT_POOL_MAX): void {
   const pool = new pg.Pool({
-    connectionString, application_name: 'stevedore', max, idleTimeoutMillis: 0, allowExitOnIdle: true, Client: TimedClient,
+    connectionString, application_name: 'stevedore', max, idleTimeoutMillis: 0, allowExitOnIdle: true, Client: timedClient(connectionString),
   });
   pool.on('error', (e) => {
     if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();

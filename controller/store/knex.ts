@@ -2,6 +2,7 @@ import knexFactory, { type Knex } from 'knex';
 import pg from 'pg';
 import { camelizeRow, toSnake } from './case.js';
 import { isDatabaseUnavailable, noteDatabaseUnavailable } from './connection-errors.js';
+import { clientClassFor } from './database-target.js';
 import { attachHotPool } from './hot-query.js';
 
 // bigint counts come back as strings by default; our counts fit in a double.
@@ -27,6 +28,10 @@ export function createKnex(connectionString: string, poolMax = 10): Knex {
       return camelizeRow(result);
     },
   });
+  // knex's PostgreSQL dialect makes its connections with `new driver.Client(settings)`: with a host
+  // list in the URL, the client class that picks the writable host (database-target.ts)
+  const knexClient = db.client as { driver: typeof pg };
+  if (clientClassFor(connectionString) !== pg.Client) knexClient.driver = { ...pg, Client: clientClassFor(connectionString) } as typeof pg;
   db.on('query-error', (e: unknown) => {
     if (isDatabaseUnavailable(e)) noteDatabaseUnavailable();
   });

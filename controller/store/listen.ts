@@ -1,5 +1,5 @@
 // A LISTEN connection of its own (outside the pool): notifications arrive on it as they commit.
-import pg from 'pg';
+import { clientClassFor } from './database-target.js';
 
 export interface Listener { end(): Promise<void> }
 
@@ -9,7 +9,7 @@ export interface Listener { end(): Promise<void> }
  */
 export async function listen(databaseUrl: string, channel: string,
   on: { notify(payload: string): void; lost(why: unknown): void }): Promise<Listener> {
-  const client = new pg.Client({ connectionString: databaseUrl });
+  const client = new (clientClassFor(databaseUrl))({ connectionString: databaseUrl });
   let connected = false;
   let lost = false;
   const lose = (why: unknown) => {

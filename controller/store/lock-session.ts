@@ -1,7 +1,7 @@
 // A session advisory lock held on a connection of its own (outside the pool) for as long as the
 // process keeps it: the leader lock of the replicas. PostgreSQL releases it when the connection
 // closes, so a leader that dies (SIGKILL, lost network) hands leadership over with its socket.
-import pg from 'pg';
+import { clientClassFor } from './database-target.js';
 
 export interface LockSession {
   /** pg_try_advisory_lock on this session: true when this session holds it now. */
@@ -16,7 +16,7 @@ export interface LockSession {
  * established connection fails or ends (also after `end()`); a connection that never came up throws.
  */
 export async function openLockSession(databaseUrl: string, name: [namespace: string, key: string], lost: (why: unknown) => void): Promise<LockSession> {
-  const client = new pg.Client({ connectionString: databaseUrl, keepAlive: true });
+  const client = new (clientClassFor(databaseUrl))({ connectionString: databaseUrl, keepAlive: true });
   let connected = false;
   let gone = false;
   const lose = (why: unknown) => {

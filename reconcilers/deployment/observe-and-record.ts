@@ -1,7 +1,7 @@
 // One deployment, looked at again: desired (store) vs observed (server), planned, and its
 // conditions written with the generation they were computed against. The per-deployment
 // reconcile key and the drift routes call it; it changes nothing on the server.
-import { refreshServiceConditions } from '../service/record-rollout.js';
+import { refreshServicesConditions } from '../service/record-rollout.js';
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
@@ -81,7 +81,7 @@ export async function recordMany(s: Pick<Services, 'deployments' | 'events' | 'p
   await s.deployments.recordConditionsMany(writes.map((r) => ({ id: r.deployment.id, conditions: r.conditions, observedGeneration: r.deployment.generation })));
   for (const r of recorded) await announceCrashLoop(s, r.deployment, r.deployment.conditions ?? [], r.conditions, r.observation);
   // a service's status is its deployments' observed: it follows when one of theirs changed
-  for (const id of new Set(writes.map((r) => r.deployment.serviceId))) await refreshServiceConditions(s, id);
+  await refreshServicesConditions(s, [...new Set(writes.map((r) => r.deployment.serviceId))]);
   return recorded;
 }
 

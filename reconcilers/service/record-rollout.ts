@@ -3,6 +3,7 @@
 import type { Services } from '../../controller/services.js';
 import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import type { Condition } from '../../controller/model/conditions.js';
+import { sameConditions } from '../../controller/model/conditions.js';
 import { degraded, notDegraded, rolledBack, serviceConditions, type Where } from './rollout-conditions.js';
 
 async function whereOf(s: Pick<Services, 'servers' | 'services'>, d: DeploymentRow): Promise<Where> {
@@ -41,4 +42,26 @@ export async function refreshServiceConditions(s: Pick<Services, 'deployments' |
   const [deployments, activePlan] = await Promise.all([s.deployments.listByService(serviceId), s.plans.repo.activeForService(serviceId, endingPlanId)]);
   const conditions = serviceConditions(service.conditions ?? [], { ...service, deployments, activePlan: activePlan ?? null });
   await s.services.recordConditions(serviceId, conditions, service.generation);
+}
+
+/**
+ * refreshServiceConditions of the services of a reconcile batch: their rows, deployments and
+ * plans in motion read with one query each, and the services whose conditions or
+ * observedGeneration changed written with one statement (four round trips per service before:
+ * 40,000 of a 10,000-service resync's 46,000 queries).
+ */
+export async function refreshServicesConditions(s: Pick<Services, 'deployments' | 'plans' | 'services'>, serviceIds: string[]): Promise<void> {
+  if (!serviceIds.length) return;
+  const [services, deployments, active] = await Promise.all([
+    s.services.listByIds(serviceIds), s.deployments.listByServices(serviceIds), s.plans.repo.activeForServices(serviceIds)]);
+  const byService = new Map<string, DeploymentRow[]>();
+  for (const d of deployments) byService.set(d.serviceId, [...(byService.get(d.serviceId) ?? []), d]);
+  const writes = [];
+  for (const service of services) {
+    const before = (service.conditions ?? []) as Condition[];
+    const conditions = serviceConditions(before, { ...service, deployments: byService.get(service.id) ?? [], activePlan: active.get(service.id) ?? null });
+    if (sameConditions(before, conditions) && service.observedGeneration === service.generation) continue;
+    writes.push({ id: service.id, conditions, observedGeneration: service.generation });
+  }
+  await s.services.recordConditionsMany(writes);
 }

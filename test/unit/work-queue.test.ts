@@ -7,6 +7,19 @@ const logger = createLogger('silent');
 const tick = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 describe('WorkQueue', () => {
+  it('keeps the order of thousands of keys, mixed kinds and keys added while it runs (its FIFO compacts as it goes)', async () => {
+    const q = new WorkQueue({ logger, concurrency: 1 });
+    const seen: string[] = [];
+    q.register('a', async (id) => { seen.push(`a/${id}`); if (id === '2500') for (let i = 0; i < 3000; i++) q.add(`a/late${i}`); });
+    q.registerBatch('b', async (ids) => { seen.push(...ids.map((id) => `b/${id}`)); return new Map(); }, 32);
+    const wanted: string[] = [];
+    for (let i = 0; i < 6000; i++) wanted.push(i % 1000 < 900 ? `a/${i}` : `b/${i}`);
+    wanted.forEach((k) => q.add(k));
+    await q.drain();
+    expect(seen).to.deep.equal([...wanted, ...Array.from({ length: 3000 }, (_, i) => `a/late${i}`)]);
+    expect(q.depth()).to.deep.equal({ queued: 0, running: 0, delayed: 0 });
+  });
+
   it('runs a key added many times while queued only once', async () => {
     const q = new WorkQueue({ logger, concurrency: 1 });
     const seen: string[] = [];

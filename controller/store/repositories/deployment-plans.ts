@@ -138,6 +138,16 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
     return this.q().whereIn('id', plans).modify((q) => { if (except) q.whereNot('id', except); }).whereIn('status', ['pending', 'running', 'rolling_back']).orderBy('createdAt', 'desc').first() as Promise<DeploymentPlanRow | undefined>;
   }
 
+  /** activeForService of many services at once (a reconcile batch): the newest such plan of each, by service id. */
+  async activeForServices(serviceIds: string[]): Promise<Map<string, DeploymentPlanRow>> {
+    if (!serviceIds.length) return new Map();
+    const rows = await this.db('plan_steps as st').join('deployment_plans as p', 'p.id', 'st.plan_id')
+      .whereIn('st.serviceId', serviceIds).whereIn('p.status', ['pending', 'running', 'rolling_back'])
+      .distinctOn('st.serviceId').orderBy([{ column: 'st.serviceId' }, { column: 'p.createdAt', order: 'desc' }])
+      .select('st.serviceId as stepServiceId', 'p.*') as Array<DeploymentPlanRow & { stepServiceId: string }>;
+    return new Map(rows.map(({ stepServiceId, ...plan }) => [stepServiceId, plan as DeploymentPlanRow]));
+  }
+
   /** A plan pending, running or rolling back that shares a service with `planId` and is not it. */
   otherActiveSharingServices(planId: string, trx?: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {
     const services = this.db('plan_steps').where({ planId }).whereNotNull('serviceId').select('serviceId');

@@ -176,6 +176,14 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     } as never);
   }
 
+  /** recordConditions of many services with one statement (a reconcile batch). */
+  async recordConditionsMany(rows: Array<{ id: string; conditions: Condition[]; observedGeneration: number }>): Promise<void> {
+    if (!rows.length) return;
+    await this.db.raw(`update services s set conditions = v.conditions, observed_generation = v.observed_generation
+      from json_to_recordset(?::json) as v(id uuid, conditions jsonb, observed_generation integer) where s.id = v.id`,
+    [JSON.stringify(rows.map((r) => ({ id: r.id, conditions: r.conditions, observed_generation: r.observedGeneration })))]);
+  }
+
   /** Services whose Degraded condition is True, with their environment's name. */
   async listDegraded(environmentId?: string): Promise<Array<ServiceRow & { environmentName: string }>> {
     const q = this.db('services as s').join('environments as e', 'e.id', 's.environment_id')
