@@ -166,10 +166,10 @@ export class JobsRepository {
    */
   async prune(jobId: string, limit: number): Promise<number> {
     return this.db.transaction(async (trx) => {
-      const old = await trx('job_runs as j').leftJoin('service_runs as r', 'r.id', 'j.runId').where('j.jobId', jobId)
-        .where((q) => q.whereNull('r.status').orWhereNot('r.status', 'running')).whereNot((q) => q.where('j.outcome', 'started').whereNull('j.runId'))
-        .orderBy([{ column: 'j.createdAt', order: 'desc' }, { column: 'j.id', order: 'desc' }]).offset(limit)
-        .select('j.id', 'j.runId') as Array<{ id: string; runId: string | null }>;
+      const all = await trx('job_runs as j').leftJoin('service_runs as r', 'r.id', 'j.runId').where('j.jobId', jobId)
+        .orderBy([{ column: 'j.createdAt', order: 'desc' }, { column: 'j.id', order: 'desc' }])
+        .select('j.id', 'j.runId', 'j.outcome', 'r.status') as Array<{ id: string; runId: string | null; outcome: string; status: string | null }>;
+      const old = all.slice(limit).filter((o) => o.status !== 'running' && !(o.outcome === 'started' && !o.runId));
       if (!old.length) return 0;
       await trx('job_runs').whereIn('id', old.map((o) => o.id)).delete();
       const runIds = old.map((o) => o.runId).filter((x): x is string => !!x);
