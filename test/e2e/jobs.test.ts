@@ -142,6 +142,37 @@ describe('scheduled jobs on the fleet, two replicas (e2e)', function () {
     expect(JSON.stringify(delivered[0].json)).to.include('broken').and.include(run.runId);
   });
 
+  it('a job from manifests is held to the container policy: tightened after the deploy, its trigger and its occurrence are refused with the policy\'s message', async () => {
+    const ops = `/api/environments/${w.envId}/settings/operations`;
+    expect((await api().patch(ops, { containerPolicy: 'privileged' })).status).to.equal(200);
+    const created = await api().post(`/api/environments/${w.envId}/services`, {
+      name: 'rooted', containerImageId: w.imageId, imageTag: 'v1', env: { GREETING: 'hello' }, volumes: ['/:/host'],
+    });
+    expect(created.status, created.text).to.equal(201);
+    expect((await api().post(`/api/services/${created.body.id}/deployments`, { serverId: w.servers.s1, containerName: `rooted-${w.tag}-s1` })).status).to.equal(201);
+    const deployed = await api().post(`/api/services/${created.body.id}/deploy?wait=true`, {});
+    expect(deployed.body.status, deployed.text).to.equal('succeeded');
+    const envName = (await api().get(`/api/environments/${w.envId}`)).body.name;
+    const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 6000);
+    const applied = await api().post('/api/manifests/apply', { files: [{ path: 'job.yaml', content: [
+      'apiVersion: stevedore/v1', 'kind: Job', `metadata: {name: host-reader, environment: ${envName}}`,
+      `spec: {service: rooted, command: [ls, /host], schedule: "${onceAt(at)}"}`, '',
+    ].join('\n') }] });
+    expect(applied.status, applied.text).to.equal(200);
+    expect((await api().patch(ops, { containerPolicy: 'baseline' })).status).to.equal(200);
+    const job = (await api().get(`/api/environments/${w.envId}/jobs`)).body.items.find((j: { name: string }) => j.name === 'host-reader');
+    const message = "volumes.0: the host path / is the server's whole filesystem; the container policy baseline of this environment refuses it";
+    const trigger = await api().post(`/api/jobs/${job.id}/trigger`, {});
+    expect(trigger.status, trigger.text).to.equal(400);
+    expect(trigger.body.message).to.equal(message);
+    const [run] = await until('the occurrence to be refused', async () => {
+      const runs = await runsOf(job.id);
+      return runs.length && runs[0].status !== 'pending' && runs;
+    }, { timeoutMs: 30_000, everyMs: 300 });
+    expect(run).to.include({ status: 'failed', scheduledAt: at.toISOString(), runId: null, reason: `could not start: ${message}` });
+    expect(await runContainers()).to.equal('');
+  });
+
   it('occurrences that came while every controller was down: one within deadlineSec runs once after the restart, one past it is missed', async () => {
     const at = new Date(Math.ceil(Date.now() / 1000) * 1000 + 8000);
     const late = await createJob({ name: 'catch-up', command: ['sh', '-c', 'echo caught up'], schedule: onceAt(at), deadlineSec: 300 });
