@@ -4,6 +4,7 @@
 // under forbid, the history limit, job.failed and the counter. What a run does on a server, two
 // replicas and a restart are e2e (test/e2e/jobs.test.ts).
 import { expect } from 'chai';
+import { parseAllDocuments } from 'yaml';
 import { startWithRoles, createEnvironment } from '../support/fixtures.js';
 import { createService, expectError, insertServer } from '../support/catalog-fixtures.js';
 import type { TestService } from '../support/test-service.js';
@@ -186,6 +187,18 @@ describe('scheduled job routes and scheduler', function () {
     expect(after).to.have.length(3);
     expect(after[0]).to.include({ status: 'failed' }); // not skipped any more: it tried to start (the service is not deployed here)
     expect(await db()('service_runs').where({ id: active.id })).to.have.length(0);
+  });
+
+  it('export writes the jobs as manifests naming their service and server, which diff as no field change', async () => {
+    await create({ name: 'exported', serverId, timeZone: 'Europe/Paris', concurrencyPolicy: 'allow', deadlineSec: 30, historyLimit: 5 });
+    const text = (await admin.get(`/api/environments/${envId}/manifests/export`)).text;
+    const docs = parseAllDocuments(text).filter((d) => d.toJS().kind === 'Job');
+    const exported = docs.map((d) => d.toJS()).find((d) => d.metadata.name === 'exported');
+    expect(exported.spec).to.deep.include({ service: 'job-api', server: 'job-srv', schedule: '*/5 * * * *', timeZone: 'Europe/Paris', concurrencyPolicy: 'allow', deadlineSec: 30, historyLimit: 5 });
+    expect(exported.spec.command).to.deep.equal(['echo', 'hi']);
+    const diff = await admin.post('/api/manifests/diff', { files: [{ path: 'jobs.yaml', content: docs.map((d) => d.toString()).join('---\n') }] });
+    expect(diff.body.ok, JSON.stringify(diff.body.errors)).to.equal(true);
+    expect(diff.body.changes.filter((c: { fields: string[] }) => c.fields.length)).to.deep.equal([]);
   });
 
   it('a Job from manifests names its service and server by name, in its own environment', async () => {
