@@ -54,6 +54,7 @@ import { ServerAgentsRepository } from './store/repositories/server-agents.js';
 import { ServerSamplesRepository } from './store/repositories/server-samples.js';
 import { HealthLogsRepository } from './store/repositories/health-logs.js';
 import { ServiceRunsRepository } from './store/repositories/service-runs.js';
+import { JobsRepository } from './store/repositories/jobs.js';
 import { AlertStatesRepository } from './store/repositories/alert-states.js';
 import { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 import { transactionRunner } from './store/transaction.js';
@@ -138,6 +139,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     serverSamples: new ServerSamplesRepository(db),
     healthLogs: new HealthLogsRepository(db),
     serviceRuns: new ServiceRunsRepository(db),
+    jobs: new JobsRepository(db),
     alertStates: new AlertStatesRepository(db),
     notificationTypeSettings: new NotificationTypeSettingsRepository(db),
     webhookReplays: new ReplayGuard(db),

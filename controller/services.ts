@@ -54,6 +54,7 @@ import type { ServerAgentsRepository } from './store/repositories/server-agents.
 import type { ServerSamplesRepository } from './store/repositories/server-samples.js';
 import type { HealthLogsRepository } from './store/repositories/health-logs.js';
 import type { ServiceRunsRepository } from './store/repositories/service-runs.js';
+import type { JobsRepository } from './store/repositories/jobs.js';
 import type { AlertStatesRepository } from './store/repositories/alert-states.js';
 import type { NotificationTypeSettingsRepository } from './store/repositories/notification-type-settings.js';
 import type { CertificatesRepository } from './store/repositories/certificates.js';
@@ -131,6 +132,8 @@ export interface Services {
   healthLogs: HealthLogsRepository;
   /** One-off runs of services: status, exit code and log tail (docs/exec.md#one-off-runs). */
   serviceRuns: ServiceRunsRepository;
+  /** Scheduled jobs' occurrences and run history (the kind's CRUD goes through its KindRepository). */
+  jobs: JobsRepository;
   /** The alert state of each check (monitoring/alert-machine.ts). */
   alertStates: AlertStatesRepository;
   /** Admin overrides of notification types' alert policies. */

@@ -4,6 +4,7 @@ import { startPlanWorker } from './deployment/plans/plan-recovery.js';
 import { startDeploymentWorker } from './deployment/deployment-worker.js';
 import { startImageWorker } from './image/image-worker.js';
 import { startCertificateWorker } from './certificate/certificate-worker.js';
+import { startJobScheduler } from './job/job-runs.js';
 import { removeContainers, startPlans } from './manifest-hand-off.js';
 import { syncPlacements } from './service/placement.js';
 
@@ -23,5 +24,5 @@ export const RECONCILERS: Reconcilers = {
       return plans;
     },
   }),
-  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker, certificate: startCertificateWorker },
+  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker, certificate: startCertificateWorker, jobs: startJobScheduler },
 };

@@ -1,6 +1,7 @@
 // Exec: a command in a deployment's running container (docs/exec.md). Operators and above, in an
 // environment whose operations.allowExec is on; every session is one audit entry that names the
 // caller, the container, the command, when it ended and its exit code, never its output.
+import { execAllowed } from '../../controller/auth/exec-allowed.js';
 import type { Services } from '../../controller/services.js';
 import { forbiddenScope } from '../../controller/errors/app-error.js';
 import { EXEC_DEFAULT_TIMEOUT_SEC, EXEC_MAX_OUTPUT_BYTES, EXEC_MAX_TIMEOUT_SEC, execCollect, execTarget, execTty } from '../../controller/deploy/container-exec.js';
@@ -19,8 +20,7 @@ export const commandSchema = arrayOf(str({ minLength: 1, maxLength: 8192, patter
 
 /** 403 for everyone, admins too, in an environment whose operations.allowExec is off. */
 export async function assertExecAllowed(s: Pick<Services, 'settings'>, environmentId: string): Promise<void> {
-  const ops = await s.settings.get<{ allowExec?: boolean }>(environmentId, 'operations');
-  if (ops.allowExec === false) {
+  if (!(await execAllowed(s, environmentId))) {
     throw forbiddenScope('Exec is turned off in this environment (setting operations.allowExec is false)',
       'An admin of the environment can set operations.allowExec to true in its settings');
   }

@@ -20,6 +20,7 @@ import deploymentPlanRoutes from './deployment-plans.js';
 import deployRoutes from './deploys.js';
 import execRoutes from './exec.js';
 import runRoutes from './runs.js';
+import jobRoutes from './jobs.js';
 import revisionRoutes from './revisions.js';
 import oidcRoutes from './auth-oidc.js';
 import composeRoutes from './compose.js';
@@ -124,6 +125,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...objectStorageRoutes(s),
     // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor (and its hooks).
     ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k, hooks[k.kind])),
+    ...jobRoutes(s),
     ...topologyRoutes(s),
     ...systemCliRoutes(s),
     ...adminErrorTrackingRoutes(s),

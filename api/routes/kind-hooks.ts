@@ -1,5 +1,6 @@
 import type { Services } from '../../controller/services.js';
 import { validationError } from '../../controller/errors/app-error.js';
+import { jobProblem } from '../../controller/kinds/job.js';
 import type { KindRouteHooks } from './kind-crud.js';
 
 /** autoLinkPattern is a regular expression matched against image names: it must compile. */
@@ -32,6 +33,13 @@ export function kindRouteHooks(s: Services): Record<string, KindRouteHooks> {
     },
     Var: { present: withUsage },
     Secret: { present: withUsage },
+    // a rule across fields (a schedule in its time zone, a server or a selector): on the job as it would be
+    Job: {
+      check(body, row) {
+        const p = jobProblem({ ...row, ...body });
+        if (p) throw validationError(p.message, p.field);
+      },
+    },
     Database: {
       // its backup records go with it, and their stored objects (a folder or S3) first
       async beforeDelete(row) {

@@ -65,6 +65,11 @@ export const KINDS: Record<string, KindView> = {
   vars: { aliases: ['var'], scope: 'environment', item: 'vars', route: (e) => `/api/environments/${e}/vars`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'value', cell: (i) => i.value }, id, created] },
   secrets: { aliases: ['secret'], scope: 'environment', item: 'secrets', route: (e) => `/api/environments/${e}/secrets`, columns: [{ header: 'key', cell: (i) => i.key }, { header: 'description', cell: (i) => i.description }, id, created] },
   'config-files': { aliases: ['config-file', 'configs'], scope: 'environment', item: 'config-files', route: (e) => `/api/environments/${e}/config-files`, columns: [name, { header: 'description', cell: (i) => i.description }, id, created] },
+  jobs: {
+    aliases: ['job', 'cronjobs'], scope: 'environment', item: 'jobs', route: (e) => `/api/environments/${e}/jobs`,
+    columns: [name, { header: 'schedule', cell: (i) => i.schedule + (i.timeZone ? ` (${i.timeZone})` : '') }, { header: 'policy', cell: (i) => i.concurrencyPolicy },
+      { header: 'enabled', cell: (i) => String(i.enabled) }, { header: 'next', cell: (i) => i.nextRunAt }, { header: 'command', cell: (i) => (i.command ?? []).join(' '), wide: true }, id, created],
+  },
   databases: { aliases: ['database', 'db'], scope: 'environment', item: 'databases', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
 };
 

@@ -8,6 +8,7 @@ import { registerDeployCommands } from './commands/deploy.js';
 import { registerLogsCommands } from './commands/logs.js';
 import { registerExecCommands } from './commands/exec.js';
 import { registerRunCommands } from './commands/run.js';
+import { registerJobCommands } from './commands/job.js';
 import { registerManifestCommands } from './manifest-commands.js';
 import { registerCompletion } from './commands/completion.js';
 import { registerExportCommands } from './commands/export.js';
@@ -46,6 +47,7 @@ export function buildProgram(extra?: ExtraCommands): Command {
   registerObserveCommands(program);
   registerExecCommands(program);
   registerRunCommands(program);
+  registerJobCommands(program);
   registerExportCommands(program);
   registerSyncCommands(program);
   registerCompletion(program);

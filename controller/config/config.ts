@@ -23,6 +23,8 @@ export interface SchedulerConfig {
   metricsSec: number;
   /** How often metrics partitions are created ahead and those past retention dropped. */
   metricsRetentionSec: number;
+  /** How often scheduled jobs' due occurrences are looked for (an occurrence starts at most this late). */
+  jobsSec: number;
   /** How often the Git sources' poller looks for sources whose poll interval has passed. */
   gitPollSec: number;
   /** How often hosts without a certificate, certificates due for renewal and failed ones due a retry are looked for. */
@@ -146,6 +148,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       backupSec: parseInteger('SCHEDULER_BACKUP_SEC', env.SCHEDULER_BACKUP_SEC, 30, 1, 3600),
       metricsSec: parseInteger('SCHEDULER_METRICS_SEC', env.SCHEDULER_METRICS_SEC, 60, 1, 86400),
       metricsRetentionSec: parseInteger('SCHEDULER_METRICS_RETENTION_SEC', env.SCHEDULER_METRICS_RETENTION_SEC, 3600, 1, 86400),
+      jobsSec: parseInteger('SCHEDULER_JOBS_SEC', env.SCHEDULER_JOBS_SEC, 5, 1, 3600),
       gitPollSec: parseInteger('SCHEDULER_GIT_POLL_SEC', env.SCHEDULER_GIT_POLL_SEC, 5, 1, 3600),
       certificateSec: parseInteger('SCHEDULER_CERTIFICATE_SEC', env.SCHEDULER_CERTIFICATE_SEC, 10, 1, 86400),
     },

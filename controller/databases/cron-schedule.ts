@@ -4,8 +4,14 @@ import { CronTime } from 'cron';
 
 /** The first time after `from` the expression fires. Throws on a bad expression or zone. */
 export function nextRun(expression: string, timezone: string | null | undefined, from = new Date()): Date {
+  return nextRunOf(expression, timezone)(from);
+}
+
+/** `nextRun` of one expression, parsed once (a walk over many occurrences). */
+export function nextRunOf(expression: string, timezone: string | null | undefined): (from: Date) => Date {
   const zone = timezone || 'UTC';
-  return new CronTime(expression, zone).getNextDateFrom(from, zone).toJSDate();
+  const time = new CronTime(expression, zone);
+  return (from) => time.getNextDateFrom(from, zone).toJSDate();
 }
 
 /** Why an expression (or zone) cannot be used, or null when it can. */

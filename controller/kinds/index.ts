@@ -9,6 +9,7 @@ import { containerImage } from './container-image.js';
 import { database } from './database.js';
 import { environment } from './environment.js';
 import { externalEntity } from './external-entity.js';
+import { job } from './job.js';
 import type { FoundReference, KindDescriptor } from './kind.js';
 import { registry } from './registry.js';
 import { secret } from './secret.js';
@@ -22,7 +23,7 @@ export type { KindDescriptor } from './kind.js';
 
 export const KINDS: KindDescriptor[] = [
   environment, registry, server, serverCluster, containerImage, variable, secret, configFragment,
-  configFile, service, database, externalEntity, connection, webhookSubscription,
+  configFile, service, job, database, externalEntity, connection, webhookSubscription,
 ];
 
 export const KIND_NAMES = KINDS.map((k) => k.kind);

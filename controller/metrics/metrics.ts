@@ -61,6 +61,10 @@ export class Metrics {
   /** Per service (perService only): a plan's duration for each service it deployed, and heal plans. */
   readonly servicePlanDuration: Histogram;
   readonly serviceHeals: Counter;
+  readonly jobRuns = new Counter({
+    name: 'stevedore_job_runs_total', help: 'Occurrences and triggers of scheduled jobs recorded by this replica, by result (succeeded, failed, skipped, missed, replaced)',
+    labelNames: ['result'], registers: this.r,
+  });
   readonly dockerEventReconnects = new Counter({
     name: 'stevedore_docker_event_reconnects_total', help: 'Docker event streams of servers opened again after they were lost', registers: this.r,
   });

@@ -26,5 +26,7 @@ export interface Reconcilers {
     image: Start;
     /** The certificate reconciler (ACME orders and renewals per environment and host). */
     certificate: Start;
+    /** Scheduled jobs' occurrences, on the shared scheduler (leader only). */
+    jobs: Start;
   };
 }

@@ -3,7 +3,7 @@
  * these codes becomes in-app notifications, emails, chat messages and outgoing webhook deliveries.
  */
 export type Severity = 'info' | 'warning' | 'error';
-export type Category = 'deployment' | 'health' | 'backup' | 'drift' | 'image' | 'webhook' | 'manifests' | 'certificate' | 'system';
+export type Category = 'deployment' | 'health' | 'backup' | 'job' | 'drift' | 'image' | 'webhook' | 'manifests' | 'certificate' | 'system';
 
 export interface NotificationType {
   code: string;
@@ -39,6 +39,8 @@ export const NOTIFICATION_TYPES: readonly NotificationType[] = [
   { code: 'backup.failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Backup failed' },
   { code: 'backup.drill_failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Restore drill failed' },
   { code: 'backup.restore_failed', category: 'backup', defaultSeverity: 'error', bounceThreshold: 1, title: 'Restore failed' },
+  // a scheduled job's run that failed: its exit code, a start refused or failed (reconcilers/job/)
+  { code: 'job.failed', category: 'job', defaultSeverity: 'error', bounceThreshold: 1, title: 'Scheduled job failed' },
   { code: 'drift.detected', category: 'drift', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Configuration drift detected' },
   { code: 'image.update_available', category: 'image', defaultSeverity: 'info', bounceThreshold: 1, title: 'Image update available' },
   { code: 'webhook.failed', category: 'webhook', defaultSeverity: 'warning', bounceThreshold: 1, title: 'Webhook delivery failed' },
@@ -62,7 +64,7 @@ export const isAlertType = (t: NotificationType): boolean => t.recoverThreshold 
 /** A short human line for a notification from its event data (names only, never secret values). */
 export function describe(t: NotificationType, data: Record<string, unknown>): string {
   if (typeof data.message === 'string' && data.message) return data.message.slice(0, 1000);
-  const parts = ['serviceName', 'planName', 'serverName', 'databaseName', 'imageName', 'imageTag', 'webhookName']
+  const parts = ['jobName', 'serviceName', 'planName', 'serverName', 'databaseName', 'imageName', 'imageTag', 'webhookName']
     .filter((k) => typeof data[k] === 'string' || typeof data[k] === 'number')
     .map((k) => `${k.replace(/Name$/, '')}: ${String(data[k])}`);
   return parts.length ? `${t.title} (${parts.join(', ')})` : t.title;

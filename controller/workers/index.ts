@@ -43,6 +43,8 @@ export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: 
   { name: 'certificates', start: reconcilers.certificate },
   // due database backups (then rotation) and restore drills
   { name: 'database-backups', start: startBackupScheduler },
+  // due occurrences of scheduled jobs, each claimed once and run as a one-off run
+  { name: 'jobs', start: reconcilers.jobs },
   {
     // Notification fan-out and the webhook/chat/email outbox.
     name: 'deliveries',

@@ -65,6 +65,7 @@ export const REFERENCES: Record<string, (envId: string, me: Me, signal: AbortSig
   containerImageId: (envId, _me, signal) => options(`/api/environments/${envId}/container-images`, (i) => i.imageName, signal),
   registryConnectionId: (envId, _me, signal) => options(`/api/environments/${envId}/registries`, (r) => r.name, signal),
   serverId: (envId, _me, signal) => options(`/api/environments/${envId}/servers`, (s) => `${s.name} (${s.hostname})`, signal),
+  serviceId: (envId, _me, signal) => options(`/api/environments/${envId}/services`, (s) => s.name, signal),
   // a lowered admin makes tokens for themselves only, limited to environments where they are admin
   ownerUserId: (_envId, me, signal) => (me.unrestricted ? options('/api/users', (u) => u.email, signal) : Promise.resolve([{ value: me.id, label: me.email ?? me.name ?? me.id }])),
   environmentIds: async (_envId, me) => me.environments.filter((e) => me.unrestricted || e.role === 'admin').map((e) => ({ value: e.id, label: e.name })),
@@ -195,6 +196,18 @@ export const KIND_VIEWS: KindView[] = [
       { label: 'Monitored', cell: (d) => (d.monitoringEnabled ? `every ${d.collectionIntervalSec} s` : 'no') },
     ],
     actions: [{ label: 'Test', op: 'testDatabase', says: (r) => `${r.ok ? 'Reached' : 'Failed'}${r.message ? `: ${r.message}` : ''}` }],
+  },
+  {
+    // its runs are listed under the table (pages/jobs.tsx)
+    key: 'jobs', title: 'Jobs', noun: 'job', list: 'listJobs', create: 'createJob', update: 'updateJob', remove: 'deleteJob',
+    name: (j) => j.name,
+    columns: [
+      { label: 'Schedule', cell: (j) => <><code>{j.schedule}</code>{j.timeZone && ` (${j.timeZone})`}</> },
+      { label: 'Command', cell: (j) => <code>{(j.command ?? []).join(' ')}</code> },
+      { label: 'Policy', cell: (j) => j.concurrencyPolicy },
+      { label: 'Next', cell: (j) => (!j.enabled ? 'disabled' : j.nextRunAt ? when(j.nextRunAt) : 'being scheduled') },
+    ],
+    actions: [{ label: 'Run now', op: 'triggerJob', says: (r) => `Started run ${r.runId}` }],
   },
   {
     key: 'chat-channels', title: 'Chat channels', noun: 'chat channel', list: 'listChatChannels', create: 'createChatChannel',

@@ -1,3 +1,4 @@
+import './style-nonce';
 import { render } from 'preact';
 import { App } from './app';
 import { setToken } from './api';

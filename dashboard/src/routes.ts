@@ -10,6 +10,7 @@ import { DriftPage } from './pages/drift';
 import { ConfigFilesPage } from './pages/config-files';
 import { AuditPage } from './pages/audit';
 import { DatabasesPage } from './pages/databases';
+import { JobsPage } from './pages/jobs';
 import { TopologyPage } from './pages/topology';
 import { SettingsPage } from './pages/settings';
 import { MetricsPage } from './pages/metrics';
@@ -44,6 +45,7 @@ export const routes: Route[] = [
   { path: '/env/:envId/drift', page: DriftPage, title: 'Drift', nav: 'Drift' },
   { path: '/env/:envId/git', page: GitSourcePage, title: 'Git source', nav: 'Git source' },
   { path: '/env/:envId/databases', page: DatabasesPage, title: 'Databases', nav: 'Databases' },
+  { path: '/env/:envId/jobs', page: JobsPage, title: 'Jobs', nav: 'Jobs' },
   { path: '/env/:envId/topology', page: TopologyPage, title: 'Topology', nav: 'Topology' },
   { path: '/env/:envId/audit', page: AuditPage, title: 'Audit log', nav: 'Audit log' },
   { path: '/env/:envId/settings', page: SettingsPage, title: 'Settings', nav: 'Settings', role: 'admin' },

@@ -60,7 +60,14 @@ export function demuxTail(raw: Buffer, max = RUN_LOG_TAIL_BYTES): string {
 
 type RunReads = DesiredReads & Pick<Services, 'audit' | 'config' | 'hosts' | 'logger' | 'serviceRuns'>;
 
-export interface RunRequest { service: ServiceRow; deployment: DeploymentRow; command: string[]; actor: Actor | undefined }
+/** How a run ended, as its row keeps it. */
+export interface RunEnd { status: 'succeeded' | 'failed'; exitCode: number | null; logTail: string; reason: string | null }
+
+export interface RunRequest {
+  service: ServiceRow; deployment: DeploymentRow; command: string[]; actor: Actor | undefined;
+  /** Called once the run's row is ended by its watcher (not when someone ended it first: a replaced job run). */
+  onEnd?(run: ServiceRunRow, end: RunEnd): Promise<void>;
+}
 
 /**
  * Checks what can be checked before anything runs (a rendered revision, resolved env, the
@@ -80,15 +87,15 @@ export async function startRun(s: RunReads, r: RunRequest): Promise<ServiceRunRo
     id, serviceId: r.service.id, environmentId: r.service.environmentId, deploymentId: r.deployment.id, serverId: r.deployment.serverId,
     containerName: runContainerName(loaded.desired.containerName, id), command: r.command, createdBy: r.actor?.name ?? null,
   });
-  void watchRun(s, row, runCreateOptions(loaded.desired, id, r.command), loaded.secretValues, r.actor)
+  void watchRun(s, row, runCreateOptions(loaded.desired, id, r.command), loaded.secretValues, r.actor, r.onEnd)
     .catch((e) => s.logger.error('one-off run watcher failed', { runId: id, error: String(e) }));
   return row;
 }
 
-async function watchRun(s: RunReads, run: ServiceRunRow, options: Docker.ContainerCreateOptions, secrets: string[], actor: Actor | undefined): Promise<void> {
+async function watchRun(s: RunReads, run: ServiceRunRow, options: Docker.ContainerCreateOptions, secrets: string[], actor: Actor | undefined, onEnd?: RunRequest['onEnd']): Promise<void> {
   const beat = setInterval(() => { void s.serviceRuns.heartbeat(run.id).catch(() => {}); }, HEARTBEAT_MS);
   let container: Docker.Container | null = null;
-  let end: { status: 'succeeded' | 'failed'; exitCode: number | null; logTail: string; reason: string | null };
+  let end: RunEnd;
   try {
     const docker = await s.hosts.docker(run.serverId!);
     container = await docker.createContainer(options);
@@ -108,9 +115,23 @@ async function watchRun(s: RunReads, run: ServiceRunRow, options: Docker.Contain
       end.reason = `${end.reason ? `${end.reason}; ` : ''}its container ${run.containerName} could not be removed: ${String(e)}`;
     });
   }
-  await s.serviceRuns.finish(run.id, end);
+  const ended = await s.serviceRuns.finish(run.id, end);
   await s.audit.record({
     ...AuditLog.actorFields(actor), action: 'finishServiceRun', resourceType: 'services', resourceId: run.serviceId, environmentId: run.environmentId,
     details: { runId: run.id, serverId: run.serverId, containerName: run.containerName, command: run.command, status: end.status, exitCode: end.exitCode },
+  });  if (ended && onEnd) await onEnd(run, end);
+}
+
+/**
+ * Stops a run someone else may be watching (a job's `replace`): its row is ended first with the
+ * reason, so its watcher's own end (the exit code of the kill) does not overwrite it, then its
+ * container is killed; the watcher removes it as after any end.
+ */
+export async function stopRun(s: Pick<Services, 'hosts' | 'serviceRuns'>, run: { runId: string; serverId: string | null; containerName: string }, reason: string): Promise<void> {
+  await s.serviceRuns.finish(run.runId, { status: 'failed', exitCode: null, logTail: '', reason });
+  if (!run.serverId) return;
+  const docker = await s.hosts.docker(run.serverId);
+  await docker.getContainer(run.containerName).kill().catch((e: { statusCode?: number }) => {
+    if (e.statusCode !== 404 && e.statusCode !== 409) throw e; // gone or not running any more: stopped all the same
   });
 }

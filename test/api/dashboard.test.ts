@@ -22,6 +22,25 @@ describe('dashboard serving', function () {
     }
   });
 
+  it('gives each page load a style nonce of its own, in the header and in the page, and none to the assets', async () => {
+    const nonces: string[] = [];
+    for (let i = 0; i < 2; i++) {
+      const res = await fetchRaw('/');
+      const csp = res.headers.get('content-security-policy')!;
+      const nonce = /style-src 'self' 'nonce-([A-Za-z0-9+/=]+)';/.exec(csp)?.[1];
+      expect(nonce, csp).to.be.a('string').with.length(24);
+      expect(csp).to.not.include('unsafe-inline');
+      expect(await res.text()).to.include(`<meta name="style-nonce" content="${nonce}">`);
+      nonces.push(nonce!);
+    }
+    expect(nonces[0]).to.not.equal(nonces[1]);
+    const asset = await fetchRaw('/assets/app.css');
+    expect(asset.headers.get('content-security-policy')).to.include("style-src 'self';");
+    // gzipped too, the page carries the nonce of its own answer
+    const zipped = await rawGet('/', 'gzip');
+    expect(gunzipSync(zipped.body).toString()).to.match(/<meta name="style-nonce" content="[A-Za-z0-9+/=]{24}">/);
+  });
+
   /** The raw answer, as sent: fetch() would decompress it. */
   const rawGet = (path: string, encoding: string) => new Promise<{ encoding: string | undefined; body: Buffer }>((resolve, reject) => {
     http.get(`${svc.url}${path}`, { headers: { 'accept-encoding': encoding } }, (res) => {

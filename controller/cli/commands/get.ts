@@ -97,7 +97,7 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
 }
 
 export function registerGetCommands(program: Command): void {
-  program.command('get').argument('<kind>', 'environments, servers, services, deployments, plans, revisions, images, registries, vars, secrets, config-files, databases')
+  program.command('get').argument('<kind>', 'environments, servers, services, deployments, plans, revisions, images, registries, vars, secrets, config-files, databases, jobs')
     .argument('[name]', 'one item by name (for deployments and revisions: the service)')
     .description('list the items of a kind as a table, JSON or YAML')
     .addOption(envOption())

@@ -2,6 +2,7 @@ import type { Knex } from 'knex';
 import type { KindDescriptor } from '../../kinds/kind.js';
 import { ConnectionsRepository } from './connections.js';
 import { DatabaseKindRepository } from './databases.js';
+import { JobKindRepository } from './jobs.js';
 import { KindRepository } from './kind-repository.js';
 import { RegistryKindRepository } from './registries.js';
 import { SecretKindRepository } from './secrets.js';
@@ -14,6 +15,7 @@ const OWN: Record<string, new (db: Knex, kind: KindDescriptor) => KindRepository
   Registry: RegistryKindRepository,
   Database: DatabaseKindRepository,
   Secret: SecretKindRepository,
+  Job: JobKindRepository,
 };
 
 /** The repository the generic CRUD routes use for a kind: its own, or the generic one. */

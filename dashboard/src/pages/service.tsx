@@ -13,6 +13,7 @@ import { ContainerCharts } from '../components/metrics';
 import { SchemaForm, type Option } from '../components/schema-form';
 import { kindOps, ownedBy, referenceOptions } from './resources';
 import { fillPath, operations } from '../schema';
+import { ContainerTerminal } from '../components/terminal';
 
 async function loadService(id: string, signal: AbortSignal) {
   const service = await get(`/api/services/${id}`, signal);
@@ -45,6 +46,7 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
   const { envId, serviceId } = params;
   const loaded = useLoad((signal) => loadService(serviceId, signal), [serviceId]);
   const [planId, setPlanId] = useState<string | null>(null);
+  const [terminal, setTerminal] = useState<string | null>(null);
   useEvents(`/api/events?environmentId=${envId}`, (e) => { if (RELOAD_ON.has(e.type)) loaded.reload(); });
   if (loaded.error) return <ErrorNote error={loaded.error} />;
   if (!loaded.data) return <p role="status">Loading…</p>;
@@ -62,18 +64,22 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
       <section aria-labelledby="deps-h">
         <h2 id="deps-h">Deployments</h2>
         <table>
-          <thead><tr><th scope="col">Container</th><th scope="col">Server</th><th scope="col">Running tag</th><th scope="col">Status</th><th scope="col">Logs</th>{can(me, 'operator') && <th scope="col">Remove</th>}</tr></thead>
+          <thead><tr><th scope="col">Container</th><th scope="col">Server</th><th scope="col">Running tag</th><th scope="col">Status</th><th scope="col">Logs</th>{can(me, 'operator') && <><th scope="col">Terminal</th><th scope="col">Remove</th></>}</tr></thead>
           <tbody>
             {deployments.map((d: any) => (
               <tr data-deployment={d.containerName}>
                 <th scope="row">{d.containerName}</th><td>{serverName.get(d.serverId) ?? d.serverId}</td><td><code>{d.imageTag ?? 'none'}</code></td>
                 <td><ConditionBadge conditions={d.conditions} />{d.statusNote && <span class="reason" data-testid="status-note"> {d.status}: {d.statusNote}</span>}</td>
                 <td><ContainerLogs serviceId={serviceId} deployment={d} /></td>
-                {can(me, 'operator') && <td><RemoveDeployment service={service} deployment={d} onDone={loaded.reload} /></td>}
+                {can(me, 'operator') && <><td><button type="button" class="link" aria-pressed={terminal === d.id} onClick={() => setTerminal(terminal === d.id ? null : d.id)}>Terminal<span class="sr-only"> in {d.containerName}</span></button></td>
+                  <td><RemoveDeployment service={service} deployment={d} onDone={loaded.reload} /></td></>}
               </tr>
             ))}
           </tbody>
         </table>
+        {can(me, 'operator') && terminal && deployments.some((d: any) => d.id === terminal) && (
+          <ContainerTerminal key={terminal} serviceId={serviceId} deployment={deployments.find((d: any) => d.id === terminal)} onClose={() => setTerminal(null)} />
+        )}
         {can(me, 'operator') && <AddDeployment service={service} onDone={loaded.reload} />}
       </section>
 

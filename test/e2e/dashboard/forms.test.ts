@@ -22,7 +22,7 @@ import { containerCheck } from '../../../controller/monitoring/service-checks.js
 
 /** The environment's pages (the route table's navigation) and the ones outside it. */
 const ENV_PAGES = ['', '/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks', '/drift',
-  '/git', '/databases', '/topology', '/audit', '/settings', '/admin', '/system', '/users', '/tokens'];
+  '/git', '/databases', '/jobs', '/topology', '/audit', '/settings', '/admin', '/system', '/users', '/tokens'];
 
 describe('dashboard forms in a real browser (e2e)', function () {
   this.timeout(180_000);
@@ -536,7 +536,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
       await settled(page);
-      const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert|Forget)/ });
+      const controls = page.getByRole('button', { name: /^(New |Edit|Delete|Save|Add|Remove|Create|Test|Send|Deploy|Revert|Forget|Run now)/ });
       expect(await controls.count(), `${path}: ${await controls.allInnerTexts()}`).to.equal(0);
       expect(await page.locator('form.schema-form').count(), path).to.equal(0);
     }
@@ -604,7 +604,7 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
   it("axe finds no serious or critical violation on the kinds' pages, Metrics, Admin and Environments", async () => {
     const page = await signIn();
     const paths = ['/servers', '/metrics', '/services', '/images', '/registries', '/config-files', '/secrets', '/vars', '/webhooks',
-      '/databases', '/admin', '/settings', '/git', '/system'].map((p) => `/env/${envId}${p}`);
+      '/databases', '/jobs', '/admin', '/settings', '/git', '/system'].map((p) => `/env/${envId}${p}`);
     for (const path of [...paths, '/environments']) {
       await page.goto(`${svc.url}${path}`);
       await page.getByRole('heading', { level: 1 }).waitFor();
