@@ -282,6 +282,10 @@ function ServiceSpec({ service, editable, onSaved }: { service: any; editable: b
         <dd data-testid="placement">{service.serverSelector
           ? <>every server labelled <code>{Object.entries(service.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></>
           : 'the deployments listed below'}</dd>
+        <dt>Ingress</dt>
+        <dd data-testid="ingress">{service.ingress
+          ? <><code>{service.ingress.hosts.join(', ')}</code> → port {service.ingress.port}{(service.ingress.path ?? '/') !== '/' && <>, path <code>{service.ingress.path}</code></>}, TLS {typeof service.ingress.tls === 'object' && service.ingress.tls ? <>from secret <code>{service.ingress.tls.secretRef}</code></> : service.ingress.tls ?? 'auto'}</>
+          : 'none'}</dd>
         <dt>Env</dt>
         <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li data-env={k}><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
       </dl>
