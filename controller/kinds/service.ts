@@ -4,7 +4,7 @@ import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
 import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
 import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
-import { name } from './manifest-fields.js';
+import { KEY_PATTERN, name } from './manifest-fields.js';
 import { HOST_PATTERN, ingressProblem, PATH_PATTERN } from '../model/ingress.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import { DEFAULT_RESTART_POLICY, RESTART_POLICIES, RESTART_POLICY_PATTERN } from '../model/restart-policy.js';
@@ -30,7 +30,7 @@ export const ingressSchema = object({
   port: int(1, 65535, { description: 'The container port the proxy forwards to' }),
   path: str({ maxLength: 1000, pattern: PATH_PATTERN, default: '/', description: 'Path prefix the service answers under (default /)' }),
   tls: {
-    oneOf: [enumOf('auto', 'off'), object({ secretRef: str({ pattern: NAME_PATTERN, description: 'A secret of the environment holding the PEM certificate chain and then the private key' }) }, ['secretRef'])],
+    oneOf: [enumOf('auto', 'off'), object({ secretRef: str({ pattern: KEY_PATTERN, maxLength: 255, description: 'The key of a secret of the environment holding the PEM certificate chain and then the private key' }) }, ['secretRef'])],
     default: 'auto',
     description: 'auto: a certificate from ACME; off: plain HTTP only; {secretRef}: the certificate and key in a secret of the environment',
   },

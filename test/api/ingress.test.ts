@@ -2,7 +2,11 @@
 // the host claims across services and environments, and GET /api/services/{id}/ingress.
 import { expect } from 'chai';
 import { startWithRoles, createEnvironment } from '../support/fixtures.js';
-import { createImage, createService, expectError, insertServer } from '../support/catalog-fixtures.js';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createImage, createService, expectError, insertServer, limitedToken } from '../support/catalog-fixtures.js';
 import type { TestService } from '../support/test-service.js';
 import type { HttpClient } from '../support/http-client.js';
 
@@ -25,9 +29,9 @@ describe('ingress: the service field and its status route', () => {
     const created = await createService(operator, envId, { ingress: { hosts: [h], port: 8080 } });
     const got = await viewer.get(`/api/services/${created.id}`);
     expect(got.body.ingress).to.deep.equal({ hosts: [h], port: 8080, path: '/', tls: 'auto' });
-    const patched = await operator.patch(`/api/services/${created.id}`, { ingress: { hosts: [h], port: 8080, path: '/api', tls: { secretRef: 'app-cert' }, redirectHttp: false } });
+    const patched = await operator.patch(`/api/services/${created.id}`, { ingress: { hosts: [h], port: 8080, path: '/api', tls: { secretRef: 'APP_CERT' }, redirectHttp: false } });
     expect(patched.status, patched.text).to.equal(200);
-    expect(patched.body.ingress).to.deep.equal({ hosts: [h], port: 8080, path: '/api', tls: { secretRef: 'app-cert' }, redirectHttp: false });
+    expect(patched.body.ingress).to.deep.equal({ hosts: [h], port: 8080, path: '/api', tls: { secretRef: 'APP_CERT' }, redirectHttp: false });
     expect(patched.body.generation).to.equal(2);
     const none = await createService(operator, envId);
     expect((await viewer.get(`/api/services/${none.id}`)).body.ingress).to.equal(null);
@@ -118,5 +122,63 @@ describe('ingress: the service field and its status route', () => {
     expect(list.find((x: { name: string }) => x.name === 'web-m').ingress.port).to.equal(80);
   });
 
-  void insertServer;
+  describe('GET /api/services/{id}/ingress', () => {
+    const selfSigned = (cn: string) => {
+      const dir = mkdtempSync(path.join(tmpdir(), 'ingress-cert-'));
+      execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-days', '30', '-subj', `/CN=${cn}`,
+        '-addext', `subjectAltName=DNS:${cn}`, '-keyout', `${dir}/key.pem`, '-out', `${dir}/cert.pem`], { stdio: 'ignore' });
+      return { cert: readFileSync(`${dir}/cert.pem`, 'utf8'), key: readFileSync(`${dir}/key.pem`, 'utf8') };
+    };
+
+    it('404 for a service that does not exist; a service without ingress has no hosts', async () => {
+      expectError(await viewer.get('/api/services/00000000-0000-4000-8000-000000000000/ingress'), 404, 'NOT_FOUND');
+      const s = await createService(operator, envId);
+      const res = await viewer.get(`/api/services/${s.id}/ingress`);
+      expect(res.status, res.text).to.equal(200);
+      expect(res.body).to.deep.equal({ hosts: [] });
+    });
+
+    it('403 for a token limited to another environment; 400 for a malformed id', async () => {
+      const s = await createService(operator, envId, { ingress: { hosts: [host()], port: 80 } });
+      const other = (await createEnvironment(admin)).id;
+      const me = (await admin.get('/api/auth/me')).body;
+      const limited = await limitedToken(svc, admin, me.id ?? me.user?.id, [other]);
+      const res = await limited.get(`/api/services/${s.id}/ingress`);
+      expect(res.status, res.text).to.be.oneOf([403, 404]);
+      expect((await viewer.get('/api/services/not-a-uuid/ingress')).status).to.be.oneOf([400, 404]);
+    });
+
+    it("per host: tls auto is pending (never issued before ACME), off is none, a secret's certificate issued with issuer and expiry, never its key", async () => {
+      const [auto, off, secured, missing] = [host(), host(), host(), host()];
+      const { cert, key } = selfSigned(secured);
+      const secret = await admin.post(`/api/environments/${envId}/secrets`, { key: 'APP_TLS', value: `${cert}${key}` });
+      expect(secret.status, secret.text).to.equal(201);
+      const server = await insertServer(svc, envId);
+      const a = await createService(operator, envId, { ingress: { hosts: [auto], port: 80 } });
+      await operator.post(`/api/services/${a.id}/deployments`, { serverId: server.id, containerName: `c-${a.name}` });
+      const got = await viewer.get(`/api/services/${a.id}/ingress`);
+      expect(got.status, got.text).to.equal(200);
+      expect(got.body.hosts).to.have.length(1);
+      expect(got.body.hosts[0]).to.deep.include({ host: auto, certificate: { state: 'pending', issuer: null, notAfter: null, error: null } });
+      // the server row points nowhere: not routed, and it says why
+      expect(got.body.hosts[0].servers).to.have.length(1);
+      expect(got.body.hosts[0].servers[0]).to.include({ serverId: server.id, serverName: server.name, routed: false });
+      expect(got.body.hosts[0].servers[0].message).to.match(/could not be asked/);
+
+      const o = await createService(operator, envId, { ingress: { hosts: [off], port: 80, tls: 'off' } });
+      expect((await viewer.get(`/api/services/${o.id}/ingress`)).body.hosts[0].certificate.state).to.equal('none');
+
+      const t = await createService(operator, envId, { ingress: { hosts: [secured, missing], port: 80, tls: { secretRef: 'APP_TLS' } } });
+      const res = await viewer.get(`/api/services/${t.id}/ingress`);
+      const [ok, wrongHost] = res.body.hosts;
+      expect(ok.certificate).to.include({ state: 'issued', issuer: `CN=${secured}`, error: null });
+      expect(Date.parse(ok.certificate.notAfter) - Date.now()).to.be.within(29 * 86400_000, 31 * 86400_000);
+      expect(wrongHost.certificate).to.include({ state: 'failed', error: `the certificate does not name ${missing}` });
+      expect(res.text).not.to.include('PRIVATE KEY');
+      expect(res.text).not.to.include(key.split('\n')[1]);
+
+      const gone = await createService(operator, envId, { ingress: { hosts: [host()], port: 80, tls: { secretRef: 'NO_SUCH' } } });
+      expect((await viewer.get(`/api/services/${gone.id}/ingress`)).body.hosts[0].certificate).to.include({ state: 'failed', error: 'no secret NO_SUCH in the environment' });
+    });
+  });
 });
