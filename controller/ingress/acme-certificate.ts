@@ -4,7 +4,7 @@
 // serves it over plain HTTP (and forwards /.well-known/acme-challenge/ to the controller), never
 // with a made-up certificate.
 import type { Services } from '../services.js';
-import type { HostCertificate } from './certificates.js';
+import type { HostCertificate } from './host-certificate.js';
 
 export async function acmeCertificateFor(_s: Pick<Services, 'config'>, _environmentId: string, _host: string): Promise<HostCertificate> {
   return { state: 'pending', issuer: null, notAfter: null, error: null, pem: null };

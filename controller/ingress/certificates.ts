@@ -8,19 +8,9 @@ import type { Services } from '../services.js';
 import { tlsSecretOf, type ResolvedIngress } from '../model/ingress.js';
 import { acmeCertificateFor } from './acme-certificate.js';
 
-export interface PemCertificate { certificatePem: string; keyPem: string }
+import type { HostCertificate } from './host-certificate.js';
 
-export type CertificateState = 'none' | 'pending' | 'issued' | 'failed';
-
-export interface HostCertificate {
-  state: CertificateState;
-  issuer: string | null;
-  /** ISO time the leaf stops being valid. */
-  notAfter: string | null;
-  error: string | null;
-  /** What the proxy serves; only when state is issued. Never shown by the API. */
-  pem: PemCertificate | null;
-}
+export type { CertificateState, HostCertificate, PemCertificate } from './host-certificate.js';
 
 export const NO_CERTIFICATE: HostCertificate = { state: 'none', issuer: null, notAfter: null, error: null, pem: null };
 const failed = (error: string): HostCertificate => ({ ...NO_CERTIFICATE, state: 'failed', error });
