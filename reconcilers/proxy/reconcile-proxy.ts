@@ -18,7 +18,8 @@ import { loadConfig, PROXY_CONTAINER, PROXY_LABEL, PROXY_SPEC_LABEL, proxySpecHa
 export const PROXY_KIND = 'proxy';
 export const proxyKey = (serverId: string) => `${PROXY_KIND}/${serverId}`;
 
-export type ProxyServices = Pick<Services, 'servers' | 'services' | 'settings' | 'hosts' | 'config' | 'configStore' | 'logger'>;
+/** What a reconcile reads and drives; a deploy's switch has no logger of its own (it logs to its step). */
+export type ProxyServices = Pick<Services, 'servers' | 'services' | 'settings' | 'hosts' | 'config' | 'configStore'> & Partial<Pick<Services, 'logger'>>;
 
 /** The managed containers of a server as the route table reads them (one `docker ps` through the pooled connection). */
 export async function observeContainers(s: Pick<Services, 'hosts'>, serverId: string): Promise<ObservedContainer[]> {
@@ -96,7 +97,7 @@ async function reconcileOnce(s: ProxyServices, serverId: string): Promise<ProxyO
   if (!entries.length) {
     if (proxy) {
       await s.hosts.exec(serverId, rm(proxy.id, { force: true }));
-      s.logger.info('removed the proxy: no ingress route on this server any more', { serverId });
+      s.logger?.info('removed the proxy: no ingress route on this server any more', { serverId });
     }
     return { serverId, routes: null, live: null, problem: null };
   }
@@ -106,7 +107,7 @@ async function reconcileOnce(s: ProxyServices, serverId: string): Promise<ProxyO
   if (!proxy || !proxy.running || proxy.labels[PROXY_SPEC_LABEL] !== proxySpecHash(spec)) {
     if (proxy) await s.hosts.exec(serverId, rm(proxy.id, { force: true }));
     await s.hosts.exec(serverId, runProxy(spec), { timeoutMs: 120_000 });
-    s.logger.info(proxy ? 'recreated the proxy (stopped, or its image or ports changed)' : 'started the proxy', { serverId, image: spec.image });
+    s.logger?.info(proxy ? 'recreated the proxy (stopped, or its image or ports changed)' : 'started the proxy', { serverId, image: spec.image });
     joined = { bridge: 'new' };
     fresh = true;
   }
@@ -117,7 +118,7 @@ async function reconcileOnce(s: ProxyServices, serverId: string): Promise<ProxyO
   if (canonicalConfig(live) === canonicalConfig(rendered)) return { serverId, routes, live, problem: null };
   const res = await s.hosts.exec(serverId, loadConfig(), { stdin: JSON.stringify(rendered), check: false, timeoutMs: 30_000 });
   if (res.code !== 0) throw new Error(`the proxy refused its config: ${(res.stderr || res.stdout).trim().slice(0, 500)}`);
-  if (live && !fresh) s.logger.info('the proxy config differed from the route table: loaded it', { serverId, routes: routes.table.routes.length });
+  if (live && !fresh) s.logger?.info('the proxy config differed from the route table: loaded it', { serverId, routes: routes.table.routes.length });
   const after = await readLiveConfig(s, serverId, 3);
   const problem = canonicalConfig(after) === canonicalConfig(rendered) ? null : 'the proxy reads back a config other than the one loaded';
   return { serverId, routes, live: after, problem };
