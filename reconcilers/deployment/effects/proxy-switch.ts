@@ -15,10 +15,11 @@ import { routeTo } from '../../proxy/switch-route.js';
 import { reconcileProxy } from '../../proxy/reconcile-proxy.js';
 import type { Argv } from '../../../controller/hosts/shell-quote.js';
 import type { DesiredContainer } from '../../../controller/model/desired-container.js';
-import { UnhealthyContainer, type Healthy } from '../../../controller/deploy/wait-healthy.js';
 import type { ProxyServices } from '../../proxy/reconcile-proxy.js';
+import type { DeployMode } from './deploy-mode.js';
 import { assertOwned } from './direct-recreate.js';
 import { ensureNetwork, reachOf } from './start-first.js';
+import { UnhealthyContainer, type Healthy } from './wait-healthy.js';
 
 const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
 
@@ -77,6 +78,12 @@ export async function proxySwitch(s: ProxyServices, docker: Docker, oldId: strin
   await log(`stopped and removed the old ${name}; ${next} is ${name} now`);
   return observedSwitched(docker, name, created.id);
 }
+
+/** Direct mode, a service with an ingress and no fixed host port, over a running container (mode-for.ts). */
+export const proxySwitchMode: DeployMode = {
+  name: 'proxy-switch',
+  deploy: ({ s, docker, desired, observed, exec, verify, log }) => proxySwitch(s, docker, observed.id!, { desired, exec, verify, log }),
+};
 
 /** Status never lies: what Docker reports under the canonical name after the switch. */
 async function observedSwitched(docker: Docker, name: string, newId: string): Promise<Healthy> {
