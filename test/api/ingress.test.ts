@@ -116,10 +116,15 @@ describe('ingress: the service field and its status route', () => {
     expect(res.status, res.text).to.be.oneOf([400, 422]);
     expect(res.text).to.match(/another environment/);
     expect(res.text).to.match(/web\.yaml/);
-    const ok = await admin.post('/api/manifests/apply', { files: [{ path: 'web.yaml', content: yaml.replace(h, host()) }] });
+    const applied = yaml.replace(h, host());
+    const ok = await admin.post('/api/manifests/apply', { files: [{ path: 'web.yaml', content: applied }] });
     expect(ok.status, ok.text).to.equal(200);
     const list = (await viewer.get(`/api/environments/${envId}/services?limit=100`)).body.items;
     expect(list.find((x: { name: string }) => x.name === 'web-m').ingress.port).to.equal(80);
+    // the same manifest again: its ingress (defaults left out) is no drift
+    const again = await admin.post('/api/manifests/apply', { files: [{ path: 'web.yaml', content: applied }] });
+    expect(again.status, again.text).to.equal(200);
+    expect(again.body.changes, JSON.stringify(again.body.changes)).to.deep.equal([]);
   });
 
   describe('GET /api/services/{id}/ingress', () => {
