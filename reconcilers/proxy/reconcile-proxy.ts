@@ -87,7 +87,11 @@ export async function reconcileProxy(s: ProxyServices, serverId: string): Promis
 async function reconcileOnce(s: ProxyServices, serverId: string): Promise<ProxyObservation> {
   const server = await s.servers.findById(serverId);
   if (!server) return { serverId, routes: null, live: null, problem: 'the server is gone' };
-  const [entries, containers] = await Promise.all([ingressEntries(s, serverId), observeContainers(s, serverId)]);
+  const entries = await ingressEntries(s, serverId);
+  // a server with no route only needs a look for a proxy to remove; one that cannot be asked now
+  // is looked at again by the next resync (no retry storm for servers that never had a proxy)
+  const containers = entries.length ? await observeContainers(s, serverId) : await observeContainers(s, serverId).catch(() => null);
+  if (!containers) return { serverId, routes: null, live: null, problem: null };
   const named = containers.find((c) => c.name === PROXY_CONTAINER);
   if (named && named.labels[PROXY_LABEL] !== 'true') {
     // a container of that name Stevedore did not make is never touched
