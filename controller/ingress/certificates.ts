@@ -2,11 +2,12 @@
 // reports it (DECISIONS, Wave 4): none (tls off), pending (tls auto, nothing issued yet), issued,
 // failed (with the error). A `tls: {secretRef}` certificate is a secret of the service's
 // environment holding the PEM chain and the private key; a `tls: auto` one comes from the
-// controller's ACME issuance (acmeCertificateFor). Nothing here ever puts a key in a message.
+// controller's ACME issuance (acme/held-certificates.ts: a host whose renewal failed keeps the one
+// it had). Nothing here ever puts a key in a message.
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import type { Services } from '../services.js';
 import { tlsSecretOf, type ResolvedIngress } from '../model/ingress.js';
-import { acmeCertificateFor } from './acme-certificate.js';
+import { heldCertificate } from './acme/held-certificates.js';
 
 import type { HostCertificate } from './host-certificate.js';
 
@@ -54,7 +55,7 @@ export function certificateFromPem(bundle: string, host: string, at = new Date()
 }
 
 /** Each host's certificate for one service's ingress (one read of the environment's secrets when a secret is named). */
-export async function certificatesFor(s: Pick<Services, 'configStore'> & Parameters<typeof acmeCertificateFor>[0], environmentId: string,
+export async function certificatesFor(s: Pick<Services, 'configStore' | 'certificates'>, environmentId: string,
   ingress: ResolvedIngress): Promise<Map<string, HostCertificate>> {
   const out = new Map<string, HostCertificate>();
   if (ingress.tls === 'off') {
@@ -67,6 +68,6 @@ export async function certificatesFor(s: Pick<Services, 'configStore'> & Paramet
     for (const h of ingress.hosts) out.set(h, value === undefined ? failed(`no secret ${secret} in the environment`) : certificateFromPem(value, h));
     return out;
   }
-  for (const h of ingress.hosts) out.set(h, await acmeCertificateFor(s, environmentId, h));
+  for (const h of ingress.hosts) out.set(h, await heldCertificate(s, environmentId, h));
   return out;
 }

@@ -43,7 +43,7 @@ export async function ingressStatus(s: StatusServices, service: ServiceRow): Pro
         const key = { serviceId: service.id, host, path: ingress.path };
         const http = live.get(routeId('http', key));
         const https = live.get(routeId('https', key));
-        const secured = certificates.get(host)?.state === 'issued';
+        const secured = !!certificates.get(host)?.pem;
         if (!http) return status(false, `the proxy's live config has no route for ${host}`)(host);
         if (secured && !https?.dials.includes(dial)) return status(false, `the proxy does not serve ${host} over HTTPS to ${upstream.containerName} yet`)(host);
         if (!http.redirect && !http.dials.includes(dial)) return status(false, `the proxy's route for ${host} does not forward to ${upstream.containerName} yet`)(host);

@@ -19,7 +19,7 @@ export const PROXY_KIND = 'proxy';
 export const proxyKey = (serverId: string) => `${PROXY_KIND}/${serverId}`;
 
 /** What a reconcile reads and drives; a deploy's switch has no logger of its own (it logs to its step). */
-export type ProxyServices = Pick<Services, 'servers' | 'services' | 'settings' | 'hosts' | 'config' | 'configStore'> & Partial<Pick<Services, 'logger'>>;
+export type ProxyServices = Pick<Services, 'servers' | 'services' | 'settings' | 'hosts' | 'config' | 'configStore' | 'certificates'> & Partial<Pick<Services, 'logger'>>;
 
 /** The managed containers of a server as the route table reads them (one `docker ps` through the pooled connection). */
 export async function observeContainers(s: Pick<Services, 'hosts'>, serverId: string): Promise<ObservedContainer[]> {

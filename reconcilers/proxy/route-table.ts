@@ -77,8 +77,8 @@ export function routeTableOf(entries: readonly IngressEntry[], containers: reado
     upstreams.set(e.service.id, ok[0] ?? found[0] ?? { problem: 'no deployment of the service on this server' });
     for (const u of ok) if (u.network !== DEFAULT_NETWORK) networks.add(u.network);
     for (const host of ingress.hosts) {
-      const cert = e.certificates.get(host);
-      const certificate = cert?.state === 'issued' ? cert.pem : null;
+      // whenever one is held: a host whose renewal failed keeps serving the certificate it had
+      const certificate = e.certificates.get(host)?.pem ?? null;
       routes.push({
         host, path: ingress.path, serviceId: e.service.id, certificate,
         upstreams: ok.map((u) => `${u.address}:${ingress.port}`),

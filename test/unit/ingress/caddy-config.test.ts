@@ -102,7 +102,7 @@ describe('the route table of a server (reconcilers/proxy/route-table.ts)', () =>
     expect(upstreamOf('d1', [c({ networks: { bridge: '172.17.0.2', 'stevedore-env': '172.20.0.3' } })])).to.include({ network: 'stevedore-env', address: '172.20.0.3' });
   });
 
-  it('renders every host of every service, with the certificate only when issued, and the networks to join', () => {
+  it('renders every host of every service, with the certificate whenever one is held, and the networks to join', () => {
     const issued: HostCertificate = { state: 'issued', issuer: 'CN=ca', notAfter: null, error: null, pem: PEM };
     const pending: HostCertificate = { state: 'pending', issuer: null, notAfter: null, error: null, pem: null };
     const { table, networks, upstreams } = routeTableOf([
@@ -116,6 +116,11 @@ describe('the route table of a server (reconcilers/proxy/route-table.ts)', () =>
       { host: 'c.example', path: '/', serviceId: 's2', certificate: null, upstreams: [], redirectHttp: false },
     ]);
     expect(networks).to.deep.equal(['stevedore-env']);
+    // a renewal that failed keeps serving the certificate held
+    const failedRenewal: HostCertificate = { state: 'failed', issuer: 'CN=ca', notAfter: null, error: 'the CA said no', pem: PEM };
+    const kept = routeTableOf([{ service: { id: 's1', name: 'web', ingress: { hosts: ['a.example'], port: 80 } }, deployments: [{ id: 'd1' }], certificates: new Map([['a.example', failedRenewal]]) }],
+      [c({})], { httpsPort: 443, acmeChallengeUrl: null });
+    expect(kept.table.routes[0]).to.include({ certificate: PEM, redirectHttp: true });
     expect(upstreams.get('s2')).to.have.property('problem');
   });
 });
