@@ -17,6 +17,7 @@ import { assertImageTag } from '../controller/deploy/names.js';
 import { buildPlan, targetTag, type CreatePlanInput, type PlanBuilding, type RevisionTargets } from './deployment/plans/plan-builder.js';
 import { checkPlan } from './deployment/plans/plan-preview.js';
 import { assertSpecAllowed } from '../controller/deploy/container-policy.js';
+import { assertIngressClaim } from '../controller/ingress/claims.js';
 import { draftPlan } from './deployment/plans/preview-without-saving.js';
 import { planEvent } from './deployment/plans/plan-events.js';
 import type { DeploymentPlanRow, PlanItem } from '../controller/store/repositories/deployment-plans.js';
@@ -237,6 +238,7 @@ export async function requestRevert(s: EntranceServices & Pick<Services, 'config
   assertNotManifestOwned(service, values);
   // the old revision's volumes and template become the spec again: a write like any other
   await assertSpecAllowed(s, service.environmentId, values, service.name);
+  if (values.ingress) await assertIngressClaim(s, { environmentId: service.environmentId, serviceId: service.id, serviceName: service.name, ingress: values.ingress });
   const deployments = await s.deployments.listByService(service.id);
   const deployed = deployments.filter((d) => d.imageTag).map((d) => d.id);
   if (!deployments.length) throw validationError(`service ${service.name} has no deployments to revert`, 'deployments', 'Add a deployment to the service first');

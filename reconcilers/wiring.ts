@@ -5,6 +5,7 @@ import { startDeploymentWorker } from './deployment/deployment-worker.js';
 import { startImageWorker } from './image/image-worker.js';
 import { startCertificateWorker } from './certificate/certificate-worker.js';
 import { startJobScheduler } from './job/job-runs.js';
+import { startProxyWorker } from './proxy/proxy-worker.js';
 import { removeContainers, startPlans } from './manifest-hand-off.js';
 import { syncPlacements } from './service/placement.js';
 
@@ -24,5 +25,8 @@ export const RECONCILERS: Reconcilers = {
       return plans;
     },
   }),
-  workers: { plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker, certificate: startCertificateWorker, jobs: startJobScheduler },
+  workers: {
+    plans: startPlanWorker, deployment: startDeploymentWorker, image: startImageWorker, certificate: startCertificateWorker, jobs: startJobScheduler,
+    proxy: startProxyWorker,
+  },
 };

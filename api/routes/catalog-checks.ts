@@ -9,6 +9,7 @@ import type { ServiceRow, ServiceSpec } from '../../controller/store/repositorie
 import { service as serviceKind } from '../../controller/kinds/service.js';
 import type { TypeCommand } from '../../controller/catalog/default-types.js';
 import { assertSpecAllowed } from '../../controller/deploy/container-policy.js';
+import { assertIngressClaim } from '../../controller/ingress/claims.js';
 
 /**
  * Rules the JSON schema cannot express, run after it: value formats that reach a server, and
@@ -26,6 +27,7 @@ export async function checkServiceSpec(s: Services, environmentId: string, spec:
   if (problem) throw validationError(problem.message, problem.field);
   // what is written now: a policy tightened later is caught when a plan renders the container
   await assertSpecAllowed(s, environmentId, { volumes: spec.volumes, composeTemplate: spec.composeTemplate }, spec.name ?? current?.name ?? 'service');
+  if (spec.ingress) await assertIngressClaim(s, { environmentId, serviceId: current?.id ?? null, serviceName: spec.name ?? current?.name ?? '', ingress: spec.ingress });
   if (spec.containerImageId) {
     const image = await s.containerImages.findById(spec.containerImageId);
     if (!image || image.environmentId !== environmentId) {

@@ -4,13 +4,15 @@ import type { DeploymentRow } from '../../controller/store/repositories/deployme
 import { resolveCommands } from '../../controller/catalog/resolve-commands.js';
 import { TYPE_NAME_PATTERN } from '../../controller/catalog/validators.js';
 import { route } from '../http/route.js';
-import { arrayOf, int, listOf, nullable, object, paginationQuery, str, uuid } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, listOf, nullable, object, paginationQuery, str, uuid } from '../http/schema.js';
 import { service } from '../../controller/kinds/service.js';
 import { checkServiceSpec } from './catalog-checks.js';
 import { environmentOf, rowOf } from './loaders.js';
 import { changeServiceSpec } from '../../reconcilers/entrance.js';
 import { syncPlacements } from '../../reconcilers/service/placement.js';
 import { labelSelectorOf, labelSelectorQuery } from '../http/label-selector.js';
+import { ingressStatus } from '../../reconcilers/proxy/ingress-status.js';
+import { lookAtServers } from '../../reconcilers/proxy/proxy-worker.js';
 
 const serviceSchemas = service.schemas!;
 
@@ -53,7 +55,9 @@ export default function serviceRoutes(s: Services) {
         ctx.state.audit = { resourceId: row.id, details: { name: row.name, fields: Object.keys(body) } };
         // placed by selector: a deployment on every matching server (containers come with the first deploy)
         if (row.serverSelector) await syncPlacements(s, resource.id, [row.id]);
-        return toService(row, await s.deployments.listByService(row.id));
+        const deployments = await s.deployments.listByService(row.id);
+        if (row.ingress) lookAtServers(s, deployments.map((d) => d.serverId));
+        return toService(row, deployments);
       },
     }),
 
@@ -86,7 +90,10 @@ export default function serviceRoutes(s: Services) {
         const { row, changed, plan } = await changeServiceSpec(s, resource, body, ctx.state.actor!.name);
         const placement = changed.includes('serverSelector') && row.serverSelector ? await syncPlacements(s, row.environmentId, [row.id]) : null;
         ctx.state.audit = { details: { name: row.name, changed, generation: row.generation, planId: plan?.id ?? null, ...(placement && { placementPlanIds: placement.planIds }) } };
-        return toService(row, await s.deployments.listByService(row.id));
+        const deployments = await s.deployments.listByService(row.id);
+        // the route table of its servers' proxies changes with it
+        if (changed.includes('ingress')) lookAtServers(s, deployments.map((d) => d.serverId));
+        return toService(row, deployments);
       },
     }),
 
@@ -104,8 +111,26 @@ export default function serviceRoutes(s: Services) {
           return deps;
         });
         ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, deployments: deployments.length } };
+        if (resource.ingress) lookAtServers(s, deployments.map((d) => d.serverId));
         return undefined;
       },
+    }),
+
+    route<unknown, unknown, ServiceRow>({
+      method: 'GET', path: '/api/services/{id}/ingress', operationId: 'getServiceIngress', tag: 'services', access: 'viewer',
+      summary: 'Per ingress host: its certificate, and per server that runs the service whether its proxy routes it (observed in the live config now)',
+      description: 'docs/ingress.md. A service without an ingress answers no hosts. The private key of a certificate is never part of it.',
+      load,
+      response: object({
+        hosts: arrayOf(object({
+          host: str(),
+          certificate: object({
+            state: enumOf('none', 'pending', 'issued', 'failed'), issuer: nullable(str()), notAfter: nullable(str({ format: 'date-time' })), error: nullable(str()),
+          }, ['state', 'issuer', 'notAfter', 'error']),
+          servers: arrayOf(object({ serverId: uuid, serverName: str(), routed: bool, message: nullable(str()) }, ['serverId', 'serverName', 'routed', 'message'])),
+        }, ['host', 'certificate', 'servers'])),
+      }, ['hosts']),
+      handler: (_ctx, { resource }) => ingressStatus(s, resource),
     }),
 
     route<unknown, unknown, ServiceRow>({

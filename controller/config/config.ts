@@ -105,6 +105,8 @@ export interface Config {
   acme: AcmeConfig;
   /** The base URL servers reach the controller at (the agent posts there); null: asked per install. */
   publicUrl: string | null;
+  /** INGRESS_PROXY_IMAGE: the Caddy 2 image of the proxy on every server that serves an ingress host (docs/ingress.md). */
+  ingressProxyImage: string;
   logLevel: 'debug' | 'info' | 'warn' | 'error' | 'silent';
 }
 
@@ -160,6 +162,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     certExpiry: parseCertExpiry(env),
     acme: parseAcme(env),
     publicUrl: parsePublicUrl(env.STEVEDORE_PUBLIC_URL),
+    ingressProxyImage: parseProxyImage(env.INGRESS_PROXY_IMAGE),
     logLevel,
   };
 }
@@ -184,6 +187,13 @@ function parseAcme(env: NodeJS.ProcessEnv): AcmeConfig {
     renewBeforeDays: parseInteger('ACME_RENEW_BEFORE_DAYS', env.ACME_RENEW_BEFORE_DAYS, 30, 1, 36500),
     retryBaseSec: parseInteger('ACME_RETRY_BASE_SEC', env.ACME_RETRY_BASE_SEC, 60, 1, 86400),
   };
+}
+
+/** INGRESS_PROXY_IMAGE: an image reference (registry/name:tag or @digest); the official caddy:2 by default. */
+function parseProxyImage(value: string | undefined): string {
+  if (!value) return 'caddy:2';
+  if (!/^[a-z0-9][a-z0-9._\-/:@]{0,254}$/i.test(value)) throw new ConfigError('INGRESS_PROXY_IMAGE must be an image reference such as caddy:2 or registry.example.com/caddy:2');
+  return value;
 }
 
 /** STEVEDORE_PUBLIC_URL: an http(s) base URL, kept without its trailing slash. */

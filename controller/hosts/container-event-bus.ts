@@ -8,7 +8,16 @@ export class ContainerEventBus {
   /** Whether a server's events stream is open now (set by whoever runs the watches). */
   watching: (serverId: string) => boolean = () => false;
 
+  private readonly listeners = new Set<(e: ContainerEvent) => void>();
+
+  /** Every event, for a reconciler that looks at a whole server (the proxy's); returns how to stop listening. */
+  onEvent(listener: (e: ContainerEvent) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
   publish(e: ContainerEvent): void {
+    for (const l of this.listeners) l(e);
     const set = this.waiters.get(e.containerId);
     if (!set) return;
     this.waiters.delete(e.containerId);

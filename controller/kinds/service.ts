@@ -4,7 +4,8 @@ import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
 import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
 import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
-import { name } from './manifest-fields.js';
+import { KEY_PATTERN, name } from './manifest-fields.js';
+import { HOST_PATTERN, ingressProblem, PATH_PATTERN } from '../model/ingress.js';
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import { DEFAULT_RESTART_POLICY, RESTART_POLICIES, RESTART_POLICY_PATTERN } from '../model/restart-policy.js';
 import {
@@ -20,6 +21,21 @@ export const healthCheckSchema = object({
   retries: int(0, 100),
   startPeriodSec: int(0, 3600),
 }, ['test']);
+
+/** Where a service is reached from outside through the proxy on its servers (docs/ingress.md). */
+export const ingressSchema = object({
+  hosts: arrayOf(str({ maxLength: 253, pattern: HOST_PATTERN }), {
+    minItems: 1, maxItems: 100, description: 'Domain names the proxy serves this service on, e.g. app.example.com',
+  }),
+  port: int(1, 65535, { description: 'The container port the proxy forwards to' }),
+  path: str({ maxLength: 1000, pattern: PATH_PATTERN, default: '/', description: 'Path prefix the service answers under (default /)' }),
+  tls: {
+    oneOf: [enumOf('auto', 'off'), object({ secretRef: str({ pattern: KEY_PATTERN, maxLength: 255, description: 'The key of a secret of the environment holding the PEM certificate chain and then the private key' }) }, ['secretRef'])],
+    default: 'auto',
+    description: 'auto: a certificate from ACME; off: plain HTTP only; {secretRef}: the certificate and key in a secret of the environment',
+  },
+  redirectHttp: { type: 'boolean', description: 'Redirect plain HTTP to HTTPS (default: true when TLS)' },
+}, ['hosts', 'port']);
 
 const schemas = resourceSchemas({
   writable: {
@@ -49,6 +65,7 @@ const schemas = resourceSchemas({
     }),
     serverSelector: nullable(serverSelectorSchema),
     rollout: nullable(rolloutSchema),
+    ingress: nullable(ingressSchema),
   },
   readOnly: {
     id: uuid, environmentId: uuid, generation: int(1), status: { type: 'object' }, source: { type: 'object' },
@@ -108,12 +125,18 @@ const attachedConfigFile: Schema = object({
 const DEFAULTS = {
   type: null, env: {}, ports: [], volumes: [], command: null, healthCheck: null, composeTemplate: null,
   updateOrder: DEFAULT_UPDATE_ORDER, drainSec: DEFAULT_DRAIN_SEC, restartPolicy: DEFAULT_RESTART_POLICY, serverSelector: null, rollout: null,
+  ingress: null,
 };
 
 /** A selector's labels follow the label rules (a manifest's selector and deployments together: manifestProblems). */
 function selectorProblem(fields: Record<string, any>): { field: string; message: string } | null {
   const message = fields.serverSelector ? labelsProblem(fields.serverSelector.matchLabels) : null;
   return message ? { field: 'serverSelector', message } : null;
+}
+
+/** Host names and path beyond the schema (which host another service claims needs the store: catalog checks). */
+function ingressRule(fields: Record<string, any>): { field: string; message: string } | null {
+  return ingressProblem(fields.ingress);
 }
 
 /** Steps belong to canary, and a canary starts with a wave. */
@@ -151,6 +174,8 @@ function manifestProblems(spec: Record<string, any>): { path: string[]; message:
   (spec.volumes ?? []).forEach((v: string, i: number) => check(['volumes', String(i)], () => assertVolumeSpec(v, 'volume')));
   (spec.configFiles ?? []).forEach((c: { targetPath: string }, i: number) => check(['configFiles', String(i), 'targetPath'], () => assertTargetPath(c.targetPath)));
   if (spec.composeTemplate) check(['composeTemplate'], () => assertComposeTemplate(spec.composeTemplate));
+  const ingress = ingressProblem(spec.ingress);
+  if (ingress) problems.push({ path: ingress.field.split('.'), message: ingress.message });
   if (spec.serverSelector && spec.deployments?.length) {
     problems.push({ path: ['serverSelector'], message: 'a service placed by serverSelector lists no deployments: the servers its selector matches get them' });
   }
@@ -163,8 +188,8 @@ export const service: KindDescriptor = {
   description: 'A service template, where it runs (deployments), what it needs first (dependsOn) and its config files.',
   table: 'services',
   schemas,
-  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout'],
-  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields) ?? rolloutRule(fields),
+  jsonColumns: ['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout', 'ingress'],
+  problem: (fields) => updateOrderProblem(fields) ?? selectorProblem(fields) ?? rolloutRule(fields) ?? ingressRule(fields),
   references: [
     { path: 'image', kind: 'ContainerImage', column: 'containerImageId' },
     { path: 'deployments.*.server', kind: 'Server' },

@@ -13,6 +13,7 @@ import type { ManifestOrigin } from './reference-policy.js';
 import type { ChangedService } from '../model/manifest-hand-off.js';
 import { kindOf } from '../kinds/index.js';
 import { containerPolicyErrors } from './container-policy.js';
+import { ingressClaimErrors } from './ingress-claims.js';
 import { controllerPaths } from '../deploy/container-policy.js';
 import { createObject, deleteObject, ObjectInUse, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
@@ -100,6 +101,7 @@ async function writeManifests(s: Services, files: ManifestFile[], opts: ApplyOpt
     referToStoredImages(desired.objects, snap.objects);
     const errors = [...loaded.errors, ...desired.errors, ...unsupported(loaded.manifests), ...(opts.scope ? outOfScope(loaded.manifests, opts.scope) : [])];
     if (!errors.length) errors.push(...containerPolicyErrors(loaded.manifests, desired.objects, snap.objects, controllerPaths(s.config)));
+    if (!errors.length) errors.push(...ingressClaimErrors(loaded.manifests, desired.objects, snap.objects));
     if (opts.scope) for (const o of desired.objects) Object.assign(o.source!, { origin: opts.scope.origin, repository: opts.scope.repository });
     const base = { revision, dryRun: !!opts.dryRun, errors, changedServices: [] as ApplyResult['changedServices'], removedDeployments: [], sshKeyChanged: [] as string[], placementChanged: [] as string[] };
     if (errors.length) return { ...base, ok: false, changes: [], counts: countChanges([]) };

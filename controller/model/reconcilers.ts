@@ -28,5 +28,7 @@ export interface Reconcilers {
     certificate: Start;
     /** Scheduled jobs' occurrences, on the shared scheduler (leader only). */
     jobs: Start;
+    /** The proxy reconciler: the ingress proxy of every server (Docker events, plan ends, resync). */
+    proxy: Start;
   };
 }

@@ -47,12 +47,15 @@ export const SETTINGS_MODULES: Record<string, SettingsModule> = {
       allowedHostPaths: about(arrayOf(str({ minLength: 1, maxLength: 1000, pattern: '^/[A-Za-z0-9._/@+-]*$' }), { maxItems: 100, uniqueItems: true }),
         'Host path prefixes that may be bind-mounted even where the baseline policy refuses them (e.g. /var/run/docker.sock for a proxy)'),
       allowExec: about(bool, "Let operators and admins run commands in the environment's containers (POST …/exec and the interactive …/exec/ws; docs/exec.md); off: refused for everyone"),
+      ingressHttpPort: int(1, 65535, { description: "The host port the proxy on the environment's servers serves plain HTTP on (docs/ingress.md)" }),
+      ingressHttpsPort: int(1, 65535, { description: "The host port the proxy on the environment's servers serves HTTPS on" }),
     },
     defaults: {
       defaultDockerMode: 'ssh', defaultMetricsMode: 'disabled', autoPruneImages: false,
       pruneImagesMode: 'dangling', autoManageCompose: false, driftPolicy: 'warn', revisionHistoryLimit: 50,
       containerPolicy: 'baseline', allowedHostPaths: [],
       allowExec: true,
+      ingressHttpPort: 80, ingressHttpsPort: 443,
     },
   },
   data: {

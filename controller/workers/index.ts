@@ -32,6 +32,9 @@ export const workersWith = (reconcilers: Reconcilers['workers']): Array<{ name: 
   // (operations.driftPolicy decides between reporting and healing); every replica watches its
   // servers' events (its own deploys wait on them), the leader alone reconciles
   { name: 'deployment-reconciler', start: reconcilers.deployment },
+  // proxy reconciler: the ingress proxy of each server, looked at on that server's Docker events
+  // (published by the deployment reconciler's watches, so it starts after them)
+  { name: 'proxy-reconciler', start: reconcilers.proxy },
   { name: 'server-health', start: startHealthWorker },
   // ssh metrics sampling, and the daily partitions of the samples (ahead, and past retention)
   { name: 'metrics', start: startMetricsWorker },

@@ -9,6 +9,7 @@ import type { HealthCheck, ServiceRow, ServiceSpec, UpdateOrder } from '../../co
 import { renderEnv } from '../../controller/deploy/compose/render-env.js';
 import { canonicalJson, type DesiredContainer, type DesiredHealthcheck } from '../../controller/model/desired-container.js';
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from '../../controller/model/restart-policy.js';
+import type { Ingress } from '../../controller/model/ingress.js';
 
 /** The service fields a rollout renders from: what PATCH, manifests, deploys and reverts write. */
 export interface RevisionTemplate {
@@ -26,6 +27,8 @@ export interface RevisionTemplate {
    * what they were (same hash, no new number), and one without it means unless-stopped.
    */
   restartPolicy?: RestartPolicy;
+  /** Only when set (docs/ingress.md): a route changes no container, but a revision says where the service was reached. */
+  ingress?: Ingress;
 }
 
 export interface RevisionFile { attachmentId: string; configFileId: string; configFileName: string; targetPath: string; mode: number | null }
@@ -61,7 +64,7 @@ export interface RevisionSpec {
   deployments: RevisionDeployment[];
 }
 
-export const TEMPLATE_FIELDS = ['command', 'env', 'ports', 'volumes', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec', 'restartPolicy'] as const;
+export const TEMPLATE_FIELDS = ['command', 'env', 'ports', 'volumes', 'healthCheck', 'composeTemplate', 'updateOrder', 'drainSec', 'restartPolicy', 'ingress'] as const;
 
 export function templateOf(s: Pick<ServiceRow, (typeof TEMPLATE_FIELDS)[number]>): RevisionTemplate {
   const restartPolicy = s.restartPolicy ?? DEFAULT_RESTART_POLICY;
@@ -69,11 +72,13 @@ export function templateOf(s: Pick<ServiceRow, (typeof TEMPLATE_FIELDS)[number]>
     command: s.command ?? null, env: s.env ?? {}, ports: s.ports ?? [], volumes: s.volumes ?? [], healthCheck: s.healthCheck ?? null,
     composeTemplate: s.composeTemplate ?? null, updateOrder: s.updateOrder ?? 'stop-first', drainSec: s.drainSec ?? 5,
     ...(restartPolicy !== DEFAULT_RESTART_POLICY && { restartPolicy }),
+    ...(s.ingress && { ingress: s.ingress }),
   };
 }
 
-/** The template with what it leaves out when default (restartPolicy): restored and diffed by value either way. */
-const withDefaults = (t: RevisionTemplate): Required<RevisionTemplate> => ({ ...t, restartPolicy: t.restartPolicy ?? DEFAULT_RESTART_POLICY });
+/** The template with what it leaves out when default (restartPolicy, no ingress): restored and diffed by value either way. */
+const withDefaults = (t: RevisionTemplate): Omit<Required<RevisionTemplate>, 'ingress'> & { ingress: Ingress | null } =>
+  ({ ...t, restartPolicy: t.restartPolicy ?? DEFAULT_RESTART_POLICY, ingress: t.ingress ?? null });
 
 /** A secret's version: a keyed hash of its value, short; the same value gives the same version. */
 export const secretVersion = (hashKey: Buffer, value: string) => `v${createHmac('sha256', hashKey).update(value).digest('hex').slice(0, 12)}`;

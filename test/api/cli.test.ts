@@ -120,6 +120,20 @@ describe('stevedore CLI against a running service', function () {
     expect(JSON.parse(revisions.stdout).items[0]).to.include({ revision: 1, outcome: 'failed' });
   });
 
+  it("describe service prints its ingress and, per host and server, the certificate and whether it is routed", async () => {
+    const patched = await admin.patch(`/api/services/${listedId}`, { ingress: { hosts: ['listed.stevedore.test'], port: 8080, tls: 'auto' } });
+    expect(patched.status, patched.text).to.equal(200);
+    const described = await home.run(['describe', 'service', 'listed', '-e', envName], { env: auth });
+    expect(described.code, described.stderr).to.equal(0);
+    expect(described.stdout).to.match(/Ingress:\s+listed\.stevedore\.test → :8080 \/ \(tls auto\)/);
+    expect(described.stdout).to.match(/\n\s+HOST\s+CERTIFICATE\s+SERVER\s+ROUTED\s+MESSAGE\n\s+listed\.stevedore\.test\s+(pending|failed, [^\n]*?)\s+nowhere\s+no\s+the server could not be asked/);
+    const json = JSON.parse((await home.run(['describe', 'service', 'listed', '-e', envName, '-o', 'json'], { env: auth })).stdout);
+    // no CA answers this test service: nothing issued (pending, or failed once an order was refused)
+    expect(json.ingressStatus.hosts[0].host).to.equal('listed.stevedore.test');
+    expect(json.ingressStatus.hosts[0].certificate).to.include({ issuer: null, notAfter: null });
+    expect(json.ingressStatus.hosts[0].certificate.state).to.be.oneOf(['pending', 'failed']);
+  });
+
   it('get -w prints a service\'s row again when a deploy changes it', async () => {
     let seen = '';
     const watch = home.run(['get', 'services', 'watched', '-e', envName, '-w'], { env: auth, onStdout: (s) => { seen += s; } });

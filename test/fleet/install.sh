@@ -10,6 +10,7 @@ declare -A need=(
   [ip]=iproute2 [nsenter]=util-linux [unshare]=util-linux [flock]=util-linux [ss]=iproute2
   [chromium]=chromium   # the dashboard's browser tests (test/support/browser.ts)
   [jq]=jq [git]=git     # README's Getting started (test/e2e/getting-started.test.ts), Git sources
+  [caddy]=caddy           # test/fleet/caddy-image.sh (the ingress proxy)
   [mariadbd]=mariadb-server-core [mariadb-dump]=mariadb-client   # test/fleet/mariadb-image.sh
 )
 missing=()

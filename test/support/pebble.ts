@@ -21,8 +21,8 @@ export interface TestPebble {
   caCertFile: string;
   /** The root Pebble's issued chains lead to (management /roots/0). */
   root(): Promise<string>;
-  /** Makes challtestsrv answer `host` with 127.0.0.1 (A record). */
-  addHost(host: string): Promise<void>;
+  /** Makes challtestsrv answer `host` with 127.0.0.1, or the addresses given (A records). */
+  addHost(host: string, addresses?: string[]): Promise<void>;
   /** Makes challtestsrv answer `host` with nothing again. */
   clearHost(host: string): Promise<void>;
   stop(): Promise<void>;
@@ -132,8 +132,8 @@ export async function startPebble(o: { httpPort: number }): Promise<TestPebble> 
       if (res.status !== 200) throw new Error(`Pebble's /roots/0 answered ${res.status}`);
       return res.body;
     },
-    async addHost(host: string) {
-      const res = await fetch(`${dnsApi}/add-a`, { method: 'POST', body: JSON.stringify({ host: `${host}.`, addresses: ['127.0.0.1'] }) });
+    async addHost(host: string, addresses = ['127.0.0.1']) {
+      const res = await fetch(`${dnsApi}/add-a`, { method: 'POST', body: JSON.stringify({ host: `${host}.`, addresses }) });
       if (!res.ok) throw new Error(`challtestsrv add-a ${host}: ${res.status}`);
     },
     async clearHost(host: string) {

@@ -63,12 +63,13 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
     return;
   }
   const svc = await serviceOf(api, environment, nameArg);
-  const [revisions, history] = await Promise.all([
+  const [revisions, history, ingress] = await Promise.all([
     api.get(`/api/services/${svc.id}/revisions?limit=5`),
     api.get(`/api/services/${svc.id}/deployments-history?limit=10`),
+    svc.ingress ? api.get(`/api/services/${svc.id}/ingress`) : { hosts: [] },
   ]);
   if (['json', 'yaml'].includes(opts.output ?? '')) {
-    out(render([{ ...svc, revisions: revisions.items, events: history.items }], [], outputFormat(opts.output), true));
+    out(render([{ ...svc, revisions: revisions.items, events: history.items, ...(svc.ingress && { ingressStatus: ingress }) }], [], outputFormat(opts.output), true));
     return;
   }
   const lines = [
@@ -86,6 +87,10 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
     `Failed revision:   ${svc.failedRevision ? `${svc.failedRevision.revision} (${svc.failedRevision.reason})` : '<none>'}`,
     'Conditions:',
     indent(formatTable(['type', 'status', 'reason', 'message'], (svc.conditions ?? []).map((c: any) => [c.type, c.status, c.reason, c.message]))),
+    `Ingress:           ${ingressText(svc.ingress)}`,
+    ...(svc.ingress ? [indent(formatTable(['host', 'certificate', 'server', 'routed', 'message'], ingress.hosts.flatMap((h: any) => h.servers.length
+      ? h.servers.map((x: any) => [h.host, certificateText(h.certificate), x.serverName, x.routed ? 'yes' : 'no', x.message ?? ''])
+      : [[h.host, certificateText(h.certificate), '<none>', 'no', 'no server runs the service']])))] : []),
     'Deployments:',
     indent(formatTable(['container', 'status', 'tag', 'revision'], (svc.deployments ?? []).map((d: any) => [d.containerName, d.status, d.imageTag, d.revision]))),
     'Revisions:',
@@ -95,6 +100,15 @@ async function describe(kind: string, nameArg: string, _o: unknown, cmd: Command
   ];
   out(`${lines.join('\n')}\n`);
 }
+
+/** `app.example.com, www.example.com → :8080 /api (tls auto)` or <none>. */
+function ingressText(i: any): string {
+  if (!i) return '<none>';
+  const tls = typeof i.tls === 'object' && i.tls ? `secret ${i.tls.secretRef}` : i.tls ?? 'auto';
+  return `${i.hosts.join(', ')} → :${i.port} ${i.path ?? '/'} (tls ${tls})`;
+}
+
+const certificateText = (c: any) => [c.state, c.issuer, c.notAfter && `until ${String(c.notAfter).slice(0, 10)}`, c.error].filter(Boolean).join(', ');
 
 export function registerGetCommands(program: Command): void {
   program.command('get').argument('<kind>', 'environments, servers, services, deployments, plans, revisions, images, registries, vars, secrets, config-files, databases, jobs')

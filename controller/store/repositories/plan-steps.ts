@@ -117,6 +117,12 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     return row ? { planId: row.planId as string, status: row.status as string, trigger: row.trigger as string, finishedAt: row.finishedAt as Date | null } : undefined;
   }
 
+  /** The servers a plan has steps on. */
+  async serverIdsOf(planId: string): Promise<string[]> {
+    const rows = (await this.q().where({ planId }).whereNotNull('serverId').distinct('serverId')) as Array<{ serverId: string }>;
+    return rows.map((r) => r.serverId);
+  }
+
   /** The deployments a plan has steps for. */
   async deploymentIdsOf(planId: string): Promise<string[]> {
     const rows = (await this.q().where({ planId }).whereNotNull('deploymentId').distinct('deploymentId')) as Array<{ deploymentId: string }>;

@@ -5,6 +5,7 @@ import type { Condition } from '../../model/conditions.js';
 import type { ServerSelector } from '../../placement/labels.js';
 import type { Rollout } from '../../model/rollout.js';
 import type { RestartPolicy } from '../../model/restart-policy.js';
+import type { Ingress } from '../../model/ingress.js';
 
 export interface HealthCheck {
   test: string[];
@@ -40,6 +41,8 @@ export interface ServiceRow {
   serverSelector: ServerSelector | null;
   /** How its rollouts are split into waves and analysed (controller/model/rollout.ts); null: the plan's strategy. */
   rollout: Rollout | null;
+  /** Where the proxy on its servers serves it from outside (controller/model/ingress.ts); null: nowhere. */
+  ingress: Ingress | null;
   generation: number;
   observedGeneration: number | null;
   /** Aggregated from the deployments' conditions (Degraded when a rollout failed). */
@@ -60,11 +63,11 @@ export interface ServiceRow {
 /** Spec fields of a service: a change to any of them bumps `generation`. */
 export const SERVICE_SPEC_FIELDS = [
   'name', 'containerImageId', 'imageTag', 'type', 'env', 'ports', 'volumes', 'command', 'healthCheck', 'composeTemplate',
-  'updateOrder', 'drainSec', 'restartPolicy', 'serverSelector', 'rollout',
+  'updateOrder', 'drainSec', 'restartPolicy', 'serverSelector', 'rollout', 'ingress',
 ] as const;
 export type ServiceSpec = Partial<Pick<ServiceRow, (typeof SERVICE_SPEC_FIELDS)[number]>>;
 
-const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout']);
+const JSON_FIELDS = new Set(['env', 'ports', 'volumes', 'command', 'healthCheck', 'serverSelector', 'rollout', 'ingress']);
 
 /** jsonb columns are written as JSON text (knex would otherwise send arrays as PostgreSQL arrays). */
 function toColumns(spec: ServiceSpec): Record<string, unknown> {
@@ -184,6 +187,25 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     [JSON.stringify(rows.map((r) => ({ id: r.id, conditions: r.conditions, observed_generation: r.observedGeneration })))]);
   }
 
+  /** Every service that declares an ingress, with its environment's name: the hosts claimed (controller/model/ingress.ts). */
+  async listIngressClaims(trx?: Knex.Transaction): Promise<Array<{ environmentId: string; environmentName: string; serviceId: string; serviceName: string; ingress: Ingress }>> {
+    const rows = await (trx ?? this.db)('services as s').join('environments as e', 'e.id', 's.environment_id').whereNotNull('s.ingress')
+      .select('s.environment_id', 'e.name as environment_name', 's.id as service_id', 's.name as service_name', 's.ingress');
+    return rows as never;
+  }
+
+  /**
+   * The services with an ingress that have a deployment on the server, with those deployments:
+   * the route table of that server's proxy (reconcilers/proxy/).
+   */
+  async listIngressOnServer(serverId: string, trx?: Knex.Transaction): Promise<Array<{ service: ServiceRow; deployments: DeploymentRow[] }>> {
+    const deployments = await (trx ?? this.db)('deployments as d').join('services as s', 's.id', 'd.service_id')
+      .where('d.server_id', serverId).whereNotNull('s.ingress').select('d.*').orderBy('d.container_name') as DeploymentRow[];
+    if (!deployments.length) return [];
+    const services = await this.listByIds([...new Set(deployments.map((d) => d.serviceId))], trx);
+    return services.map((service) => ({ service, deployments: deployments.filter((d) => d.serviceId === service.id) }));
+  }
+
   /** Services whose Degraded condition is True, with their environment's name. */
   async listDegraded(environmentId?: string): Promise<Array<ServiceRow & { environmentName: string }>> {
     const q = this.db('services as s').join('environments as e', 'e.id', 's.environment_id')
@@ -198,7 +220,7 @@ export function toService(s: ServiceRow, deployments?: DeploymentRow[], driftPol
   return {
     id: s.id, environmentId: s.environmentId, name: s.name, containerImageId: s.containerImageId,
     imageTag: s.imageTag, type: s.type, env: s.env, ports: s.ports, volumes: s.volumes, command: s.command,
-    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, restartPolicy: s.restartPolicy, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, generation: s.generation,
+    healthCheck: s.healthCheck, composeTemplate: s.composeTemplate, updateOrder: s.updateOrder, drainSec: s.drainSec, restartPolicy: s.restartPolicy, serverSelector: s.serverSelector ?? null, rollout: s.rollout ?? null, ingress: s.ingress ?? null, generation: s.generation,
     observedGeneration: s.observedGeneration ?? null, conditions: s.conditions ?? [], status: s.status, source: s.source,
     desiredRevision: s.desiredRevision ?? null, currentRevision: s.currentRevision ?? null,
     failedRevision: s.failedRevision != null ? { revision: s.failedRevision, reason: s.failedReason ?? '' } : null,

@@ -232,6 +232,26 @@ function Field(p: FieldProps) {
       </div>
     );
   }
+  if (schema.oneOf && !schema.type) {
+    // one of a few words or an object (an ingress's tls: auto, off or {"secretRef": "NAME"}): the
+    // words offered as it is typed, an object typed as JSON
+    const words = schema.oneOf.flatMap((o) => (o.enum ?? []).map(String));
+    const shown = value == null ? '' : typeof value === 'object' ? JSON.stringify(value) : String(value);
+    return (
+      <div class="field">
+        <label for={id}>{text}</label>
+        <input {...common} type="text" autoComplete="off" list={`${id}-suggestions`} value={shown}
+          placeholder={schema.default !== undefined ? `default ${String(schema.default)}` : undefined}
+          onInput={(e) => {
+            const t = (e.target as HTMLInputElement).value.trim();
+            if (!t.startsWith('{')) { p.onChange(t === '' ? undefined : t); return; }
+            try { p.onChange(JSON.parse(t)); } catch { /* checked on submit */ }
+          }} />
+        <datalist id={`${id}-suggestions`}>{[...words, '{"secretRef": ""}'].map((v) => <option value={v} />)}</datalist>
+        {note}
+      </div>
+    );
+  }
   const number = schema.type === 'integer' || schema.type === 'number';
   const secret = !!p.writeOnly || isSecret(schema);
   // a secret is a password input; only one that may span lines (a key, a secret's value: more than

@@ -83,6 +83,8 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         {can(me, 'operator') && <AddDeployment service={service} onDone={loaded.reload} />}
       </section>
 
+      {service.ingress && <IngressStatus service={service} />}
+
       <HealthChecks checks={checks} results={results} />
 
       <ContainerCharts service={service} />
@@ -112,6 +114,36 @@ export function ServicePage({ params }: { params: Record<string, string> }) {
         ) : <p>Never deployed.</p>}
       </section>
     </div>
+  );
+}
+
+/** Per ingress host: its certificate, and per server whether its proxy routes it (GET …/ingress: observed in each proxy's live config). */
+function IngressStatus({ service }: { service: any }) {
+  const status = useLoad((signal) => get(`/api/services/${service.id}/ingress`, signal), [service.id, service.generation]);
+  const CERT_TONE: Record<string, string> = { issued: 'good', pending: 'warn', failed: 'bad', none: 'muted' };
+  return (
+    <section aria-labelledby="ingress-h">
+      <h2 id="ingress-h">Ingress</h2>
+      <ErrorNote error={status.error} />
+      {status.data && (
+        <table aria-label="Ingress hosts" data-testid="ingress-status">
+          <thead><tr><th scope="col">Host</th><th scope="col">Certificate</th><th scope="col">Server</th><th scope="col">Routed</th></tr></thead>
+          <tbody>
+            {status.data.hosts.flatMap((h: any) => (h.servers.length ? h.servers : [null]).map((x: any) => (
+              <tr data-host={h.host} data-server={x?.serverName}>
+                <th scope="row">{h.host}</th>
+                <td><span class={`badge ${CERT_TONE[h.certificate.state] ?? 'muted'}`}>{h.certificate.state}</span>
+                  {h.certificate.issuer && <span class="reason"> {h.certificate.issuer}</span>}
+                  {h.certificate.notAfter && <span class="reason"> until {when(h.certificate.notAfter)}</span>}
+                  {h.certificate.error && <span class="reason"> {h.certificate.error}</span>}</td>
+                <td>{x ? x.serverName : '—'}</td>
+                <td>{x ? <><span class={`badge ${x.routed ? 'good' : 'bad'}`}>{x.routed ? 'routed' : 'not routed'}</span>{x.message && <span class="reason"> {x.message}</span>}</> : 'no server runs the service'}</td>
+              </tr>
+            )))}
+          </tbody>
+        </table>
+      )}
+    </section>
   );
 }
 
@@ -282,6 +314,10 @@ function ServiceSpec({ service, editable, onSaved }: { service: any; editable: b
         <dd data-testid="placement">{service.serverSelector
           ? <>every server labelled <code>{Object.entries(service.serverSelector.matchLabels).map(([k, v]) => `${k}=${v}`).join(',')}</code></>
           : 'the deployments listed below'}</dd>
+        <dt>Ingress</dt>
+        <dd data-testid="ingress">{service.ingress
+          ? <><code>{service.ingress.hosts.join(', ')}</code> → port {service.ingress.port}{(service.ingress.path ?? '/') !== '/' && <>, path <code>{service.ingress.path}</code></>}, TLS {typeof service.ingress.tls === 'object' && service.ingress.tls ? <>from secret <code>{service.ingress.tls.secretRef}</code></> : service.ingress.tls ?? 'auto'}</>
+          : 'none'}</dd>
         <dt>Env</dt>
         <dd>{env.length ? <ul class="plain">{env.map(([k, v]) => <li data-env={k}><code>{k}={v}</code></li>)}</ul> : 'none'}</dd>
       </dl>

@@ -102,7 +102,7 @@ async function deployWith(s: DeployServices, r: DeployRequest, loaded: LoadedDes
   }
   await r.log(`${d.containerName}: ${step.action} (${step.differences.map((x) => x.message).join('; ')})`);
   await writeConfigFiles(s, desired, loaded, observed.files, r.log);
-  const mode = modeFor(decision, desired, observed);
+  const mode = modeFor(decision, desired, observed, r.service);
   const touch = async () => { await r.onTouch?.(decision.mode); };
   if (!mode.validatesFirst) await touch();
   if (step.action === 'start') {

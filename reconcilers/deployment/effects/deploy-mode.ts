@@ -37,7 +37,7 @@ export interface DeployRequest {
 }
 
 /** What a deploy uses: reading the desired container, the server, the image, the audit. */
-export type DeployServices = DesiredReads & Pick<Services, 'audit' | 'config' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
+export type DeployServices = DesiredReads & Pick<Services, 'audit' | 'certificates' | 'config' | 'environments' | 'hosts' | 'plans' | 'registries' | 'secretBox'>;
 
 /** What the shared steps know when they hand over: the container is to be created or replaced. */
 export interface ModeContext {

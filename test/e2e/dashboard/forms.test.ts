@@ -495,6 +495,34 @@ const form = (page: Page, name: string) => page.locator(`form[data-form="${name}
     expect(audits.map((a: { details: { changed: string[] } }) => a.details.changed), 'the refused value was never sent').to.deep.equal([['restartPolicy']]);
   });
 
+  it("sets a service's ingress in the edit form: hosts, port and TLS from a secret are stored, a bad host is named under its field", async () => {
+    const created = await admin.post(`/api/environments/${envId}/services`, { name: 'site', containerImageId: imageId });
+    expect(created.status, created.text).to.equal(201);
+    const page = await signIn();
+    await open(page, `/env/${envId}/services/${created.body.id}`, 'Service');
+    expect(await page.getByTestId('ingress').innerText()).to.equal('none');
+    await page.getByRole('button', { name: 'Edit spec' }).click();
+    const f = form(page, 'edit-service');
+    await f.getByLabel('Set ingress').check();
+    await f.getByRole('button', { name: 'Add to Hosts' }).click();
+    await f.getByLabel('Hosts 1', { exact: true }).fill('not a host');
+    // the one number field named Port (the ports list's inputs are text); its label also carries the required mark
+    await f.getByRole('spinbutton', { name: /^Port/ }).fill('8080');
+    const tls = f.getByLabel('TLS', { exact: true });
+    const listId = await tls.getAttribute('list');
+    expect(await f.locator(`datalist[id="${listId}"] option`).evaluateAll((os) => os.map((o) => (o as any).value))).to.include.members(['auto', 'off']);
+    await tls.fill('{"secretRef": "SITE_TLS"}');
+    await f.getByRole('button', { name: 'Save spec' }).click();
+    await f.locator('[data-field-error^="ingress.hosts"]').first().waitFor();
+    await f.getByLabel('Hosts 1', { exact: true }).fill('site.example.com');
+    await f.getByRole('button', { name: 'Save spec' }).click();
+    await page.getByTestId('ingress').getByText('site.example.com').waitFor();
+    const stored = (await admin.get(`/api/services/${created.body.id}`)).body;
+    expect(stored.ingress).to.deep.equal({ hosts: ['site.example.com'], port: 8080, path: '/', tls: { secretRef: 'SITE_TLS' } });
+    // the service page's ingress table: the certificate names the missing secret
+    await page.getByTestId('ingress-status').getByText('no secret SITE_TLS in the environment').waitFor();
+  });
+
   it("a secret set and rotated in the page is stored and never in any page's HTML", async () => {
     const first = `pg-pass-${Date.now().toString(36)}-Zq1`;
     const second = `pg-pass-${Date.now().toString(36)}-Wk2`;

@@ -16,7 +16,7 @@ export const WAIT = { timeoutMs: 120_000, everyMs: 200 };
 const fleetEnv = () => readFileSync(path.join(process.env.FLEET_ROOT ?? `/tmp/stevedore-fleet-${process.env.FLEET_ID ?? 0}`, 'fleet.env'), 'utf8');
 
 /** The image test/fleet/<script> pushes to the fleet registry (fleet.env names it `variable`), built on first use. */
-export async function fleetImage(variable: 'FLEET_PG_IMAGE' | 'FLEET_MARIADB_IMAGE', script: string): Promise<string> {
+export async function fleetImage(variable: 'FLEET_PG_IMAGE' | 'FLEET_MARIADB_IMAGE' | 'FLEET_CADDY_IMAGE', script: string): Promise<string> {
   if (!new RegExp(`^${variable}=`, 'm').test(fleetEnv())) await run('bash', [`test/fleet/${script}`], { env: process.env });
   return fleetEnv().match(new RegExp(`^${variable}=(.*)$`, 'm'))![1];
 }

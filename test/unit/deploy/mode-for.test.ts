@@ -26,6 +26,18 @@ describe('modeFor (which deploy mode replaces the container)', () => {
     expect(modeFor(decide(null), d, missing()).name).to.equal('recreate');
   });
 
+  it('switches through the proxy a service with an ingress over a running container, stop-first or start-first; not with a fixed host port or in compose', () => {
+    const ingress = { hosts: ['app.example.com'], port: 80 };
+    for (const d of [stopFirst(), startFirst()]) {
+      expect(modeFor(decide(null), d, running(d), { ingress, ports: ['80'] }).name).to.equal('proxy-switch');
+      expect(modeFor(decide(null), d, missing(), { ingress, ports: ['80'] }).name).to.equal('recreate');
+    }
+    expect(modeFor(decide(null), stopFirst(), running(stopFirst()), { ingress, ports: ['8080:80'] }).name).to.equal('recreate');
+    expect(modeFor(decide(null), stopFirst(), running(stopFirst()), { ingress: null, ports: [] }).name).to.equal('recreate');
+    const generated = desired({ mode: 'compose-generated' }, { ports: ['80'] });
+    expect(modeFor(decide(null, true), generated, running(generated), { ingress, ports: [] }).name).to.equal('compose-generated');
+  });
+
   it('brings generated and external compose files up with compose, whatever the update order', () => {
     const generated = desired({ mode: 'compose-generated' }, { ports: ['80'], updateOrder: 'start-first' });
     expect(modeFor(decide(null, true), generated, running(generated)).name).to.equal('compose-generated');

@@ -1,0 +1,50 @@
+// Starts the proxy reconciler and what tells it to look at a server again: any Docker event of a
+// managed container there (a container healthy, stopped or removed, the proxy itself removed by
+// hand), the end of a plan on it, a service's ingress written through the API, a certificate from
+// ACME stored for one of its hosts (certificate.changed), and the periodic
+// resync (SCHEDULER_DRIFT_CHECK_SEC) over every reachable server as the safety net (a manifest's
+// ingress, a server whose proxy is no longer needed). Only the leader reconciles.
+import type { Services } from '../../controller/services.js';
+import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
+import { CERTIFICATE_CHANGED } from '../../controller/ingress/acme/held-certificates.js';
+import { PROXY_KIND, proxyKey, reconcileProxy } from './reconcile-proxy.js';
+
+/** After an API write of a service's ingress (or its deletion): its servers look again. */
+export function lookAtServers(s: Pick<Services, 'queue'>, serverIds: Iterable<string>): void {
+  for (const id of new Set(serverIds)) s.queue.add(proxyKey(id));
+}
+
+/** The servers whose proxies serve `host` for a service of the environment. */
+async function serversServing(s: Services, environmentId: string, host: string): Promise<string[]> {
+  const claims = (await s.services.listIngressClaims()).filter((c) => c.environmentId === environmentId && c.ingress.hosts.some((h) => h.toLowerCase() === host));
+  if (!claims.length) return [];
+  return (await s.deployments.listByServices(claims.map((c) => c.serviceId))).map((d) => d.serverId);
+}
+
+export async function startProxyWorker(s: Services): Promise<() => Promise<void>> {
+  s.queue.register(PROXY_KIND, async (serverId) => {
+    if (!s.leadership.isLeader) return;
+    const seen = await reconcileProxy(s, serverId);
+    if (seen.problem) s.logger.warn('the proxy does not route as desired', { serverId, problem: seen.problem });
+  });
+  const stopEvents = s.hosts.containerEvents.onEvent((e) => { if (s.leadership.isLeader) s.queue.add(proxyKey(e.serverId)); });
+  const unsubscribe = s.events.subscribe((e) => {
+    if (e.type === CERTIFICATE_CHANGED && s.leadership.isLeader && e.environmentId) {
+      void serversServing(s, e.environmentId, String(e.data.host).toLowerCase()).then((ids) => lookAtServers(s, ids),
+        (err: unknown) => s.logger.warn('could not enqueue the proxies of a new certificate', { host: e.data.host, error: String(err) }));
+      return;
+    }
+    if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus) || !s.leadership.isLeader) return;
+    void s.plans.steps.serverIdsOf(String(e.data.planId)).then((ids) => lookAtServers(s, ids),
+      (err: unknown) => s.logger.warn('could not enqueue the proxies of a finished plan', { planId: e.data.planId, error: String(err) }));
+  });
+  const lookAtAll = async () => lookAtServers(s, (await s.servers.listReachable()).map((r) => r.id));
+  s.scheduler.every('proxy-resync', s.config.scheduler.driftCheckSec, lookAtAll);
+  const stopLeading = s.leadership.whileLeader('proxy-resync', () => lookAtAll().catch((err: unknown) =>
+    s.logger.warn('could not enqueue the proxies for the new leader', { error: String(err) })));
+  return async () => {
+    await stopLeading();
+    stopEvents();
+    unsubscribe();
+  };
+}
