@@ -238,6 +238,35 @@ describe('certificate renewal (Pebble)', function () {
   });
 });
 
+describe('certificate renewal without an ACME_EMAIL (Pebble)', function () {
+  this.timeout(120_000);
+  let pebble: TestPebble;
+  let svc: TestService;
+  let admin: HttpClient;
+  let env: { id: string; name: string };
+  const HOST = 'anonymous-account.stevedore.test';
+
+  before(async () => { ({ pebble, svc, admin, environment: env } = await world({ ACME_EMAIL: '', ACME_RENEW_BEFORE_DAYS: '36500', SCHEDULER_CERTIFICATE_SEC: '2' })); });
+  after(async () => {
+    await svc?.stop();
+    await pebble?.stop();
+  });
+
+  // the second order finds its account already made: it must look the account up, not send the
+  // CA an update with nothing to change (which Pebble, as RFC 8555 lets it, refuses)
+  it('orders again with the account it made: a renewal with no contact address is issued', async () => {
+    await pebble.addHost(HOST);
+    await wantHosts(svc, admin, env.id, [HOST]);
+    const first = await until('the first certificate', async () => { const c = await certificateOf(admin, env.id, HOST); return c?.serial && c; }, { timeoutMs: 30_000, everyMs: 200 });
+    const renewed = await until('a renewed certificate', async () => {
+      const c = await certificateOf(admin, env.id, HOST);
+      if (c?.state === 'failed') throw new Error(`the renewal failed: ${c.error}`);
+      return c?.state === 'issued' && c.serial !== first.serial && c;
+    }, { timeoutMs: 30_000, everyMs: 200 });
+    expect(renewed.error).to.equal(null);
+  });
+});
+
 describe('certificates: the ACME directory behind the outgoing guard', function () {
   this.timeout(90_000);
   let svc: TestService;

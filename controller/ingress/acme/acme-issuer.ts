@@ -81,7 +81,7 @@ export class AcmeIssuer {
     const client = new acme.Client({ directoryUrl: this.config.directoryUrl, accountKey, backoffAttempts: 20, backoffMin: 250, backoffMax: 3000 });
     const tokens: string[] = [];
     try {
-      await client.createAccount({ termsOfServiceAgreed: true, ...(this.config.email ? { contact: [`mailto:${this.config.email}`] } : {}) });
+      await ensureAccount(client, this.config.email);
       const order = await client.createOrder({ identifiers: [{ type: 'dns', value: host }] });
       for (const authz of await client.getAuthorizations(order)) {
         if (authz.status === 'valid') continue;
@@ -102,6 +102,26 @@ export class AcmeIssuer {
       await this.store.removeChallenges(tokens);
     }
   }
+}
+
+/**
+ * The CA's account of this key: looked up first (`onlyReturnExisting`, then a POST-as-GET), made
+ * only when the CA has none. Asking to create it again would send an existing account an update
+ * with nothing in it when no contact is configured, which RFC 8555 lets a CA refuse (Pebble does).
+ */
+async function ensureAccount(client: acme.Client, email: string | null): Promise<void> {
+  try {
+    await client.createAccount({ onlyReturnExisting: true });
+    return;
+  } catch (e) {
+    // a connection that failed (an axios error, a code, or no answer at all) is no answer about the
+    // account: said as it is. Anything else is the CA's problem document, which for a lookup is
+    // `accountDoesNotExist` (RFC 8555 §7.3.1); acme-client keeps only its detail text, whose words
+    // differ by CA, so the shape is what is read here, not the words
+    const err = e as { isAxiosError?: boolean; code?: string };
+    if (e instanceof TypeError || err.isAxiosError || err.code) throw e;
+  }
+  await client.createAccount({ termsOfServiceAgreed: true, ...(email ? { contact: [`mailto:${email}`] } : {}) });
 }
 
 /**
