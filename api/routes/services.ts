@@ -12,7 +12,7 @@ import { changeServiceSpec } from '../../reconcilers/entrance.js';
 import { syncPlacements } from '../../reconcilers/service/placement.js';
 import { labelSelectorOf, labelSelectorQuery } from '../http/label-selector.js';
 import { ingressStatus } from '../../reconcilers/proxy/ingress-status.js';
-import { lookAtServers } from '../../reconcilers/proxy/proxy-worker.js';
+import { INGRESS_CHANGED } from '../../controller/model/ingress.js';
 
 const serviceSchemas = service.schemas!;
 
@@ -56,7 +56,7 @@ export default function serviceRoutes(s: Services) {
         // placed by selector: a deployment on every matching server (containers come with the first deploy)
         if (row.serverSelector) await syncPlacements(s, resource.id, [row.id]);
         const deployments = await s.deployments.listByService(row.id);
-        if (row.ingress) lookAtServers(s, deployments.map((d) => d.serverId));
+        if (row.ingress) await s.events.publish(INGRESS_CHANGED, row.environmentId, { serviceId: row.id });
         return toService(row, deployments);
       },
     }),
@@ -92,7 +92,7 @@ export default function serviceRoutes(s: Services) {
         ctx.state.audit = { details: { name: row.name, changed, generation: row.generation, planId: plan?.id ?? null, ...(placement && { placementPlanIds: placement.planIds }) } };
         const deployments = await s.deployments.listByService(row.id);
         // the route table of its servers' proxies changes with it
-        if (changed.includes('ingress')) lookAtServers(s, deployments.map((d) => d.serverId));
+        if (changed.includes('ingress')) await s.events.publish(INGRESS_CHANGED, row.environmentId, { serviceId: row.id });
         return toService(row, deployments);
       },
     }),
@@ -111,7 +111,7 @@ export default function serviceRoutes(s: Services) {
           return deps;
         });
         ctx.state.audit = { environmentId: resource.environmentId, details: { name: resource.name, deployments: deployments.length } };
-        if (resource.ingress) lookAtServers(s, deployments.map((d) => d.serverId));
+        if (resource.ingress) await s.events.publish(INGRESS_CHANGED, resource.environmentId, { serviceId: resource.id, serverIds: deployments.map((d) => d.serverId) });
         return undefined;
       },
     }),

@@ -14,6 +14,7 @@ import type { ChangedService } from '../model/manifest-hand-off.js';
 import { kindOf } from '../kinds/index.js';
 import { containerPolicyErrors } from './container-policy.js';
 import { ingressClaimErrors } from './ingress-claims.js';
+import { INGRESS_CHANGED } from '../model/ingress.js';
 import { controllerPaths } from '../deploy/container-policy.js';
 import { createObject, deleteObject, ObjectInUse, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
@@ -133,6 +134,8 @@ async function writeManifests(s: Services, files: ManifestFile[], opts: ApplyOpt
       const envId = c.environment ? snap.envIds.get(c.environment) : undefined;
       if ((c.kind === 'Server' || c.kind === 'Service') && envId && !result.placementChanged.includes(envId)) result.placementChanged.push(envId);
       if (c.kind === 'Environment' && c.action === 'update' && fieldNames.includes('sshPrivateKey')) result.sshKeyChanged.push(id!);
+      // no plan follows an ingress-only change: the proxies are told (after commit, every replica)
+      if (c.kind === 'Service' && c.action === 'update' && envId && fieldNames.includes('ingress')) await s.events.publish(INGRESS_CHANGED, envId, { serviceId: id }, trx);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.includes('dependsOn'))) dependencySyncs.push(d);
       if (c.kind === 'Service' && d && (c.action === 'create' || fieldNames.some((f) => DEPLOYED_FIELDS.has(f)))) {
         result.changedServices.push({ id: id!, environmentId: snap.envIds.get(d.environment!)!, name: d.name, imageTag: d.fields.imageTag as string });

@@ -18,6 +18,13 @@ export interface Ingress {
 export type ResolvedIngress = Required<Ingress>;
 
 export const DEFAULT_INGRESS_PATH = '/';
+
+/**
+ * Published (to every replica) when a service's ingress is written without a plan to follow it:
+ * an API PATCH, a manifest apply, a deletion. The leader's proxy worker looks at the servers that
+ * run it (`data.serverIds` when the service is gone, else its deployments').
+ */
+export const INGRESS_CHANGED = 'ingress.changed';
 export const DEFAULT_INGRESS_TLS: IngressTls = 'auto';
 
 /** A DNS name of letters, digits and hyphens, labels of 1-63, at most 253 characters, at least two labels; no wildcard. */

@@ -1,15 +1,17 @@
 // Starts the proxy reconciler and what tells it to look at a server again: any Docker event of a
 // managed container there (a container healthy, stopped or removed, the proxy itself removed by
-// hand), the end of a plan on it, a service's ingress written through the API, a certificate from
-// ACME stored for one of its hosts (certificate.changed), and the periodic
-// resync (SCHEDULER_DRIFT_CHECK_SEC) over every reachable server as the safety net (a manifest's
-// ingress, a server whose proxy is no longer needed). Only the leader reconciles.
+// hand), the end of a plan on it, a service's ingress written without a plan (ingress.changed,
+// from the API or a manifest apply, heard by every replica), a certificate from ACME stored for
+// one of its hosts (certificate.changed), and the periodic resync (SCHEDULER_DRIFT_CHECK_SEC)
+// over every reachable server as the safety net (a server whose proxy is no longer needed).
+// Only the leader reconciles.
 import type { Services } from '../../controller/services.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { CERTIFICATE_CHANGED } from '../../controller/ingress/acme/held-certificates.js';
+import { INGRESS_CHANGED } from '../../controller/model/ingress.js';
 import { PROXY_KIND, proxyKey, reconcileProxy } from './reconcile-proxy.js';
 
-/** After an API write of a service's ingress (or its deletion): its servers look again. */
+/** The servers named: their proxies look again. */
 export function lookAtServers(s: Pick<Services, 'queue'>, serverIds: Iterable<string>): void {
   for (const id of new Set(serverIds)) s.queue.add(proxyKey(id));
 }
@@ -32,6 +34,13 @@ export async function startProxyWorker(s: Services): Promise<() => Promise<void>
     if (e.type === CERTIFICATE_CHANGED && s.leadership.isLeader && e.environmentId) {
       void serversServing(s, e.environmentId, String(e.data.host).toLowerCase()).then((ids) => lookAtServers(s, ids),
         (err: unknown) => s.logger.warn('could not enqueue the proxies of a new certificate', { host: e.data.host, error: String(err) }));
+      return;
+    }
+    if (e.type === INGRESS_CHANGED && s.leadership.isLeader) {
+      const named = e.data.serverIds as string[] | undefined;
+      void (named ? Promise.resolve(named) : s.deployments.listByService(String(e.data.serviceId)).then((ds) => ds.map((d) => d.serverId)))
+        .then((ids) => lookAtServers(s, ids),
+          (err: unknown) => s.logger.warn('could not enqueue the proxies of a changed ingress', { serviceId: e.data.serviceId, error: String(err) }));
       return;
     }
     if (e.type !== 'plan.updated' || !isTerminalPlan(e.data.status as PlanStatus) || !s.leadership.isLeader) return;

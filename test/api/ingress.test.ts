@@ -125,6 +125,13 @@ describe('ingress: the service field and its status route', () => {
     const again = await admin.post('/api/manifests/apply', { files: [{ path: 'web.yaml', content: applied }] });
     expect(again.status, again.text).to.equal(200);
     expect(again.body.changes, JSON.stringify(again.body.changes)).to.deep.equal([]);
+    // no plan follows an ingress-only change: the apply tells the proxies (every replica hears it)
+    const id = list.find((x: { name: string }) => x.name === 'web-m').id;
+    const heard = async () => (await svc.services.events.since(0, envId, 1000)).filter((e) => e.type === 'ingress.changed' && e.data.serviceId === id);
+    expect(await heard()).to.have.length(0);
+    const moved = await admin.post('/api/manifests/apply', { files: [{ path: 'web.yaml', content: applied.replace('port: 80', 'port: 8080') }] });
+    expect(moved.status, moved.text).to.equal(200);
+    expect(await heard()).to.have.length(1);
   });
 
   describe('GET /api/services/{id}/ingress', () => {
