@@ -30,7 +30,7 @@ export interface BackupRow {
  * `renew` by the replica running them, `failExpired` by any live replica. The UPDATE re-checks
  * `status = 'running'` under the row lock, so two replicas sweeping at once fail each row once.
  */
-class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
+export class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
   async renewLeases(owner: string): Promise<number> {
     return this.q().where({ status: 'running', owner } as never).update({ heartbeatAt: this.db.fn.now() } as never);
   }
