@@ -16,8 +16,8 @@ import { putVerified } from '../databases/storage/verified-put.js';
 import { conflict } from '../errors/app-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { dockerExec } from '../hosts/commands/database.js';
-import { start, stop } from '../hosts/commands/docker.js';
-import { checkIn, containersUsing, tarIn, tarOut, volumeCreate, volumeRm } from '../hosts/commands/volume.js';
+import { rm, start, stop } from '../hosts/commands/docker.js';
+import { checkIn, containersUsing, tarIn, tarOut, volumeCreate, volumeInspect, volumeRm } from '../hosts/commands/volume.js';
 import type { HostAccess } from '../hosts/host-access.js';
 import type { Logger } from '../logger.js';
 import { dockerVolumeName, volumeLabels } from '../model/volume-mount.js';
@@ -41,16 +41,16 @@ export interface VolumeContext {
   owner: string;
 }
 
+const helperName = () => `stevedore-volume-helper-${randomBytes(5).toString('hex')}`;
+
 export const ABANDONED = 'the controller running it stopped (its lease ran out): nothing will finish it';
 const COMMAND_TIMEOUT_MS = 300_000;
 
 /** The containers of the server that mount the volume, and which of them run. */
 export async function usersOf(ctx: VolumeContext, v: VolumeRow, dockerName = dockerNameOf(v)): Promise<Array<{ name: string; running: boolean }>> {
   const out = await ctx.hosts.exec(v.serverId, containersUsing(dockerName));
-  return out.stdout.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const [name, state] = l.split(' ');
-    return { name, running: state === 'running' };
-  });
+  // our own helpers (a copy, a size) are not the volume's users
+  return out.stdout.split('\n').map((l) => l.trim().split(' ')).filter(([name, , helper]) => name && !helper).map(([name, state]) => ({ name, running: state === 'running' }));
 }
 
 /** Creates a Docker volume with the ownership labels (and the volume's own). */
@@ -75,6 +75,9 @@ export class VolumeOps {
 
   /** Inserts the running row; `done` settles with the finished one (never rejects). */
   async backup(v: VolumeRow, req: { trigger: VolumeBackupRow['trigger']; storage?: 'local' | 's3' }): Promise<{ row: VolumeBackupRow; done: Promise<VolumeBackupRow> }> {
+    // one copy of a volume at a time: a second would stop the service again, or copy a stopped copy's helper
+    const running = await this.ctx.backups.findOne({ volumeId: v.id, status: 'running' });
+    if (running) throw conflict(`A backup of volume ${v.name} is running (${running.id})`, 'Wait for it to finish');
     const { store, prefix } = await this.ctx.stores.forNew(v.environmentId, req.storage);
     const id = randomUUID();
     const stamp = new Date().toISOString().replace(/[:.]/g, '-');
@@ -90,6 +93,9 @@ export class VolumeOps {
   /** The consistent copy: prepared per `consistency`, the service ALWAYS started again after it. */
   private async copy(v: VolumeRow, row: VolumeBackupRow): Promise<{ sha256: string; size: number; tarBytes: number }> {
     const store = await this.ctx.stores.of(row);
+    // docker run would create a missing volume, empty: there is nothing to copy
+    const seen = await this.ctx.hosts.exec(v.serverId, volumeInspect(dockerNameOf(v)), { check: false });
+    if (seen.code !== 0) throw new Error(`the Docker volume ${dockerNameOf(v)} is not on the server (${reasonOf(seen.stderr, `exit ${seen.code}`)}): nothing was copied`);
     const users = await usersOf(this.ctx, v);
     const running = users.filter((u) => u.running).map((u) => u.name);
     const stopped: string[] = [];
@@ -117,7 +123,8 @@ export class VolumeOps {
   }
 
   private async stream(v: VolumeRow, row: VolumeBackupRow, store: Awaited<ReturnType<BackupStores['of']>>) {
-    const exec = await this.ctx.hosts.stream(v.serverId, tarOut(this.ctx.helperImage, dockerNameOf(v)));
+    const helper = helperName();
+    const exec = await this.ctx.hosts.stream(v.serverId, tarOut(this.ctx.helperImage, dockerNameOf(v), helper));
     exec.stdin.end();
     const tar = meter();
     const entries = tarEntries();
@@ -127,6 +134,7 @@ export class VolumeOps {
     } catch (err) {
       exec.kill();
       await exec.exit;
+      await this.removeHelper(v, helper);
       throw err;
     }
     const exit = await exec.exit;
@@ -177,8 +185,9 @@ export class VolumeOps {
     const store = await this.ctx.stores.of(b);
     const source = await store.get(b.objectKey);
     await createDockerVolume(this.ctx, v, dockerName);
+    const helper = helperName();
     try {
-      const exec = await this.ctx.hosts.stream(v.serverId, tarIn(this.ctx.helperImage, dockerName));
+      const exec = await this.ctx.hosts.stream(v.serverId, tarIn(this.ctx.helperImage, dockerName, helper));
       exec.stdout.resume();
       const m = meter();
       try {
@@ -194,9 +203,15 @@ export class VolumeOps {
       }
       if (exit.code !== 0) throw new Error(`unpacking ${exit.code === null ? 'was killed' : `exited ${exit.code}`}: ${reasonOf(exit.stderr, 'no error output')}`);
     } catch (err) {
+      // the helper may outlive its killed client for a moment: it goes first, then the volume it holds
+      await this.removeHelper(v, helper);
       await this.removeDockerVolume(v, dockerName);
       throw err;
     }
+  }
+
+  private async removeHelper(v: VolumeRow, container: string): Promise<void> {
+    await this.ctx.hosts.exec(v.serverId, rm(container, { force: true }), { check: false }).catch(() => undefined);
   }
 
   async removeDockerVolume(v: VolumeRow, dockerName: string): Promise<void> {
@@ -275,6 +290,8 @@ export class VolumeOps {
       }
       if (new Date(v.nextBackupAt) > now) continue;
       if (!(await this.ctx.volumes.claimDue(v.id, v.nextBackupAt, next))) continue;
+      // a copy still running is this time's backup too
+      if (await this.ctx.backups.findOne({ volumeId: v.id, status: 'running' })) continue;
       void this.track(this.scheduled(v));
     }
   }

@@ -16,18 +16,22 @@ export const volumeRm = (name: string): string[] => ['docker', 'volume', 'rm', '
 /** Every volume of the server, one JSON object per line. */
 export const volumeLs = (): string[] => ['docker', 'volume', 'ls', '--format', '{{json .}}'];
 
-/** Containers (running or not) that mount the volume: `name state` per line. */
+export const HELPER_LABEL = 'stevedore.helper';
+
+/** Containers (running or not) that mount the volume: `name state helper` per line (helper: our own copies' label). */
 export const containersUsing = (name: string): string[] =>
-  ['docker', 'ps', '--all', '--no-trunc', '--filter', `volume=${name}`, '--format', '{{.Names}} {{.State}}'];
+  ['docker', 'ps', '--all', '--no-trunc', '--filter', `volume=${name}`, '--format', `{{.Names}} {{.State}} {{.Label "${HELPER_LABEL}"}}`];
 
 const helper = (image: string, mount: string, extra: string[], command: string[]): string[] =>
-  ['docker', 'run', '--rm', '--network', 'none', '--label', 'stevedore.helper=volume', ...extra, '--volume', mount, image, ...command];
+  ['docker', 'run', '--rm', '--network', 'none', '--label', `${HELPER_LABEL}=volume`, ...extra, '--volume', mount, image, ...command];
 
-/** The volume's files as a tar stream on stdout, the volume mounted read-only. */
-export const tarOut = (image: string, name: string): string[] => helper(image, `${name}:/v:ro`, [], ['tar', '-C', '/v', '-cf', '-', '.']);
+/** The volume's files as a tar stream on stdout, the volume mounted read-only; `container` names the helper (to remove it when the copy is given up). */
+export const tarOut = (image: string, name: string, container: string): string[] =>
+  helper(image, `${name}:/v:ro`, ['--name', container], ['tar', '-C', '/v', '-cf', '-', '.']);
 
 /** A tar stream on stdin unpacked into the (new, empty) volume. */
-export const tarIn = (image: string, name: string): string[] => helper(image, `${name}:/v`, ['--interactive'], ['tar', '-C', '/v', '-xf', '-']);
+export const tarIn = (image: string, name: string, container: string): string[] =>
+  helper(image, `${name}:/v`, ['--interactive', '--name', container], ['tar', '-C', '/v', '-xf', '-']);
 
 /** A drill's check: `sh -c CHECK` in /v, the restored volume mounted read-only. */
 export const checkIn = (image: string, name: string, check: string): string[] =>
