@@ -12,8 +12,9 @@ import { serverInventory, volumeUsage } from '../../controller/volumes/inventory
 import { usersOf } from '../../controller/volumes/volume-ops.js';
 import { startVolumeRestore } from '../../reconcilers/volume/restore.js';
 import { result, route } from '../http/route.js';
-import { arrayOf, bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import { rowOf } from './loaders.js';
+import { backupNowRoutes } from './backups.js';
 
 const TAG = 'volumes';
 const STATUS = enumOf('running', 'succeeded', 'failed');
@@ -76,24 +77,12 @@ export default function volumeRoutes(s: Services) {
       },
     }),
 
-    route<unknown, { limit: number; offset: number }, VolumeRow>({
-      method: 'GET', path: '/api/volumes/{id}/backups', operationId: 'listVolumeBackups', tag: TAG, access: 'viewer', load: loadVolume,
-      query: paginationQuery, response: listOf(backupSchema), summary: 'Backups of a volume, newest first',
-      async handler(_ctx, { resource, query }) {
-        const page = await backups.pageOf(resource.id, query);
-        return { ...page, items: page.items.map(toVolumeBackup) };
-      },
-    }),
-
-    route<{ storage?: 'local' | 's3' }, unknown, VolumeRow>({
-      method: 'POST', path: '/api/volumes/{id}/backups', operationId: 'createVolumeBackup', tag: TAG, access: 'operator', load: loadVolume,
-      body: object({ storage: enumOf('local', 's3') }), status: 202, response: backupSchema, errors: [409],
-      summary: 'Back the volume up now (202, status running): a consistent tar of it (backup.consistency, default stop) through gzip to storage',
-      async handler(ctx, { resource, body }) {
-        const { row } = await ops.backup(resource, { trigger: 'manual', storage: body.storage });
-        ctx.state.audit = { environmentId: resource.environmentId, resourceType: 'volume-backups', resourceId: row.id, details: { storage: row.storage } };
-        return result(202, toVolumeBackup(row));
-      },
+    ...backupNowRoutes<VolumeRow, VolumeBackupRow>({
+      path: '/api/volumes/{id}/backups', operationIds: ['listVolumeBackups', 'createVolumeBackup'], tag: TAG, load: loadVolume, response: backupSchema,
+      listSummary: 'Backups of a volume, newest first',
+      createSummary: 'Back the volume up now (202, status running): a consistent tar of it (backup.consistency, default stop) through gzip to storage',
+      page: (id, q) => backups.pageOf(id, q), present: toVolumeBackup, resourceType: 'volume-backups',
+      start: async (v, storage) => (await ops.backup(v, { trigger: 'manual', storage })).row,
     }),
 
     route({

@@ -2,8 +2,6 @@
 // Volume by name (`{volume, mount, readOnly?}`, docs/volumes.md). A managed volume's Docker name
 // carries its environment's id, so two environments' volumes of the same name never meet on a
 // server, and the container policy can tell one environment's volume from another's.
-import { LABEL } from './desired-container.js';
-
 export interface VolumeMount { volume: string; mount: string; readOnly?: boolean }
 export type VolumeEntry = string | VolumeMount;
 
@@ -28,11 +26,6 @@ export function dockerVolumeName(environmentId: string, name: string, suffix?: s
 /** The environment a Docker volume name belongs to when it is a managed volume's name, else null. */
 export function environmentOfVolumeName(dockerName: string): string | null {
   return MANAGED_NAME.exec(dockerName)?.[1] ?? null;
-}
-
-/** The labels Stevedore puts on a managed Docker volume: whose it is. */
-export function volumeLabels(environmentId: string, volumeId: string, own: Record<string, string> = {}): Record<string, string> {
-  return { ...own, [LABEL.managed]: 'true', [LABEL.environment]: environmentId, [VOLUME_LABEL]: volumeId };
 }
 
 export const VOLUME_LABEL = 'stevedore.volume-id';

@@ -20,7 +20,8 @@ import { rm, start, stop } from '../hosts/commands/docker.js';
 import { checkIn, containersUsing, tarIn, tarOut, volumeCreate, volumeInspect, volumeRm } from '../hosts/commands/volume.js';
 import type { HostAccess } from '../hosts/host-access.js';
 import type { Logger } from '../logger.js';
-import { dockerVolumeName, volumeLabels } from '../model/volume-mount.js';
+import { LABEL } from '../model/desired-container.js';
+import { dockerVolumeName, VOLUME_LABEL } from '../model/volume-mount.js';
 import {
   dockerNameOf, type VolumeBackupRow, type VolumeBackupsRepository, type VolumeRestoreRow, type VolumeRestoresRepository, type VolumeRow,
   type VolumesRepository,
@@ -51,6 +52,11 @@ export async function usersOf(ctx: VolumeContext, v: VolumeRow, dockerName = doc
   const out = await ctx.hosts.exec(v.serverId, containersUsing(dockerName));
   // our own helpers (a copy, a size) are not the volume's users
   return out.stdout.split('\n').map((l) => l.trim().split(' ')).filter(([name, , helper]) => name && !helper).map(([name, state]) => ({ name, running: state === 'running' }));
+}
+
+/** The labels Stevedore puts on a managed Docker volume: whose it is (the volume's own labels first). */
+export function volumeLabels(environmentId: string, volumeId: string, own: Record<string, string> = {}): Record<string, string> {
+  return { ...own, [LABEL.managed]: 'true', [LABEL.environment]: environmentId, [VOLUME_LABEL]: volumeId };
 }
 
 /** Creates a Docker volume with the ownership labels (and the volume's own). */

@@ -4,6 +4,16 @@ import type { Knex } from 'knex';
 // Docker name of its own (`docker_name`, unique per server so environments never collide; a
 // restore swaps it to the new volume it filled). Its backups and restores are leased like a
 // database's (docs/backups.md) and kept in tables of their own, with the same columns.
+/** What every backup and restore run keeps: its lease (owner, heartbeat), its times and its reason. */
+function runColumns(knex: Knex, t: Knex.CreateTableBuilder): void {
+  t.text('error');
+  t.text('owner');
+  t.timestamp('heartbeat_at', { useTz: true });
+  t.timestamp('started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
+  t.timestamp('finished_at', { useTz: true });
+  t.timestamps(true, true);
+}
+
 export async function up(knex: Knex): Promise<void> {
   await knex.schema.createTable('volumes', (t) => {
     t.uuid('id').primary().defaultTo(knex.raw('gen_random_uuid()'));
@@ -38,12 +48,7 @@ export async function up(knex: Knex): Promise<void> {
     t.bigInteger('tar_bytes');
     t.text('sha256');
     t.boolean('pinned').notNullable().defaultTo(false);
-    t.text('error');
-    t.text('owner');
-    t.timestamp('heartbeat_at', { useTz: true });
-    t.timestamp('started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('finished_at', { useTz: true });
-    t.timestamps(true, true);
+    runColumns(knex, t);
     t.index(['volume_id', 'started_at'], 'volume_backups_volume_started');
   });
   await knex.schema.createTable('volume_restores', (t) => {
@@ -57,12 +62,7 @@ export async function up(knex: Knex): Promise<void> {
     t.text('previous_docker_name');
     t.text('check_output');
     t.integer('duration_ms');
-    t.text('error');
-    t.text('owner');
-    t.timestamp('heartbeat_at', { useTz: true });
-    t.timestamp('started_at', { useTz: true }).notNullable().defaultTo(knex.fn.now());
-    t.timestamp('finished_at', { useTz: true });
-    t.timestamps(true, true);
+    runColumns(knex, t);
     t.index(['volume_id', 'started_at'], 'volume_restores_volume_started');
   });
   await knex.raw(`alter table volume_backups add constraint volume_backups_status_check check (status in ('running', 'succeeded', 'failed'))`);

@@ -3,8 +3,9 @@ import { validationError } from '../../errors/app-error.js';
 import type { Consistency, VolumeBackupSpec } from '../../kinds/volume.js';
 import type { KindDescriptor } from '../../kinds/kind.js';
 import { dockerVolumeName } from '../../model/volume-mount.js';
-import { BaseRepository, isUuid, type Page, type PageQuery } from './base-repository.js';
-import { LeasedRuns, type BackupStatus } from './backups.js';
+import { type Page, type PageQuery } from './base-repository.js';
+import { ConditionedRepository } from './conditioned-repository.js';
+import { LeasedRuns, type LeasedRunRow } from './backups.js';
 import { KindRepository, type KindRow } from './kind-repository.js';
 
 export interface VolumeRow {
@@ -28,7 +29,7 @@ export interface VolumeRow {
 /** The Docker volume a volume is now: the one a restore swapped in, else the one it was created as. */
 export const dockerNameOf = (v: Pick<VolumeRow, 'environmentId' | 'name' | 'dockerName'>): string => v.dockerName ?? dockerVolumeName(v.environmentId, v.name);
 
-export class VolumesRepository extends BaseRepository<VolumeRow> {
+export class VolumesRepository extends ConditionedRepository<VolumeRow> {
   constructor(db: Knex) {
     super(db, 'volumes');
   }
@@ -58,15 +59,6 @@ export class VolumesRepository extends BaseRepository<VolumeRow> {
     const q = this.q().where({ id });
     const n = await (was === null ? q.whereNull('dockerName') : q.where('dockerName', was)).update({ dockerName, updatedAt: this.db.fn.now() } as never);
     return n === 1;
-  }
-
-  /** Merges a condition into status.conditions, keyed by type (Degraded, DrillSucceeded). */
-  async setCondition(id: string, condition: { type: string; status: boolean; reason: string; message: string }): Promise<void> {
-    const row = await this.findById(id);
-    if (!row) return;
-    const conditions = ((row.status?.conditions as Array<{ type: string }>) ?? []).filter((c) => c.type !== condition.type);
-    const status = { ...row.status, conditions: [...conditions, { ...condition, lastTransitionTime: new Date().toISOString() }] };
-    await this.q().where({ id }).update({ status: JSON.stringify(status) } as never);
   }
 }
 
@@ -104,11 +96,10 @@ export class VolumeKindRepository extends KindRepository {
   }
 }
 
-export interface VolumeBackupRow {
+export interface VolumeBackupRow extends LeasedRunRow {
   id: string;
   volumeId: string;
   environmentId: string;
-  status: BackupStatus;
   trigger: 'manual' | 'schedule' | 'safety';
   consistency: Consistency;
   storage: 'local' | 's3';
@@ -118,11 +109,6 @@ export interface VolumeBackupRow {
   tarBytes: string | number | null;
   sha256: string | null;
   pinned: boolean;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  owner?: string | null;
-  heartbeatAt?: Date | null;
 }
 
 export class VolumeBackupsRepository extends LeasedRuns<VolumeBackupRow> {
@@ -130,19 +116,13 @@ export class VolumeBackupsRepository extends LeasedRuns<VolumeBackupRow> {
     super(db, 'volume_backups');
   }
 
-  async pageOf(volumeId: string, page: PageQuery): Promise<Page<VolumeBackupRow>> {
-    if (!isUuid(volumeId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
-    const [rows, [{ count }]] = await Promise.all([
-      this.q().where({ volumeId }).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
-      this.q().where({ volumeId }).count({ count: '*' }),
-    ]);
-    return { items: rows as VolumeBackupRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  pageOf(volumeId: string, page: PageQuery): Promise<Page<VolumeBackupRow>> {
+    return this.pageBy('volumeId', volumeId, page);
   }
 
   /** Every finished backup of a volume, newest first (what retention looks at). */
   finishedOf(volumeId: string): Promise<VolumeBackupRow[]> {
-    return this.q().where({ volumeId }).whereNot('status', 'running')
-      .orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]) as Promise<VolumeBackupRow[]>;
+    return this.finishedBy('volumeId', volumeId);
   }
 }
 
@@ -155,22 +135,16 @@ export function toVolumeBackup(b: VolumeBackupRow) {
   };
 }
 
-export interface VolumeRestoreRow {
+export interface VolumeRestoreRow extends LeasedRunRow {
   id: string;
   volumeId: string;
   environmentId: string;
   backupId: string | null;
   target: 'volume' | 'drill';
-  status: BackupStatus;
   newDockerName: string | null;
   previousDockerName: string | null;
   checkOutput: string | null;
   durationMs: number | null;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  owner?: string | null;
-  heartbeatAt?: Date | null;
 }
 
 export class VolumeRestoresRepository extends LeasedRuns<VolumeRestoreRow> {
