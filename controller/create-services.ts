@@ -165,7 +165,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   services.volumes = new VolumesRepository(db);
   services.volumeOps = new VolumeOps({
     volumes: services.volumes, backups: new VolumeBackupsRepository(db), restores: new VolumeRestoresRepository(db), hosts, events,
-    logger, stores: services.databaseOps.ctx.stores, helperImage: config.volumeHelperImage, owner: services.databaseOps.ctx.owner,
+    logger, stores: services.databaseOps.ctx.stores, settings: services.settings, helperImage: config.volumeHelperImage, owner: services.databaseOps.ctx.owner,
   });
   services.plans = reconcilers.planEngine(services);
   services.handOff = reconcilers.manifestHandOff(services);

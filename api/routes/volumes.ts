@@ -15,6 +15,7 @@ import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import { rowOf } from './loaders.js';
 import { backupNowRoutes } from './backups.js';
+import { assertExecAllowed } from './exec.js';
 
 const TAG = 'volumes';
 const STATUS = enumOf('running', 'succeeded', 'failed');
@@ -130,10 +131,12 @@ export default function volumeRoutes(s: Services) {
       method: 'POST', path: '/api/volume-backups/{id}/drill', operationId: 'drillVolumeBackup', tag: TAG, access: 'operator', load: loadBackup,
       body: object({
         checkCommand: nullable(str({ minLength: 1, maxLength: 2000, description: 'sh -c command run in the restored copy (mounted read-only at the working directory /v, no network); default: the copy holds files' })),
-      }), status: 202, response: restoreSchema, errors: [409],
+      }), status: 202, response: restoreSchema, errors: [403, 409],
       summary: 'Restore the backup into a scratch volume, run the check there, record the result and remove the scratch volume (202)',
       async handler(ctx, { resource, body }) {
         const v = await volumeOf(resource);
+        // a check command is a command run over the volume's data, as a one-off run is
+        if (body.checkCommand) await assertExecAllowed(s, v.environmentId);
         const { row } = await ops.drill(v, resource, body.checkCommand ?? null);
         ctx.state.audit = { environmentId: v.environmentId, resourceType: 'volume-restores', resourceId: row.id, details: { volumeId: v.id, backupId: resource.id, target: 'drill' } };
         return result(202, toVolumeRestore(row));

@@ -37,6 +37,8 @@ export interface VolumeContext {
   stores: BackupStores;
   events: EventBus;
   logger: Logger;
+  /** The environment's operations settings: a pre-backup command is an exec, refused while allowExec is off. */
+  settings: { get<T>(environmentId: string, module: string): Promise<T> };
   /** VOLUME_HELPER_IMAGE: tar and sh, run next to the volume. */
   helperImage: string;
   owner: string;
@@ -112,6 +114,9 @@ export class VolumeOps {
           stopped.push(name);
         }
       } else if (row.consistency === 'command' && running.length) {
+        // a command in the service's container is what exec is: the environment's switch holds here too
+        const ops = await this.ctx.settings.get<{ allowExec?: boolean }>(v.environmentId, 'operations');
+        if (ops.allowExec === false) throw new Error(`the pre-backup command runs in ${running[0]}, and operations.allowExec is off in this environment: nothing was copied`);
         const argv = v.backup?.command ?? [];
         const r = await this.ctx.hosts.exec(v.serverId, dockerExec({ container: running[0], argv }), { check: false, timeoutMs: COMMAND_TIMEOUT_MS });
         if (r.code !== 0) throw new Error(`the pre-backup command exited ${r.code} in ${running[0]}: ${reasonOf(r.stderr, 'no error output')}; nothing was copied`);

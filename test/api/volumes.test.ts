@@ -135,6 +135,11 @@ describe('volume routes', function () {
     expectError(await w.operator.post(`/api/volume-backups/${failed.id}/restore`, { confirm: 'wrong' }), 400, 'VALIDATION_ERROR', 'confirm');
     expectError(await w.operator.post(`/api/volume-backups/${failed.id}/restore`, { confirm: 'guarded' }), 409, 'CONFLICT');
     expectError(await w.operator.post(`/api/volume-backups/${failed.id}/drill`, {}), 409, 'CONFLICT');
+    // a drill's check command runs over the volume's data: refused with exec, for everyone
+    await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: false });
+    const noExec = await w.admin.post(`/api/volume-backups/${failed.id}/drill`, { checkCommand: 'cat secret.txt' });
+    await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: true });
+    expectError(noExec, 403, 'FORBIDDEN_SCOPE');
     const pinned = await w.operator.post(`/api/volume-backups/${failed.id}/pin`);
     expect(pinned.body.pinned).to.equal(true);
     expectError(await w.operator.delete(`/api/volume-backups/${failed.id}`), 409, 'CONFLICT');

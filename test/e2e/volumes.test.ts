@@ -127,6 +127,27 @@ describe('managed volumes on the fleet', function () {
     expect(await state()).to.equal('running');
   });
 
+  it('consistency command runs its command in the running container first (never with exec off), the service never stopped', async () => {
+    const id = (await serverExec('s1', ['docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}}', container])).trim();
+    await w.admin.patch(`/api/volumes/${volumeId}`, { backup: { schedule: '0 3 * * *', consistency: 'command', command: ['sh', '-c', 'echo flushed > /data/flushed.txt'] } });
+    try {
+      const b = await backup('local');
+      expect(b, JSON.stringify(b)).to.include({ status: 'succeeded', consistency: 'command' });
+      const tar = gunzipSync(readFileSync(path.join(w.svc.stateDir, 'backups', b.objectKey))).toString('latin1');
+      expect(tar).to.include('./flushed.txt').and.include('flushed\n');
+      // the same container, started once: it was not stopped for the copy
+      expect((await serverExec('s1', ['docker', 'inspect', '--format', '{{.Id}} {{.State.StartedAt}}', container])).trim()).to.equal(id);
+      await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: false });
+      const refused = await backup('local');
+      expect(refused.status).to.equal('failed');
+      expect(refused.error).to.match(/operations.allowExec is off/);
+    } finally {
+      await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: true });
+      await w.admin.patch(`/api/volumes/${volumeId}`, { backup: null });
+      await sh('rm -f /data/flushed.txt');
+    }
+  });
+
   it('a restore brings the files back byte for byte on a new volume, the service running on it, the old one removed', async () => {
     const b = await backup('local');
     const before = (await volumeNow()).dockerName as string;
