@@ -60,6 +60,35 @@ export function backupNowRoutes<R extends { id: string; environmentId: string },
   ];
 }
 
+/** A stored backup's delete (refused while pinned or running) and its pin and unpin: a database's or a volume's. */
+export function backupItemRoutes<B extends { id: string; environmentId: string; pinned: boolean; status: string }>(o: {
+  path: string; name: string; noun: string; tag: string; load: (ctx: Ctx, params: Record<string, string>) => Promise<B>; response: Schema;
+  present: (b: B) => unknown; remove: (b: B) => Promise<void>; pin: (b: B, pinned: boolean) => Promise<B>;
+}): RouteSpec[] {
+  return [
+    route<unknown, unknown, B>({
+      method: 'DELETE', path: o.path, operationId: `delete${o.name}`, tag: o.tag, access: 'operator',
+      load: o.load, status: 204, errors: [409], summary: `Delete a ${o.noun} and its stored object; refused while pinned or running`,
+      async handler(ctx, { resource }) {
+        if (resource.pinned) throw conflict('This backup is pinned', 'Unpin it first');
+        if (resource.status === 'running') throw conflict('This backup is still running');
+        await o.remove(resource);
+        ctx.state.audit = { environmentId: resource.environmentId };
+        return undefined;
+      },
+    }),
+    ...(['pin', 'unpin'] as const).map((action) => route<unknown, unknown, B>({
+      method: 'POST', path: `${o.path}/${action}`, operationId: `${action}${o.name}`, tag: o.tag, access: 'operator',
+      load: o.load, response: o.response,
+      summary: action === 'pin' ? `Pin a ${o.noun}: rotation never deletes it` : `Unpin a ${o.noun}: rotation may delete it again`,
+      async handler(ctx, { resource }) {
+        ctx.state.audit = { environmentId: resource.environmentId };
+        return o.present(await o.pin(resource, action === 'pin'));
+      },
+    })),
+  ];
+}
+
 /** Backups, schedules, retention, restores and restore drills of a database. */
 export default function backupRoutes(s: Services) {
   const ops = s.databaseOps;
@@ -95,16 +124,9 @@ export default function backupRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toBackup(resource),
     }),
 
-    route<unknown, unknown, BackupRow>({
-      method: 'DELETE', path: '/api/backups/{id}', operationId: 'deleteBackup', tag: 'backups', access: 'operator',
-      load: loadBackup, status: 204, errors: [409], summary: 'Delete a backup and its stored object; refused while pinned or running',
-      async handler(ctx, { resource }) {
-        if (resource.pinned) throw conflict('This backup is pinned', 'Unpin it first');
-        if (resource.status === 'running') throw conflict('This backup is still running');
-        await ops.deleteBackup(resource);
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return undefined;
-      },
+    ...backupItemRoutes<BackupRow>({
+      path: '/api/backups/{id}', name: 'Backup', noun: 'backup', tag: 'backups', load: loadBackup, response: backupSchema, present: toBackup,
+      remove: (b) => ops.deleteBackup(b), pin: async (b, pinned) => (await backups.update(b.id, { pinned }))!,
     }),
 
     route<unknown, unknown, BackupRow>({
@@ -126,16 +148,6 @@ export default function backupRoutes(s: Services) {
         });
       },
     }),
-
-    ...(['pin', 'unpin'] as const).map((action) => route<unknown, unknown, BackupRow>({
-      method: 'POST', path: `/api/backups/{id}/${action}`, operationId: `${action}Backup`, tag: 'backups', access: 'operator',
-      load: loadBackup, response: backupSchema,
-      summary: action === 'pin' ? 'Pin a backup: rotation never deletes it' : 'Unpin a backup: rotation may delete it again',
-      async handler(ctx, { resource }) {
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return toBackup((await backups.update(resource.id, { pinned: action === 'pin' }))!);
-      },
-    })),
 
     route<{ target: 'database' | 'scratch'; confirm?: string }, unknown, BackupRow>({
       method: 'POST', path: '/api/backups/{id}/restore', operationId: 'restoreBackup', tag: 'backups', access: 'operator',

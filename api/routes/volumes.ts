@@ -14,7 +14,7 @@ import { startVolumeRestore } from '../../reconcilers/volume/restore.js';
 import { result, route } from '../http/route.js';
 import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
 import { rowOf } from './loaders.js';
-import { backupNowRoutes } from './backups.js';
+import { backupItemRoutes, backupNowRoutes } from './backups.js';
 import { assertExecAllowed } from './exec.js';
 
 const TAG = 'volumes';
@@ -92,27 +92,10 @@ export default function volumeRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toVolumeBackup(resource),
     }),
 
-    route<unknown, unknown, VolumeBackupRow>({
-      method: 'DELETE', path: '/api/volume-backups/{id}', operationId: 'deleteVolumeBackup', tag: TAG, access: 'operator', load: loadBackup,
-      status: 204, errors: [409], summary: 'Delete a volume backup and its stored object; refused while pinned or running',
-      async handler(ctx, { resource }) {
-        if (resource.pinned) throw conflict('This backup is pinned', 'Unpin it first');
-        if (resource.status === 'running') throw conflict('This backup is still running');
-        await ops.deleteBackup(resource);
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return undefined;
-      },
+    ...backupItemRoutes<VolumeBackupRow>({
+      path: '/api/volume-backups/{id}', name: 'VolumeBackup', noun: 'volume backup', tag: TAG, load: loadBackup, response: backupSchema,
+      present: toVolumeBackup, remove: (b) => ops.deleteBackup(b), pin: async (b, pinned) => (await backups.update(b.id, { pinned }))!,
     }),
-
-    ...(['pin', 'unpin'] as const).map((action) => route<unknown, unknown, VolumeBackupRow>({
-      method: 'POST', path: `/api/volume-backups/{id}/${action}`, operationId: `${action}VolumeBackup`, tag: TAG, access: 'operator',
-      load: loadBackup, response: backupSchema,
-      summary: action === 'pin' ? 'Pin a volume backup: rotation never deletes it' : 'Unpin a volume backup: rotation may delete it again',
-      async handler(ctx, { resource }) {
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return toVolumeBackup((await backups.update(resource.id, { pinned: action === 'pin' }))!);
-      },
-    })),
 
     route<{ confirm?: string }, unknown, VolumeBackupRow>({
       method: 'POST', path: '/api/volume-backups/{id}/restore', operationId: 'restoreVolumeBackup', tag: TAG, access: 'operator', load: loadBackup,
