@@ -225,9 +225,18 @@ export class VolumeOps {
     await this.ctx.hosts.exec(v.serverId, rm(container, { force: true }), { check: false }).catch(() => undefined);
   }
 
+  /** Removes a Docker volume; while a helper that held it is still being removed by Docker (`--rm`), asks again for up to 15 s. */
   async removeDockerVolume(v: VolumeRow, dockerName: string): Promise<void> {
-    const r = await this.ctx.hosts.exec(v.serverId, volumeRm(dockerName), { check: false });
-    if (r.code !== 0 && !/no such volume/i.test(r.stderr)) this.ctx.logger.warn('a volume was not removed', { volumeId: v.id, dockerName, error: r.stderr.trim().slice(-300) });
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const r = await this.ctx.hosts.exec(v.serverId, volumeRm(dockerName), { check: false });
+      if (r.code === 0 || /no such volume/i.test(r.stderr)) return;
+      if (!/in use/i.test(r.stderr) || Date.now() > deadline) {
+        this.ctx.logger.warn('a volume was not removed', { volumeId: v.id, dockerName, error: r.stderr.trim().slice(-300) });
+        return;
+      }
+      await new Promise((resolve) => setTimeout(resolve, 250));
+    }
   }
 
   /** A new Docker name for a restore's or drill's volume (the old one stays until it succeeded). */
