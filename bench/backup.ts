@@ -12,15 +12,15 @@
 //   (BENCH_SERVER=s2 picks the fleet server; BENCH_CONTAINER=name dumps an existing filled one)
 // The load average is printed with the figures: on a shared machine they are only comparable
 // within one run.
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import { loadFleet, serverExec } from '../test/fleet/fleet.js';
 import { startServiceProcess } from './support/service-process.js';
 import { cpuSeconds } from './support/process-stats.js';
+import { benchServer, load, median, mib, request, sampleRss, sleep, timedShell } from './support/copy-bench.js';
 
 const run = promisify(execFile);
 const adminUrl = process.env.DATABASE_URL;
@@ -34,40 +34,6 @@ const FILL_BATCH = 200_000;
 /** Backups timed, each between two hand dumps (BENCH_ROUNDS). */
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const PASSWORD = 'bench-pg-password';
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const mib = (bytes: number) => (bytes / 1048576).toFixed(1);
-
-const load = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
-
-function rssMiB(pid: number): number {
-  const m = /VmRSS:\s+(\d+) kB/.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return m ? Number(m[1]) / 1024 : 0;
-}
-
-async function request(port: number, method: string, p: string, token?: string, body?: unknown) {
-  const res = await fetch(`http://127.0.0.1:${port}${p}`, {
-    method, headers: { 'content-type': 'application/json', ...(token && { authorization: `Bearer ${token}` }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await res.text();
-  if (res.status >= 400) throw new Error(`${method} ${p}: ${res.status} ${text}`);
-  return text ? JSON.parse(text) : undefined;
-}
-
-/** A shell pipeline on the host, timed; its output file's size. */
-async function timedShell(script: string, out: string): Promise<{ ms: number; bytes: number }> {
-  const started = performance.now();
-  await new Promise<void>((resolve, reject) => {
-    const p = spawn('bash', ['-o', 'pipefail', '-c', script], { stdio: ['ignore', 'ignore', 'inherit'] });
-    p.on('exit', (code) => (code === 0 ? resolve() : reject(new Error(`hand dump exited ${code}`))));
-  });
-  const ms = performance.now() - started;
-  const bytes = fs.statSync(out).size;
-  fs.rmSync(out);
-  return { ms, bytes };
-}
 
 async function main() {
   if (!adminUrl) throw new Error('set DATABASE_URL (fleet.env has it)');
@@ -102,21 +68,12 @@ async function main() {
 
     const dump = (z: number) => `ssh -F ${root}/ssh_config ${SERVER} docker exec ${container} pg_dump -Fc -Z ${z} -U postgres -d bench > ${work}/hand.dump`;
     const port = service.port;
-    await request(port, 'POST', '/api/auth/register', undefined, { email: 'bench@example.test', password: 'bench-password' });
-    const jwt = (await request(port, 'POST', '/api/auth/login', undefined, { email: 'bench@example.test', password: 'bench-password' })).token;
-    const env = await request(port, 'POST', '/api/environments', jwt, { name: 'bench' });
-    const s1 = fleet.servers.find((x) => x.name === SERVER)!;
-    await request(port, 'PUT', `/api/environments/${env.id}/ssh-key`, jwt, { privateKey: fs.readFileSync(s1.privateKeyPath, 'utf8') });
-    const server = await request(port, 'POST', `/api/environments/${env.id}/servers`, jwt, { name: s1.name, hostname: s1.host, sshPort: s1.port, sshUser: s1.user });
+    const { jwt, env, server } = await benchServer(port, fleet.servers.find((x) => x.name === SERVER)!);
     const db = await request(port, 'POST', `/api/environments/${env.id}/databases`, jwt, {
       name: 'bench', type: 'postgres', serverId: server.id, containerName: container, databaseName: 'bench', username: 'postgres', password: PASSWORD,
     });
     const pid = service.child.pid!;
-    await sleep(1000); // let start-up work settle before the idle figure
-    const before = rssMiB(pid);
-    const samples: number[] = [];
-    const sampler = setInterval(() => samples.push(rssMiB(pid)), 100);
-    console.log(`load average before the timed runs: ${load()}`);
+    const rss = await sampleRss(pid);
     // Rounds of (hand dump, Stevedore backup, hand dump): on a shared machine one pair can differ
     // by 2x from the next, so each backup is compared with the hand dumps on either side of it and
     // the median of the rounds' ratios is the figure.
@@ -144,11 +101,8 @@ async function main() {
       console.log(`round ${round}: hand pg_dump -Fc -Z 1 > file ${(hand.ms / 1000).toFixed(1)} s, Stevedore backup (SHA-256, fsynced) ${(ms / 1000).toFixed(1)} s, hand ${(next.ms / 1000).toFixed(1)} s: ${(floor / ms).toFixed(2)}x; load ${load()}`);
       hand = next;
     }
-    clearInterval(sampler);
-    const after = rssMiB(pid);
+    const { before, after, peak, steady } = rss.stop();
     const plain = await timedShell(dump(0), `${work}/hand.dump`);
-    const peak = Math.max(before, ...samples);
-    const steady = median(samples.slice(Math.floor(samples.length / 2)));
     console.log('');
     console.log(`database ${mib(dbBytes)} MiB, dump ${mib(handBytes)} MiB by hand, ${mib(storedBytes)} MiB stored; load average ${load()} (1, 5, 15 min) at the end`);
     console.log(`throughput, Stevedore / hand pg_dump -Fc -Z 1 > file: median ${median(ratios).toFixed(2)}x of ${ROUNDS} rounds (${ratios.map((r) => r.toFixed(2)).join(', ')}; goal >= 0.9x)`);

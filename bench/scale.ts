@@ -15,6 +15,7 @@
 // the reconciler. Floors measured in the same run: the RSS of the same service idle on an empty
 // store; for the cycle, this process inspecting every container through dockerode against the
 // same simulated socket, 8 at a time (the work queue's concurrency), and reading its row.
+import { shortSyntaxOf } from '../controller/model/volume-mount.js';
 import crypto from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -61,7 +62,7 @@ async function until(what: string, ok: () => boolean, ms: number): Promise<void>
 /** Docker's inspect document of the container a seeded deployment wants (running, or stopped). */
 function inspectDocument(x: SeededDeployment, hashKey: Buffer, running: boolean): object {
   const d = renderDesired({
-    service: x.service, deployment: x.deployment, serverName: x.serverName, imageName: x.imageName, imageTag: x.deployment.imageTag!,
+    service: { ...x.service, volumes: shortSyntaxOf(x.service.volumes) }, deployment: x.deployment, serverName: x.serverName, imageName: x.imageName, imageTag: x.deployment.imageTag!,
     mode: 'direct', sources: { vars: {}, secrets: {} }, files: [], hashKey,
   });
   return {

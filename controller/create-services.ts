@@ -1,3 +1,5 @@
+import { VolumeOps } from './volumes/volume-ops.js';
+import { VolumeBackupsRepository, VolumeRestoresRepository, VolumesRepository } from './store/repositories/volumes.js';
 import { randomUUID } from 'node:crypto';
 import { databaseAnswers, type Db } from './store/knex.js';
 import type { Config } from './config/config.js';
@@ -160,6 +162,11 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
       databaseTypes, hosts, events, logger, secretBox, outgoing, stores: new BackupStores(config.stateDir, objectStorage, secretBox, outgoing), owner: randomUUID(),
     }),
   } as Services;
+  services.volumes = new VolumesRepository(db);
+  services.volumeOps = new VolumeOps({
+    volumes: services.volumes, backups: new VolumeBackupsRepository(db), restores: new VolumeRestoresRepository(db), hosts, events,
+    logger, stores: services.databaseOps.ctx.stores, settings: services.settings, helperImage: config.volumeHelperImage, owner: services.databaseOps.ctx.owner,
+  });
   services.plans = reconcilers.planEngine(services);
   services.handOff = reconcilers.manifestHandOff(services);
   services.databaseOps.ctx.onProbed = (row, result) => recordDatabaseProbe(services, row, result);

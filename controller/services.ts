@@ -1,3 +1,5 @@
+import type { VolumeOps } from './volumes/volume-ops.js';
+import type { VolumesRepository } from './store/repositories/volumes.js';
 import type { Db } from './store/knex.js';
 import type { Metrics } from './metrics/metrics.js';
 import type { Config } from './config/config.js';
@@ -160,6 +162,10 @@ export interface Services {
   handOff: ManifestHandOff;
   /** Databases: their repositories, backups, restores, drills and rotation (controller/databases/). */
   databaseOps: DatabaseOps;
+  /** Managed volumes (docs/volumes.md). */
+  volumes: VolumesRepository;
+  /** Volume backups, restores into a new volume, drills and rotation (controller/volumes/). */
+  volumeOps: VolumeOps;
   /** The global S3-compatible storage and each environment's use of it. */
   objectStorage: ObjectStorageRepository;
   /** Each environment's Git source of manifests, its sync status, and the environment's age identity (controller/manifests/git/). */

@@ -4,7 +4,10 @@ import { nextRun, scheduleProblem } from '../../controller/databases/cron-schedu
 import { toBackup, toRestore, type BackupRow, type RestoreRow } from '../../controller/store/repositories/backups.js';
 import { removeKeptScratch } from '../../controller/databases/scratch.js';
 import type { DatabaseRow } from '../../controller/store/repositories/databases.js';
-import { result, route } from '../http/route.js';
+import { result, route, type RouteSpec } from '../http/route.js';
+import type { Ctx } from '../http/types.js';
+import type { Schema } from '../http/schema.js';
+import type { Page, PageQuery } from '../../controller/store/repositories/base-repository.js';
 import {
   arrayOf, bool, enumOf, int, listOf, nonEmpty, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid,
 } from '../http/schema.js';
@@ -27,6 +30,65 @@ const retentionSchema = object({ keepLast: nullable(int(1, 10000)), keepDays: nu
 const checkCommand = nullable(str({ minLength: 1, maxLength: 2000, description: "SQL query run in the restored copy instead of the type's check (count tables)" }));
 const drillSchema = object({ cron: nullable(cron), enabled: bool, nextRunAt: nullableTimestamp, checkCommand });
 
+/**
+ * The list and the backup-now routes of what is backed up (a database, a volume: docs/volumes.md):
+ * the same pages, roles, 202 and audit entry.
+ */
+export function backupNowRoutes<R extends { id: string; environmentId: string }, B extends { id: string; storage: string }>(o: {
+  path: string; operationIds: [string, string]; tag: string; load: (ctx: Ctx, params: Record<string, string>) => Promise<R>; response: Schema;
+  listSummary: string; createSummary: string; resourceType: string;
+  page: (id: string, q: PageQuery) => Promise<Page<B>>; present: (b: B) => unknown; start: (r: R, storage?: 'local' | 's3') => Promise<B>;
+}): RouteSpec[] {
+  return [
+    route<unknown, { limit: number; offset: number }, R>({
+      method: 'GET', path: o.path, operationId: o.operationIds[0], tag: o.tag, access: 'viewer',
+      load: o.load, query: paginationQuery, response: listOf(o.response), summary: o.listSummary,
+      async handler(_ctx, { resource, query }) {
+        const page = await o.page(resource.id, query);
+        return { ...page, items: page.items.map(o.present) };
+      },
+    }),
+    route<{ storage?: 'local' | 's3' }, unknown, R>({
+      method: 'POST', path: o.path, operationId: o.operationIds[1], tag: o.tag, access: 'operator',
+      load: o.load, body: object({ storage: enumOf('local', 's3') }), status: 202, response: o.response, errors: [409], summary: o.createSummary,
+      async handler(ctx, { resource, body }) {
+        const row = await o.start(resource, body.storage);
+        ctx.state.audit = { environmentId: resource.environmentId, resourceType: o.resourceType, resourceId: row.id, details: { storage: row.storage } };
+        return result(202, o.present(row));
+      },
+    }),
+  ];
+}
+
+/** A stored backup's delete (refused while pinned or running) and its pin and unpin: a database's or a volume's. */
+export function backupItemRoutes<B extends { id: string; environmentId: string; pinned: boolean; status: string }>(o: {
+  path: string; name: string; noun: string; tag: string; load: (ctx: Ctx, params: Record<string, string>) => Promise<B>; response: Schema;
+  present: (b: B) => unknown; remove: (b: B) => Promise<void>; pin: (b: B, pinned: boolean) => Promise<B>;
+}): RouteSpec[] {
+  return [
+    route<unknown, unknown, B>({
+      method: 'DELETE', path: o.path, operationId: `delete${o.name}`, tag: o.tag, access: 'operator',
+      load: o.load, status: 204, errors: [409], summary: `Delete a ${o.noun} and its stored object; refused while pinned or running`,
+      async handler(ctx, { resource }) {
+        if (resource.pinned) throw conflict('This backup is pinned', 'Unpin it first');
+        if (resource.status === 'running') throw conflict('This backup is still running');
+        await o.remove(resource);
+        ctx.state.audit = { environmentId: resource.environmentId };
+        return undefined;
+      },
+    }),
+    ...(['pin', 'unpin'] as const).map((action) => route<unknown, unknown, B>({
+      method: 'POST', path: `${o.path}/${action}`, operationId: `${action}${o.name}`, tag: o.tag, access: 'operator',
+      load: o.load, response: o.response,
+      summary: action === 'pin' ? `Pin a ${o.noun}: rotation never deletes it` : `Unpin a ${o.noun}: rotation may delete it again`,
+      async handler(ctx, { resource }) {
+        ctx.state.audit = { environmentId: resource.environmentId };
+        return o.present(await o.pin(resource, action === 'pin'));
+      },
+    })),
+  ];
+}
+
 /** Backups, schedules, retention, restores and restore drills of a database. */
 export default function backupRoutes(s: Services) {
   const ops = s.databaseOps;
@@ -48,24 +110,12 @@ export default function backupRoutes(s: Services) {
   }
 
   return [
-    route<unknown, { limit: number; offset: number }, DatabaseRow>({
-      method: 'GET', path: '/api/databases/{id}/backups', operationId: 'listBackups', tag: 'backups', access: 'viewer',
-      load: loadDb, query: paginationQuery, response: listOf(backupSchema), summary: 'Backups of a database, newest first',
-      async handler(_ctx, { resource, query }) {
-        const page = await backups.pageOf(resource.id, query);
-        return { ...page, items: page.items.map(toBackup) };
-      },
-    }),
-
-    route<{ storage?: 'local' | 's3' }, unknown, DatabaseRow>({
-      method: 'POST', path: '/api/databases/{id}/backups', operationId: 'createBackup', tag: 'backups', access: 'operator',
-      load: loadDb, body: object({ storage: enumOf('local', 's3') }), status: 202, response: backupSchema, errors: [409],
-      summary: "Start a backup (202, status running): the dump runs in the database's container and streams to storage (s3 when the environment enabled object storage, else local)",
-      async handler(ctx, { resource, body }) {
-        const { row } = await ops.backup(resource, { trigger: 'manual', storage: body.storage });
-        ctx.state.audit = { environmentId: resource.environmentId, resourceType: 'backups', resourceId: row.id, details: { storage: row.storage } };
-        return result(202, toBackup(row));
-      },
+    ...backupNowRoutes<DatabaseRow, BackupRow>({
+      path: '/api/databases/{id}/backups', operationIds: ['listBackups', 'createBackup'], tag: 'backups', load: loadDb, response: backupSchema,
+      listSummary: 'Backups of a database, newest first',
+      createSummary: "Start a backup (202, status running): the dump runs in the database's container and streams to storage (s3 when the environment enabled object storage, else local)",
+      page: (id, q) => backups.pageOf(id, q), present: toBackup, resourceType: 'backups',
+      start: async (db, storage) => (await ops.backup(db, { trigger: 'manual', storage })).row,
     }),
 
     route({
@@ -74,16 +124,9 @@ export default function backupRoutes(s: Services) {
       handler: async (_ctx, { resource }) => toBackup(resource),
     }),
 
-    route<unknown, unknown, BackupRow>({
-      method: 'DELETE', path: '/api/backups/{id}', operationId: 'deleteBackup', tag: 'backups', access: 'operator',
-      load: loadBackup, status: 204, errors: [409], summary: 'Delete a backup and its stored object; refused while pinned or running',
-      async handler(ctx, { resource }) {
-        if (resource.pinned) throw conflict('This backup is pinned', 'Unpin it first');
-        if (resource.status === 'running') throw conflict('This backup is still running');
-        await ops.deleteBackup(resource);
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return undefined;
-      },
+    ...backupItemRoutes<BackupRow>({
+      path: '/api/backups/{id}', name: 'Backup', noun: 'backup', tag: 'backups', load: loadBackup, response: backupSchema, present: toBackup,
+      remove: (b) => ops.deleteBackup(b), pin: async (b, pinned) => (await backups.update(b.id, { pinned }))!,
     }),
 
     route<unknown, unknown, BackupRow>({
@@ -105,16 +148,6 @@ export default function backupRoutes(s: Services) {
         });
       },
     }),
-
-    ...(['pin', 'unpin'] as const).map((action) => route<unknown, unknown, BackupRow>({
-      method: 'POST', path: `/api/backups/{id}/${action}`, operationId: `${action}Backup`, tag: 'backups', access: 'operator',
-      load: loadBackup, response: backupSchema,
-      summary: action === 'pin' ? 'Pin a backup: rotation never deletes it' : 'Unpin a backup: rotation may delete it again',
-      async handler(ctx, { resource }) {
-        ctx.state.audit = { environmentId: resource.environmentId };
-        return toBackup((await backups.update(resource.id, { pinned: action === 'pin' }))!);
-      },
-    })),
 
     route<{ target: 'database' | 'scratch'; confirm?: string }, unknown, BackupRow>({
       method: 'POST', path: '/api/backups/{id}/restore', operationId: 'restoreBackup', tag: 'backups', access: 'operator',

@@ -3,13 +3,14 @@ import type { Services } from '../../controller/services.js';
 import { validationError } from '../../controller/errors/app-error.js';
 import {
   assertAbsolutePath, assertArgv, assertComposeTemplate, assertEnv, assertHealthCheckTest, assertImageName,
-  assertPortSpec, assertVolumeSpec,
+  assertPortSpec, assertVolumeEntry,
 } from '../../controller/catalog/validators.js';
 import type { ServiceRow, ServiceSpec } from '../../controller/store/repositories/services.js';
 import { service as serviceKind } from '../../controller/kinds/service.js';
 import type { TypeCommand } from '../../controller/catalog/default-types.js';
 import { assertSpecAllowed } from '../../controller/deploy/container-policy.js';
 import { assertIngressClaim } from '../../controller/ingress/claims.js';
+import { assertVolumePlacement } from '../../controller/volumes/volume-placement.js';
 
 /**
  * Rules the JSON schema cannot express, run after it: value formats that reach a server, and
@@ -18,7 +19,7 @@ import { assertIngressClaim } from '../../controller/ingress/claims.js';
 /** `current`: the stored service a PATCH changes (rules across fields see the result). */
 export async function checkServiceSpec(s: Services, environmentId: string, spec: ServiceSpec, current?: ServiceRow): Promise<void> {
   spec.ports?.forEach((p, i) => assertPortSpec(p, `ports.${i}`));
-  spec.volumes?.forEach((v, i) => assertVolumeSpec(v, `volumes.${i}`));
+  spec.volumes?.forEach((v, i) => assertVolumeEntry(v, `volumes.${i}`));
   if (spec.env) assertEnv(spec.env);
   if (spec.command) assertArgv(spec.command, 'command');
   if (spec.healthCheck) assertHealthCheckTest(spec.healthCheck.test);
@@ -28,6 +29,11 @@ export async function checkServiceSpec(s: Services, environmentId: string, spec:
   // what is written now: a policy tightened later is caught when a plan renders the container
   await assertSpecAllowed(s, environmentId, { volumes: spec.volumes, composeTemplate: spec.composeTemplate }, spec.name ?? current?.name ?? 'service');
   if (spec.ingress) await assertIngressClaim(s, { environmentId, serviceId: current?.id ?? null, serviceName: spec.name ?? current?.name ?? '', ingress: spec.ingress });
+  if (spec.volumes) {
+    // a volume pins the service to its server: the deployments it has must already be there
+    const deployments = current ? await s.deployments.listByService(current.id) : [];
+    await assertVolumePlacement(s, environmentId, spec.volumes, deployments.map((d) => d.serverId));
+  }
   if (spec.containerImageId) {
     const image = await s.containerImages.findById(spec.containerImageId);
     if (!image || image.environmentId !== environmentId) {

@@ -1,3 +1,4 @@
+import { assertVolumePlacement } from '../../controller/volumes/volume-placement.js';
 import type { Services } from '../../controller/services.js';
 import { conflict, notFound } from '../../controller/errors/app-error.js';
 import { formatLabels } from '../../controller/placement/labels.js';
@@ -49,6 +50,7 @@ export default function deploymentRoutes(s: Services) {
             'Label the server instead, or clear serverSelector to place the service by hand', 'serverSelector');
         }
         await checkDeploymentSpec(s, resource.environmentId, body);
+        await assertVolumePlacement(s, resource.environmentId, resource.volumes, [body.serverId], 'serverId');
         const row = await s.transaction(async (trx) => {
           const created = await s.deployments.create(resource.id, resource.environmentId, body, trx);
           await publish('created', created, trx);
@@ -65,6 +67,7 @@ export default function deploymentRoutes(s: Services) {
       load: loadDeployment, body: deploymentSchemas.update, readOnly: deploymentSchemas.readOnly, response: deploymentSchemas.read, errors: [409],
       async handler(ctx, { resource, body }) {
         await checkDeploymentSpec(s, resource.service.environmentId, body);
+        if (body.serverId) await assertVolumePlacement(s, resource.service.environmentId, resource.service.volumes, [body.serverId], 'serverId');
         const { row, changed } = await s.transaction(async (trx) => {
           const out = await s.deployments.updateSpec(resource.deployment, body, trx);
           if (out.changed.length) await publish('updated', out.row, trx);

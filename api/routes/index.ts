@@ -48,6 +48,7 @@ import secretSubstitutionRoutes from './secret-substitutions.js';
 import adminMcpRoutes from './admin-mcp.js';
 import databaseRoutes from './databases.js';
 import backupRoutes from './backups.js';
+import volumeRoutes from './volumes.js';
 import objectStorageRoutes from './object-storage.js';
 import topologyRoutes from './topology.js';
 import { kindCrudRoutes } from './kind-crud.js';
@@ -122,6 +123,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...adminMcpRoutes(s),
     ...databaseRoutes(s),
     ...backupRoutes(s),
+    ...volumeRoutes(s),
     ...objectStorageRoutes(s),
     // Every kind whose descriptor sets `api`: its CRUD routes, from the descriptor (and its hooks).
     ...KINDS.filter((k) => k.api).flatMap((k) => kindCrudRoutes(s, k, hooks[k.kind])),

@@ -2,6 +2,8 @@ import type { Services } from '../../controller/services.js';
 import { validationError } from '../../controller/errors/app-error.js';
 import { jobProblem } from '../../controller/kinds/job.js';
 import type { KindRouteHooks } from './kind-crud.js';
+import type { VolumeRow } from '../../controller/store/repositories/volumes.js';
+import { assertUnmounted } from './volumes.js';
 
 /** autoLinkPattern is a regular expression matched against image names: it must compile. */
 function assertPattern(pattern: unknown) {
@@ -38,6 +40,13 @@ export function kindRouteHooks(s: Services): Record<string, KindRouteHooks> {
       check(body, row) {
         const p = jobProblem({ ...row, ...body });
         if (p) throw validationError(p.message, p.field);
+      },
+    },
+    Volume: {
+      // the record goes, the Docker volume and its data stay on the server (POST /api/volumes/{id}/destroy removes them)
+      async beforeDelete(row) {
+        await assertUnmounted(s, row as unknown as VolumeRow);
+        for (const b of await s.volumeOps.ctx.backups.finishedOf(row.id)) await s.volumeOps.deleteBackup(b);
       },
     },
     Database: {

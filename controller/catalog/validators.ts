@@ -1,4 +1,5 @@
 import { validationError } from '../errors/app-error.js';
+import type { VolumeEntry } from '../model/volume-mount.js';
 import { readYamlValue } from '../yaml/read-yaml.js';
 import { CONTAINER_PATH_HINT, reservedContainerPath } from '../deploy/container-paths.js';
 
@@ -96,6 +97,12 @@ export function assertVolumeSpec(spec: string, field: string): void {
   if (mode !== undefined && !VOLUME_MODES.test(mode)) {
     throw validationError(`${field}: unknown volume mode '${mode}' (ro, rw, z, Z, ...)`, field);
   }
+}
+
+/** A service's volumes entry: short syntax, or a managed volume `{volume, mount, readOnly?}` mounted at a container path. */
+export function assertVolumeEntry(entry: VolumeEntry, field: string): void {
+  if (typeof entry === 'string') return assertVolumeSpec(entry, field);
+  assertVolumeSpec(entry.mount, field);
 }
 
 /** An absolute file path on a server: no `..`, no NUL, only safe characters. */

@@ -70,6 +70,12 @@ export const KINDS: Record<string, KindView> = {
     columns: [name, { header: 'schedule', cell: (i) => i.schedule + (i.timeZone ? ` (${i.timeZone})` : '') }, { header: 'policy', cell: (i) => i.concurrencyPolicy },
       { header: 'enabled', cell: (i) => String(i.enabled) }, { header: 'next', cell: (i) => i.nextRunAt }, { header: 'command', cell: (i) => (i.command ?? []).join(' '), wide: true }, id, created],
   },
+  volumes: {
+    aliases: ['volume', 'vol'], scope: 'environment', item: 'volumes', route: (e) => `/api/environments/${e}/volumes`,
+    columns: [name, { header: 'server', cell: (i) => i.serverId }, { header: 'backup', cell: (i) => i.backup?.schedule ?? '' },
+      { header: 'degraded', cell: (i) => condition({ conditions: i.status?.conditions?.map((c: { type: string; status: boolean }) => ({ type: c.type, status: String(c.status) })) }, 'Degraded') },
+      { header: 'docker name', cell: (i) => i.dockerName, wide: true }, id, created],
+  },
   databases: { aliases: ['database', 'db'], scope: 'environment', item: 'databases', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
 };
 

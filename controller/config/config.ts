@@ -98,6 +98,8 @@ export interface Config {
   shutdownGraceMs: number;
   /** An image pull whose progress stream stays silent this long is cancelled and fails (controller/deploy/pull-image.ts). */
   pullStallMs: number;
+  /** The image of the helper containers that copy a volume for backups, restores and drills (tar and sh): VOLUME_HELPER_IMAGE. */
+  volumeHelperImage: string;
   scheduler: SchedulerConfig;
   replicas: ReplicasConfig;
   metricsRetentionDays: number;
@@ -142,6 +144,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     passwordHashCost: parseInteger('PASSWORD_HASH_COST', env.PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST, MIN_PASSWORD_HASH_COST, DEFAULT_PASSWORD_HASH_COST),
     shutdownGraceMs: parseInteger('SHUTDOWN_GRACE_SEC', env.SHUTDOWN_GRACE_SEC, 20, 0, 3600) * 1000,
     pullStallMs: parseInteger('PULL_STALL_SEC', env.PULL_STALL_SEC, 60, 1, 3600) * 1000,
+    volumeHelperImage: env.VOLUME_HELPER_IMAGE || 'busybox:stable',
     scheduler: {
       healthCheckSec: parseInteger('SCHEDULER_HEALTH_CHECK_SEC', env.SCHEDULER_HEALTH_CHECK_SEC, 60, 1, 86400),
       driftCheckSec: parseInteger('SCHEDULER_DRIFT_CHECK_SEC', env.SCHEDULER_DRIFT_CHECK_SEC, 300, 1, 86400),

@@ -7,14 +7,13 @@
 // hashes what it writes and fsyncs it, S3 reads the object back).
 import { randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGzip } from 'node:zlib';
 import type { BackupRow } from '../store/repositories/backups.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
 import type { BackupStore } from './storage/backup-store.js';
-import { meter } from './storage/digest-stream.js';
 import { compressesItself, peek } from './storage/peek.js';
+import { putVerified } from './storage/verified-put.js';
 
 /**
  * gzip level 1 for SQL dumps: deflate is most of such a backup's CPU on the controller, and level
@@ -52,17 +51,13 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
   const gzipped = !compressesItself(await peek(dump));
   const key = gzipped ? `${row.objectKey}.gz` : row.objectKey;
   if (gzipped) await ctx.backups.update(row.id, { objectKey: key });
-  const m = meter();
-  const stored = store.put(key, m.stream);
-  const piped = pipeline([dump, ...(gzipped ? [createGzip(GZIP_OPTIONS)] : []), m.stream]);
-  let held: { sha256: string; size: number };
+  let written: { sha256: string; size: number };
   try {
-    [, held] = await Promise.all([piped, stored]);
+    written = await putVerified(store, key, dump, gzipped ? [createGzip(GZIP_OPTIONS)] : [], 'the dump');
   } catch (err) {
     exec.kill();
     await exec.exit;
-    await store.remove(key).catch(() => undefined);
-    return finish(ctx, db, row, store, { error: `storing the dump failed: ${(err as Error).message}` });
+    return finish(ctx, db, row, store, { error: (err as Error).message });
   }
   const exit = await exec.exit;
   if (exit.code !== 0) {
@@ -70,11 +65,6 @@ async function runDump(ctx: DatabaseContext, db: DatabaseRow, row: BackupRow, st
     await store.remove(key).catch(() => undefined);
     const how = exit.code === null ? `was killed (${exit.signal ?? 'no exit status'})` : `exited ${exit.code}`;
     return finish(ctx, db, row, store, { error: `the dump ${how}: ${reasonOf(exit.stderr, 'no error output')}` });
-  }
-  const written = { sha256: m.digest(), size: m.size() };
-  if (held.sha256 !== written.sha256 || held.size !== written.size) {
-    await store.remove(key).catch(() => undefined);
-    return finish(ctx, db, row, store, { error: `the stored object does not match what was written (sha256 ${held.sha256} of ${held.size} bytes, expected ${written.sha256} of ${written.size})` });
   }
   return finish(ctx, db, row, store, { sha256: written.sha256, size: written.size });
 }

@@ -7,6 +7,12 @@ import type { Services } from '../services.js';
  */
 export async function startBackupScheduler(s: Services): Promise<() => Promise<void>> {
   await s.databaseOps.startLeases(s.config.replicas.planLeaseMs);
+  await s.volumeOps.startLeases(s.config.replicas.planLeaseMs);
   s.scheduler.every('database-backups', s.config.scheduler.backupSec, () => s.databaseOps.tick());
-  return () => s.databaseOps.stop();
+  // volumes' backups on the same cadence (docs/volumes.md)
+  s.scheduler.every('volume-backups', s.config.scheduler.backupSec, () => s.volumeOps.tick());
+  return async () => {
+    await s.volumeOps.stop();
+    await s.databaseOps.stop();
+  };
 }

@@ -1,4 +1,6 @@
-import type { BackupRow } from '../store/repositories/backups.js';
+
+/** What retention reads of a backup (a database's or a volume's). */
+export interface RotatedBackup { id: string; status: string; pinned: boolean; startedAt: Date }
 
 export interface Retention { keepLast: number | null; keepDays: number | null }
 
@@ -8,11 +10,11 @@ const DAY_MS = 86_400_000;
  * Which backups rotation deletes (newest-first input). Pinned backups and running ones are never
  * touched. Succeeded and failed backups are ranked separately (a run of failures never pushes a
  * good backup out): each is deleted when it is past the newest `keepLast` of its kind or older
- * than `keepDays`. The newest succeeded backup always stays, however old.
+ * than `keepDays`. Database and volume backups rotate through here. The newest succeeded backup always stays, however old.
  */
-export function rotationPlan(backups: BackupRow[], r: Retention, now = new Date()): BackupRow[] {
+export function rotationPlan<B extends RotatedBackup>(backups: B[], r: Retention, now = new Date()): B[] {
   if (r.keepLast == null && r.keepDays == null) return [];
-  const doomed: BackupRow[] = [];
+  const doomed: B[] = [];
   for (const status of ['succeeded', 'failed'] as const) {
     const ranked = backups.filter((b) => b.status === status && !b.pinned);
     ranked.forEach((b, i) => {

@@ -15,6 +15,7 @@ import { validationError } from '../errors/app-error.js';
 import { MANAGED_ROOT } from './compose/compose-path-rules.js';
 import { fillComposeTemplate } from './compose/generate-compose.js';
 import { readYamlValue } from '../yaml/read-yaml.js';
+import { environmentOfVolumeName, type VolumeEntry } from '../model/volume-mount.js';
 
 export const CONTAINER_POLICIES = ['baseline', 'privileged'] as const;
 export type ContainerPolicyName = typeof CONTAINER_POLICIES[number];
@@ -61,12 +62,14 @@ export const CONTAINER_POLICY_HINT = 'An environment admin can allow it: contain
 
 /** What a container asks of its server: the service's volumes, and the compose document that shapes it. */
 export interface ContainerRequest {
-  /** The service spec's volumes (short syntax), field `volumes.<i>`. */
-  volumes?: string[] | null;
+  /** The service spec's volumes (short syntax; managed `{volume}` entries are this environment's by construction), field `volumes.<i>`. */
+  volumes?: readonly VolumeEntry[] | null;
   /** A compose document (a template with its tokens filled, or a hand-written file), parsed. */
   compose?: { doc: unknown; field: string } | null;
   /** The directory its relative host paths resolve against (the deployment's own, which stays allowed). */
   ownDir: string;
+  /** The environment it runs in: the managed volumes of any other are refused (absent: not checked). */
+  environmentId?: string;
 }
 
 /** The directory of a deployment's generated compose file, where `./` of its template points. */
@@ -83,7 +86,7 @@ const inside = (p: string, root: string) => root === '/' || p === root || p.star
 /** A bind source the policy allowed as written, to look at again once the server resolved its symlinks. */
 export interface BindSource { field: string; where: string; path: string }
 
-interface Walk { policy: ContainerPolicy; ownDir: string; binds: BindSource[]; field: string }
+interface Walk { policy: ContainerPolicy; ownDir: string; binds: BindSource[]; field: string; environmentId?: string }
 
 /** Why baseline refuses to bind-mount `source` (a host path as written), or null when it may (then it is recorded in `w.binds`). */
 function hostPathProblem(source: string, w: Walk, where: string): string | null {
@@ -116,6 +119,19 @@ function shortSyntaxSource(spec: string): string | null {
   const src = parts[0];
   return src.startsWith('/') || src.startsWith('.') || src.startsWith('~') || interpolates(src) ? src : null;
 }
+
+/** Why a named volume source is refused: a managed volume of another environment (docs/volumes.md). */
+function volumeNameProblem(source: string, environmentId: string | undefined): string | null {
+  if (!environmentId) return null;
+  const owner = environmentOfVolumeName(source);
+  return owner && owner !== environmentId ? `the volume ${source} is a managed volume of another environment` : null;
+}
+
+/** The named-volume source of short syntax (`name:dst[:mode]`), or null (a host path, an anonymous volume). */
+const namedSource = (spec: string): string | null => {
+  const parts = spec.split(':');
+  return parts.length >= 2 && shortSyntaxSource(spec) === null ? parts[0] : null;
+};
 
 // ---- compose documents -------------------------------------------------------------------
 
@@ -205,9 +221,15 @@ function composeProblems(doc: unknown, w: Walk): Array<[string, string]> {
   if (isMap(doc.services)) {
     for (const [name, svc] of Object.entries(doc.services)) if (isMap(svc)) out.push(...serviceProblems(name, svc, w));
   }
-  // a named volume of the local driver with `device` is a bind mount of that host path
+  // a named volume of the local driver with `device` is a bind mount of that host path; one named
+  // as Docker knows it (`name:`, or `external`) may be another environment's managed volume
   if (isMap(doc.volumes)) {
     for (const [name, vol] of Object.entries(doc.volumes)) {
+      const external = isMap(vol) ? vol.external : undefined;
+      const dockerName = isMap(vol) && typeof vol.name === 'string' ? vol.name
+        : isMap(external) && typeof external.name === 'string' ? external.name : truthy(external) ? name : null;
+      const fenced = dockerName === null ? null : volumeNameProblem(dockerName, w.environmentId);
+      if (fenced) out.push([`volumes.${name}`, fenced]);
       const device = isMap(vol) && isMap(vol.driver_opts) ? vol.driver_opts.device : undefined;
       if (typeof device !== 'string' || !(device.startsWith('/') || device.startsWith('.') || device.startsWith('~') || interpolates(device))) continue;
       const where = `volumes.${name}.driver_opts.device`;
@@ -241,14 +263,17 @@ function walk(req: ContainerRequest, policy: ContainerPolicy): { refusals: Polic
   const binds: BindSource[] = [];
   if (policy.containerPolicy === 'privileged') return { refusals, binds };
   (req.volumes ?? []).forEach((v, i) => {
+    if (typeof v !== 'string') return;
     const source = shortSyntaxSource(v);
     const field = `volumes.${i}`;
-    const why = source === null ? null : hostPathProblem(source, { policy, ownDir: req.ownDir, binds, field }, field);
+    const named = namedSource(v);
+    const why = source === null ? (named === null ? null : volumeNameProblem(named, req.environmentId))
+      : hostPathProblem(source, { policy, ownDir: req.ownDir, binds, field }, field);
     if (why) refusals.push(refusal(policy, field, field, why));
   });
   if (req.compose) {
     const { field } = req.compose;
-    for (const [where, why] of composeProblems(req.compose.doc, { policy, ownDir: req.ownDir, binds, field })) {
+    for (const [where, why] of composeProblems(req.compose.doc, { policy, ownDir: req.ownDir, binds, field, environmentId: req.environmentId })) {
       refusals.push(refusal(policy, field, `${field}: ${where}`, why));
     }
   }
@@ -297,7 +322,7 @@ export function policyOfSettings(ops: Partial<Pick<ContainerPolicy, 'containerPo
 }
 
 /** What a service spec asks, as it is written: its volumes and its compose template (tokens filled for `containerName`). */
-export function requestOfSpec(spec: { volumes?: string[] | null; composeTemplate?: string | null }, containerName: string,
+export function requestOfSpec(spec: { volumes?: readonly VolumeEntry[] | null; composeTemplate?: string | null }, containerName: string,
   tokens: { image: string; imageTag: string } = { image: 'image', imageTag: 'tag' }): ContainerRequest {
   const template = spec.composeTemplate
     ? readYamlValue(fillComposeTemplate(spec.composeTemplate, { containerName, ...tokens }), 'composeTemplate', 'composeTemplate')
@@ -321,8 +346,8 @@ export const controllerPaths = (config: { stateDir: string }): NonNullable<Conta
   (posix.isAbsolute(config.stateDir) ? [{ path: config.stateDir, why: "the controller's state directory (its keys), on a server that runs the controller" }] : []);
 
 /** The write-time check of a service spec (API and manifests): 400 naming the field and the policy. */
-export async function assertSpecAllowed(s: PolicyReads, environmentId: string, spec: { volumes?: string[] | null; composeTemplate?: string | null },
+export async function assertSpecAllowed(s: PolicyReads, environmentId: string, spec: { volumes?: readonly VolumeEntry[] | null; composeTemplate?: string | null },
   containerName: string): Promise<void> {
   if (!spec.volumes?.length && !spec.composeTemplate) return;
-  assertContainerPolicy(requestOfSpec(spec, containerName), await containerPolicyOf(s, environmentId));
+  assertContainerPolicy({ ...requestOfSpec(spec, containerName), environmentId }, await containerPolicyOf(s, environmentId));
 }

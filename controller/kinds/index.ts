@@ -17,13 +17,14 @@ import { serverCluster } from './server-cluster.js';
 import { server } from './server.js';
 import { service } from './service.js';
 import { variable } from './var.js';
+import { volume } from './volume.js';
 import { webhookSubscription } from './webhook-subscription.js';
 
 export type { KindDescriptor } from './kind.js';
 
 export const KINDS: KindDescriptor[] = [
   environment, registry, server, serverCluster, containerImage, variable, secret, configFragment,
-  configFile, service, job, database, externalEntity, connection, webhookSubscription,
+  configFile, volume, service, job, database, externalEntity, connection, webhookSubscription,
 ];
 
 export const KIND_NAMES = KINDS.map((k) => k.kind);

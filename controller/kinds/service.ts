@@ -1,7 +1,8 @@
-import { assertComposeTemplate, assertVolumeSpec, NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
+import { assertComposeTemplate, assertVolumeEntry, NAME_PATTERN, TAG_PATTERN, TYPE_NAME_PATTERN } from '../catalog/validators.js';
 import { assertTargetPath } from '../config-files/target-path.js';
 import { isAppError } from '../errors/app-error.js';
 import type { KindDescriptor } from './kind.js';
+import type { VolumeEntry } from '../model/volume-mount.js';
 import { labelsProblem, serverSelectorSchema } from '../placement/labels.js';
 import { rolloutProblem, rolloutSchema } from '../model/rollout.js';
 import { KEY_PATTERN, name } from './manifest-fields.js';
@@ -9,7 +10,7 @@ import { HOST_PATTERN, ingressProblem, PATH_PATTERN } from '../model/ingress.js'
 import { DEFAULT_DRAIN_SEC, DEFAULT_UPDATE_ORDER, UPDATE_ORDERS, updateOrderProblem } from '../deploy/update-order.js';
 import { DEFAULT_RESTART_POLICY, RESTART_POLICIES, RESTART_POLICY_PATTERN } from '../model/restart-policy.js';
 import {
-  condition, arrayOf, enumOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
+  bool, condition, arrayOf, enumOf, int, nullable, nullableTimestamp, object, resourceSchemas, str, timestamp, uuid, type Schema,
 } from './schema.js';
 
 const argv = (maxItems = 64) => arrayOf(str({ maxLength: 4096 }), { minItems: 1, maxItems });
@@ -48,7 +49,16 @@ const schemas = resourceSchemas({
       additionalProperties: str({ maxLength: 65536 }), default: {},
     },
     ports: arrayOf(str({ maxLength: 100 }), { maxItems: 100, default: [] }),
-    volumes: arrayOf(str({ maxLength: 1024 }), { maxItems: 100, default: [] }),
+    volumes: arrayOf({
+      oneOf: [
+        str({ maxLength: 1024, description: 'Docker short syntax: source:/target[:mode] or /target' }),
+        object({
+          volume: str({ minLength: 1, maxLength: 63, pattern: NAME_PATTERN, description: 'Name of a Volume of this environment (the service is placed on its server)' }),
+          mount: str({ minLength: 1, maxLength: 1024, pattern: '^/', description: 'Where it is mounted in the container' }),
+          readOnly: bool,
+        }, ['volume', 'mount']),
+      ],
+    }, { maxItems: 100, default: [] }),
     command: nullable(argv(256)),
     healthCheck: nullable(healthCheckSchema),
     composeTemplate: nullable(str({ maxLength: 262144 })),
@@ -171,7 +181,7 @@ function manifestProblems(spec: Record<string, any>): { path: string[]; message:
       problems.push({ path, message: e.hint ? `${e.message} (${e.hint})` : e.message });
     }
   };
-  (spec.volumes ?? []).forEach((v: string, i: number) => check(['volumes', String(i)], () => assertVolumeSpec(v, 'volume')));
+  (spec.volumes ?? []).forEach((v: VolumeEntry, i: number) => check(['volumes', String(i)], () => assertVolumeEntry(v, 'volume')));
   (spec.configFiles ?? []).forEach((c: { targetPath: string }, i: number) => check(['configFiles', String(i), 'targetPath'], () => assertTargetPath(c.targetPath)));
   if (spec.composeTemplate) check(['composeTemplate'], () => assertComposeTemplate(spec.composeTemplate));
   const ingress = ingressProblem(spec.ingress);
@@ -195,6 +205,7 @@ export const service: KindDescriptor = {
     { path: 'deployments.*.server', kind: 'Server' },
     { path: 'dependsOn.*', kind: 'Service' },
     { path: 'configFiles.*.name', kind: 'ConfigFile' },
+    { path: 'volumes.*.volume', kind: 'Volume' },
   ],
   manifest: {
     spec: object({

@@ -1,6 +1,7 @@
 // The container policy (controller/deploy/container-policy.ts) for the services of a manifests
 // apply: each environment's policy is the one this apply leaves it with (an Environment manifest
 // of the same apply may set it), and each refusal names the file and line, so nothing is applied.
+import type { VolumeEntry } from '../model/volume-mount.js';
 import { containerPolicyRefusals, policyOfSettings, requestOfSpec, type ContainerPolicy } from '../deploy/container-policy.js';
 import { isAppError } from '../errors/app-error.js';
 import type { ObjectState } from './state.js';
@@ -24,13 +25,13 @@ export function containerPolicyErrors(manifests: Manifest[], desired: ObjectStat
   const errors: ManifestError[] = [];
   for (const m of manifests) {
     if (m.kind !== 'Service' || !m.metadata.environment) continue;
-    const { volumes, composeTemplate } = m.spec as { volumes?: string[]; composeTemplate?: string | null };
+    const { volumes, composeTemplate } = m.spec as { volumes?: VolumeEntry[]; composeTemplate?: string | null };
     if (!volumes?.length && !composeTemplate) continue;
     // as the API checks what a request writes: a service this apply leaves as it is meets a
     // tightened policy when its next plan renders it
     const have = stored.find((o) => o.kind === 'Service' && o.environment === m.metadata.environment && o.name === m.metadata.name)?.fields;
     const same = (a: unknown, b: unknown) => JSON.stringify(a ?? null) === JSON.stringify(b ?? null);
-    if (have && same([...volumes ?? []].sort(), [...(have.volumes as string[] | null) ?? []].sort()) && same(composeTemplate, have.composeTemplate)) continue;
+    if (have && same([...volumes ?? []].map((v) => JSON.stringify(v)).sort(), [...(have.volumes as VolumeEntry[] | null) ?? []].map((v) => JSON.stringify(v)).sort()) && same(composeTemplate, have.composeTemplate)) continue;
     let request;
     try {
       request = requestOfSpec({ volumes, composeTemplate }, m.metadata.name);

@@ -143,6 +143,16 @@ export const KIND_VIEWS: KindView[] = [
     actions: [{ label: 'Test', op: 'testRegistry', says: (r) => `${r.ok ? 'OK' : 'Failed'}: ${r.message}` }],
   },
   {
+    key: 'volumes', title: 'Volumes', noun: 'volume', list: 'listVolumes', create: 'createVolume', update: 'updateVolume', remove: 'deleteVolume',
+    name: (v) => v.name,
+    columns: [
+      { label: 'Docker volume', cell: (v) => v.dockerName },
+      { label: 'Backup', cell: (v) => (v.backup ? `${v.backup.schedule} (${v.backup.consistency ?? 'stop'})` : 'none') },
+      { label: 'Degraded', cell: (v) => (v.status?.conditions ?? []).find((c: { type: string }) => c.type === 'Degraded')?.message ?? '' },
+    ],
+    actions: [{ label: 'Back up now', op: 'createVolumeBackup', says: (b) => `Backup ${b.status}: ${b.id}` }],
+  },
+  {
     key: 'secrets', title: 'Secrets', noun: 'secret', list: 'listSecrets', create: 'createSecret', update: 'updateSecret', remove: 'deleteSecret',
     name: (s) => s.key,
     columns: [

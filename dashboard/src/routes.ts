@@ -38,6 +38,7 @@ export const routes: Route[] = [
   kind('services'),
   kind('images'),
   kind('registries'),
+  kind('volumes'),
   { path: '/env/:envId/config-files', page: ConfigFilesPage, title: 'Config files', nav: 'Config files' },
   kind('secrets'),
   kind('vars'),

@@ -16,6 +16,8 @@ import type { DesiredContainer } from '../../controller/model/desired-container.
 import { sharedRead } from '../shared-read.js';
 import { serviceAtRevision, type RevisionSpec } from '../service/revision-spec.js';
 import { fallbackRevisionOf } from '../service/fallback.js';
+import { dockerNameOf, type VolumeRow } from '../../controller/store/repositories/volumes.js';
+import { dockerVolumeName, isVolumeMount, mountsOf, resolveVolumeEntries } from '../../controller/model/volume-mount.js';
 
 export interface OperationsSettings { autoManageCompose: boolean; driftPolicy: 'off' | 'warn' | 'heal'; revisionHistoryLimit: number }
 
@@ -35,6 +37,10 @@ export interface LoadedDesired {
   fileContents: Map<string, Buffer>;
   /** Every secret value of the environment, for redacting error text. */
   secretValues: string[];
+  /** The managed volumes it mounts, which the deploy creates first (docs/volumes.md). */
+  volumes: VolumeRow[];
+  /** Why it cannot run where it is placed (a volume of another server, an unknown volume); null: it can. */
+  volumeProblem: { field: string; message: string } | null;
 }
 
 export interface DesiredOptions {
@@ -66,7 +72,7 @@ export interface LookRows {
 }
 
 /** What rendering a deployment's desired container reads. */
-export type DesiredReads = Pick<Services, 'configStore' | 'containerImages' | 'deployments' | 'revisions' | 'servers' | 'services' | 'settings'>;
+export type DesiredReads = Pick<Services, 'configStore' | 'containerImages' | 'deployments' | 'revisions' | 'servers' | 'services' | 'settings' | 'volumes'>;
 
 /** null: nothing is desired yet (never deployed and no tag asked for, or no image). */
 export async function loadDesired(s: DesiredReads, d: DeploymentRow, o: DesiredOptions = {}): Promise<LoadedDesired | null> {
@@ -89,13 +95,38 @@ export async function loadDesired(s: DesiredReads, d: DeploymentRow, o: DesiredO
     o.rows ? o.rows.sources : o.look ? envSourcesOf(s, d.environmentId) : loadEnvSources(s.configStore.catalog, d.environmentId),
     renderAttachedFiles(s, service.id, d.environmentId, attachments),
   ]);
+  const mounted = await mountedVolumes(s, service, d);
   const desired = renderDesired({
-    service, deployment: d, serverName: o.serverName ?? server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,
+    service: { ...service, volumes: mounted.volumes }, deployment: d, serverName: o.serverName ?? server?.name ?? d.serverId, imageName: image.imageName, imageTag: tag,
     imageId: o.imageId === undefined ? (tag === d.imageTag ? d.imageDigest : null) : o.imageId,
     mode: decision.mode, sources, files, hashKey: s.configStore.hashKey,
   });
   const fileContents = new Map(files.map((f) => [desired.files.find((x) => x.attachmentId === f.attachmentId)!.hostPath, f.content]));
-  return { desired, decision, service, fileContents, secretValues: Object.values(sources.secrets) };
+  return { desired, decision, service, fileContents, secretValues: Object.values(sources.secrets), volumes: mounted.rows, volumeProblem: mounted.problem };
+}
+
+/**
+ * A service's volumes in Docker's short syntax, its managed volumes by their Docker names, and
+ * whether they can be mounted by this deployment: a volume lives on one server and is mounted
+ * only there. An unknown name renders as the name it would have (a look still compares), and the
+ * deploy refuses it.
+ */
+async function mountedVolumes(s: Pick<Services, 'volumes'>, service: Pick<ServiceRow, 'volumes' | 'environmentId'>, d: DeploymentRow) {
+  const mounts = mountsOf(service.volumes);
+  if (!mounts.length) return { volumes: service.volumes as string[], rows: [] as VolumeRow[], problem: null };
+  const rows = (await s.volumes.listByEnvironment(service.environmentId)).filter((v) => mounts.some((m) => m.volume === v.name));
+  const byName = new Map(rows.map((v) => [v.name, v]));
+  const names = new Map(mounts.map((m) => [m.volume, byName.has(m.volume) ? dockerNameOf(byName.get(m.volume)!) : dockerVolumeName(service.environmentId, m.volume)]));
+  let problem: { field: string; message: string } | null = null;
+  (service.volumes ?? []).forEach((v, i) => {
+    if (problem || !isVolumeMount(v)) return;
+    const row = byName.get(v.volume);
+    if (!row) problem = { field: `volumes.${i}`, message: `volumes.${i}: no volume '${v.volume}' in this environment` };
+    else if (row.serverId !== d.serverId) {
+      problem = { field: `volumes.${i}`, message: `volumes.${i}: the volume ${v.volume} lives on another server than this deployment's: a service that mounts it runs only on its server` };
+    }
+  });
+  return { volumes: resolveVolumeEntries(service.volumes, names), rows, problem };
 }
 
 /**

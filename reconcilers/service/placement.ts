@@ -11,6 +11,7 @@ import { formatLabels, matchesSelector, type Labels, type ServerSelector } from 
 import { requestConvergence, requestRemoval } from '../entrance.js';
 import { driftPolicyOf } from '../deployment/reconcile-drift.js';
 import { messageOf } from '../../controller/deploy/message-of.js';
+import { mountsOf, volumeServerOf } from '../../controller/model/volume-mount.js';
 
 /** Pure: which servers a selector adds the service to and which deployments it drops. */
 export function placementChanges<D extends { id: string; serverId: string }>(selector: ServerSelector, servers: Array<{ id: string; labels: Labels }>, deployments: D[]) {
@@ -42,7 +43,9 @@ export async function syncPlacements(s: Services, environmentId: string, service
       const [locked] = await s.services.lockForUpdate([svc.id], trx);
       if (!locked?.serverSelector) return { created: [], dropped: [] };
       const have = await s.deployments.listByService(svc.id, trx);
-      const change = placementChanges(locked.serverSelector, servers, have);
+      // a service that mounts a volume matches only the volume's server
+      const pinned = await volumeServerOfService(s, locked);
+      const change = placementChanges(locked.serverSelector, pinned === undefined ? servers : servers.filter((x) => x.id === pinned), have);
       const made: DeploymentRow[] = [];
       for (const serverId of change.add) {
         const taken = await s.deployments.findByContainerName(serverId, locked.name, trx);
@@ -84,6 +87,15 @@ export async function syncPlacements(s: Services, environmentId: string, service
     }
   }
   return out;
+}
+
+/** The server a service's managed volumes pin it to; undefined when it mounts none (or they cannot be placed: none then). */
+async function volumeServerOfService(s: Services, svc: ServiceRow): Promise<string | null | undefined> {
+  const mounts = mountsOf(svc.volumes);
+  if (!mounts.length) return undefined;
+  const known = new Map((await s.volumes.listByEnvironment(svc.environmentId)).map((v) => [v.name, v]));
+  const { serverId, problem } = volumeServerOf(mounts, known);
+  return problem ? null : serverId;
 }
 
 /** Whether a service is placed by selector (its deployments are not written by hand). */

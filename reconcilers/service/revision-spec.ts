@@ -2,6 +2,7 @@
 // rollout or a fallback renders again), and the whole container each deployment was rendered to,
 // with every secret as a reference and a version (`${secret:KEY@v1a2b3c4d5e6}`), never a value.
 // Two revisions are compared field by field (paths) and as a unified diff of their YAML.
+import type { VolumeEntry } from '../../controller/model/volume-mount.js';
 import { createHash, createHmac } from 'node:crypto';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
@@ -17,7 +18,7 @@ export interface RevisionTemplate {
   /** As written: `${KEY}` placeholders of vars and secrets stay placeholders. */
   env: Record<string, string>;
   ports: string[];
-  volumes: string[];
+  volumes: VolumeEntry[];
   healthCheck: HealthCheck | null;
   composeTemplate: string | null;
   updateOrder: UpdateOrder;

@@ -4,6 +4,7 @@
 // value goes through an env-file parser (docker-compose v1 strips quotes and ` #...` there); in a
 // compose file a value is a YAML string taken literally, except `$`, which compose interpolates
 // and which is therefore written as `$$`.
+import { environmentOfVolumeName } from '../../model/volume-mount.js';
 import { createHash } from 'node:crypto';
 import { posix } from 'node:path';
 import { Scalar, stringify } from 'yaml';
@@ -86,7 +87,10 @@ function envDocument(d: DesiredContainer, redact: boolean): string {
 
 /** Both files of one deployment, the document validated (rule 5) before it is returned. */
 export function composeFilesOf(d: DesiredContainer, composePath: string, template: string | null): ComposeFiles {
-  const doc = template ? fromTemplate(template, d) : { services: { [d.containerName]: generatedService(d) } };
+  const doc: ComposeDocument = template ? fromTemplate(template, d) : { services: { [d.containerName]: generatedService(d) } };
+  // managed volumes exist before the container (controller/volumes/ensure-volume.ts): compose mounts them as they are named
+  const managed = template ? [] : (d.volumes ?? []).map((v) => v.split(':')[0]).filter((n) => environmentOfVolumeName(n) !== null);
+  if (managed.length) doc.volumes = Object.fromEntries(managed.map((n) => [n, { external: true }]));
   assertDefinesContainer(doc, d.containerName, 'the generated compose document');
   const compose = stringify(doc, { lineWidth: 0 });
   const env = envDocument(d, false);

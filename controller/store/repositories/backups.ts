@@ -3,11 +3,21 @@ import { BaseRepository, isUuid, type Page, type PageQuery } from './base-reposi
 
 export type BackupStatus = 'running' | 'succeeded' | 'failed';
 
-export interface BackupRow {
+/** What every backup and restore run row holds beyond its own fields: status, reason, times, lease. */
+export interface LeasedRunRow {
+  status: BackupStatus;
+  error: string | null;
+  startedAt: Date;
+  finishedAt: Date | null;
+  /** The replica running it (its lease name) and when that replica last said it still does. */
+  owner?: string | null;
+  heartbeatAt?: Date | null;
+}
+
+export interface BackupRow extends LeasedRunRow {
   id: string;
   databaseId: string;
   environmentId: string;
-  status: BackupStatus;
   trigger: 'manual' | 'schedule' | 'safety';
   storage: 'local' | 's3';
   bucket: string | null;
@@ -15,14 +25,8 @@ export interface BackupRow {
   sizeBytes: string | number | null;
   sha256: string | null;
   pinned: boolean;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
   createdAt: Date;
   updatedAt: Date;
-  /** The replica running it (its lease name) and when that replica last said it still does. */
-  owner?: string | null;
-  heartbeatAt?: Date | null;
 }
 
 /**
@@ -30,7 +34,7 @@ export interface BackupRow {
  * `renew` by the replica running them, `failExpired` by any live replica. The UPDATE re-checks
  * `status = 'running'` under the row lock, so two replicas sweeping at once fail each row once.
  */
-class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
+export class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
   async renewLeases(owner: string): Promise<number> {
     return this.q().where({ status: 'running', owner } as never).update({ heartbeatAt: this.db.fn.now() } as never);
   }
@@ -41,6 +45,23 @@ class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> {
       .whereRaw('coalesce(heartbeat_at, started_at) < now() - make_interval(secs => ?)', [leaseMs / 1000])
       .update({ status: 'failed', error, finishedAt: this.db.fn.now(), updatedAt: this.db.fn.now() } as never)
       .returning('*') as Promise<Row[]>;
+  }
+
+  /** One page of the runs of one parent (`column`: databaseId, volumeId), newest first. */
+  protected async pageBy(column: string, parentId: string, page: PageQuery, where: Record<string, unknown> = {}): Promise<Page<Row>> {
+    if (!isUuid(parentId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
+    const filter = { [column]: parentId, ...where } as never;
+    const [rows, [{ count }]] = await Promise.all([
+      this.q().where(filter).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
+      this.q().where(filter).count({ count: '*' }),
+    ]);
+    return { items: rows as Row[], total: Number(count), limit: page.limit, offset: page.offset };
+  }
+
+  /** Every finished run of one parent, newest first (what retention looks at). */
+  protected finishedBy(column: string, parentId: string): Promise<Row[]> {
+    return this.q().where({ [column]: parentId } as never).whereNot('status', 'running')
+      .orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]) as Promise<Row[]>;
   }
 }
 
@@ -55,19 +76,13 @@ export class BackupsRepository extends LeasedRuns<BackupRow> {
     return (rows as Array<{ status: string; count: string }>).map((r) => ({ status: r.status, count: Number(r.count) }));
   }
 
-  async pageOf(databaseId: string, page: PageQuery): Promise<Page<BackupRow>> {
-    if (!isUuid(databaseId)) return { items: [], total: 0, limit: page.limit, offset: page.offset };
-    const [rows, [{ count }]] = await Promise.all([
-      this.q().where({ databaseId }).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
-      this.q().where({ databaseId }).count({ count: '*' }),
-    ]);
-    return { items: rows as BackupRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  pageOf(databaseId: string, page: PageQuery): Promise<Page<BackupRow>> {
+    return this.pageBy('databaseId', databaseId, page);
   }
 
   /** Every finished backup of a database, newest first (what retention looks at). */
   finishedOf(databaseId: string): Promise<BackupRow[]> {
-    return this.q().where({ databaseId }).whereNot('status', 'running')
-      .orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]) as Promise<BackupRow[]>;
+    return this.finishedBy('databaseId', databaseId);
   }
 
   latestSucceeded(databaseId: string): Promise<BackupRow | undefined> {
@@ -83,21 +98,15 @@ export function toBackup(b: BackupRow) {
   };
 }
 
-export interface RestoreRow {
+export interface RestoreRow extends LeasedRunRow {
   id: string;
   databaseId: string;
   backupId: string | null;
   safetyBackupId: string | null;
   target: 'database' | 'scratch' | 'drill';
-  status: BackupStatus;
   scratchContainer: string | null;
   checkOutput: string | null;
   durationMs: number | null;
-  error: string | null;
-  startedAt: Date;
-  finishedAt: Date | null;
-  owner?: string | null;
-  heartbeatAt?: Date | null;
 }
 
 export class RestoresRepository extends LeasedRuns<RestoreRow> {
@@ -111,13 +120,8 @@ export class RestoresRepository extends LeasedRuns<RestoreRow> {
     return (rows as Array<{ target: string; status: string; count: string }>).map((r) => ({ target: r.target, status: r.status, count: Number(r.count) }));
   }
 
-  async drillsOf(databaseId: string, page: PageQuery): Promise<Page<RestoreRow>> {
-    const where = { databaseId, target: 'drill' } as Partial<RestoreRow>;
-    const [rows, [{ count }]] = await Promise.all([
-      this.q().where(where as never).orderBy([{ column: 'startedAt', order: 'desc' }, { column: 'id' }]).limit(page.limit).offset(page.offset),
-      this.q().where(where as never).count({ count: '*' }),
-    ]);
-    return { items: rows as RestoreRow[], total: Number(count), limit: page.limit, offset: page.offset };
+  drillsOf(databaseId: string, page: PageQuery): Promise<Page<RestoreRow>> {
+    return this.pageBy('databaseId', databaseId, page, { target: 'drill' });
   }
 }
 

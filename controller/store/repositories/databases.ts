@@ -2,7 +2,7 @@ import type { Knex } from 'knex';
 import { validationError } from '../../errors/app-error.js';
 import type { KindDescriptor } from '../../kinds/kind.js';
 import { SETTINGS_MODULES } from '../../settings/environment-settings.js';
-import { BaseRepository } from './base-repository.js';
+import { ConditionedRepository } from './conditioned-repository.js';
 import { KindRepository, type KindRow } from './kind-repository.js';
 import { settingsOf } from './manifest-rows.js';
 
@@ -42,7 +42,7 @@ export type ScheduleKind = 'backup' | 'drill' | 'monitor';
 const NEXT_COLUMN = { backup: 'nextBackupAt', drill: 'nextDrillAt', monitor: 'nextMonitorAt' } as const;
 const ENABLED_COLUMN = { backup: 'backupEnabled', drill: 'drillEnabled', monitor: 'monitoringEnabled' } as const;
 
-export class DatabasesRepository extends BaseRepository<DatabaseRow> {
+export class DatabasesRepository extends ConditionedRepository<DatabaseRow> {
   constructor(db: Knex) {
     super(db, 'databases', {
       databases_env_name_unique: 'A database with this name already exists in this environment',
@@ -81,15 +81,6 @@ export class DatabasesRepository extends BaseRepository<DatabaseRow> {
   async setMonitoring(id: string, monitoring: Record<string, unknown>): Promise<void> {
     // in one statement, so a backup's condition written meanwhile is not lost
     await this.q().where({ id }).update({ status: this.db.raw("jsonb_set(status, '{monitoring}', ?::jsonb)", [JSON.stringify(monitoring)]) } as never);
-  }
-
-  /** Merges a condition into status.conditions (Degraded, DrillSucceeded...), keyed by type. */
-  async setCondition(id: string, condition: { type: string; status: boolean; reason: string; message: string }): Promise<void> {
-    const row = await this.findById(id);
-    if (!row) return;
-    const conditions = ((row.status?.conditions as Array<{ type: string }>) ?? []).filter((c) => c.type !== condition.type);
-    const status = { ...row.status, conditions: [...conditions, { ...condition, lastTransitionTime: new Date().toISOString() }] };
-    await this.q().where({ id }).update({ status: JSON.stringify(status) } as never);
   }
 }
 

@@ -7,6 +7,7 @@ import { KindRepository } from './kind-repository.js';
 import { RegistryKindRepository } from './registries.js';
 import { SecretKindRepository } from './secrets.js';
 import { ServerClustersRepository } from './server-clusters.js';
+import { VolumeKindRepository } from './volumes.js';
 
 /** Kinds of the generic CRUD routes whose API fields are not just their columns. */
 const OWN: Record<string, new (db: Knex, kind: KindDescriptor) => KindRepository> = {
@@ -16,6 +17,7 @@ const OWN: Record<string, new (db: Knex, kind: KindDescriptor) => KindRepository
   Database: DatabaseKindRepository,
   Secret: SecretKindRepository,
   Job: JobKindRepository,
+  Volume: VolumeKindRepository,
 };
 
 /** The repository the generic CRUD routes use for a kind: its own, or the generic one. */

@@ -1,3 +1,4 @@
+import type { VolumeEntry } from '../../model/volume-mount.js';
 import type { Knex } from 'knex';
 import { BaseRepository, type Page, type PageQuery } from './base-repository.js';
 import { toDeployment, type DeploymentRow } from './deployments.js';
@@ -27,7 +28,7 @@ export interface ServiceRow {
   type: string | null;
   env: Record<string, string>;
   ports: string[];
-  volumes: string[];
+  volumes: VolumeEntry[];
   command: string[] | null;
   healthCheck: HealthCheck | null;
   composeTemplate: string | null;

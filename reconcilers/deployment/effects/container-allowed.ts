@@ -29,6 +29,8 @@ export async function assertRenderedAllowed(s: PolicyReads & Pick<Services, 'hos
  */
 export async function assertAllowedOnServer(s: PolicyReads & Pick<Services, 'hosts'>, serverId: string, environmentId: string, req: ContainerRequest): Promise<void> {
   const policy = await containerPolicyOf(s, environmentId);
+  // the managed volumes of other environments are refused too (docs/volumes.md)
+  req = { ...req, environmentId };
   assertContainerPolicy(req, policy);
   const binds = bindSourcesOf(req, policy);
   if (!binds.length) return;

@@ -20,6 +20,7 @@ import { redactSecrets } from '../../../controller/crypto/redact.js';
 import { assertContainerName, assertImageName, assertImageTag, assertSafePath } from '../../../controller/deploy/names.js';
 import { CONTAINER_PATH_HINT, reservedMountOf } from '../../../controller/deploy/container-paths.js';
 import { waitHealthy, type Healthy } from './wait-healthy.js';
+import { ensureVolumes } from '../../../controller/volumes/ensure-volume.js';
 import { loadDesired, type DesiredReads, type LoadedDesired } from '../load-desired.js';
 import { observeDeployment } from '../observe.js';
 import { ownershipConflict, plan } from '../plan.js';
@@ -54,6 +55,9 @@ export async function deployDeployment(s: DeployServices, r: DeployRequest): Pro
   const reserved = reservedMountOf({ files: loaded.desired.mountFiles ? loaded.desired.files : [], volumes: loaded.desired.volumes ?? [] });
   if (reserved) throw validationError(`service ${r.service.name}: ${reserved}; nothing was changed on the server`, 'targetPath', CONTAINER_PATH_HINT);
   await assertRenderedAllowed(s, loaded);
+  if (loaded.volumeProblem) throw validationError(`service ${r.service.name}: ${loaded.volumeProblem.message}; nothing was changed on the server`, loaded.volumeProblem.field);
+  // its managed volumes first: the container is created mounting them
+  if (loaded.volumes.length) await ensureVolumes(s, loaded.volumes, r.log);
   try {
     const out = await deployWith(s, r, loaded);
     await s.deployments.recordObserved(r.deployment.id, { specHash: out.specHash });
