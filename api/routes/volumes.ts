@@ -12,7 +12,7 @@ import { serverInventory, volumeUsage } from '../../controller/volumes/inventory
 import { usersOf } from '../../controller/volumes/volume-ops.js';
 import { startVolumeRestore } from '../../reconcilers/volume/restore.js';
 import { result, route } from '../http/route.js';
-import { arrayOf, bool, enumOf, int, nullable, nullableTimestamp, object, str, timestamp, uuid } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, listOf, nullable, nullableTimestamp, object, paginationQuery, str, timestamp, uuid } from '../http/schema.js';
 import { rowOf } from './loaders.js';
 import { backupItemRoutes, backupNowRoutes } from './backups.js';
 import { assertExecAllowed } from './exec.js';
@@ -123,6 +123,16 @@ export default function volumeRoutes(s: Services) {
         const { row } = await ops.drill(v, resource, body.checkCommand ?? null);
         ctx.state.audit = { environmentId: v.environmentId, resourceType: 'volume-restores', resourceId: row.id, details: { volumeId: v.id, backupId: resource.id, target: 'drill' } };
         return result(202, toVolumeRestore(row));
+      },
+    }),
+
+    route<unknown, { limit: number; offset: number }, VolumeRow>({
+      method: 'GET', path: '/api/volumes/{id}/drills', operationId: 'listVolumeDrills', tag: TAG, access: 'viewer', load: loadVolume,
+      query: paginationQuery, response: listOf(restoreSchema),
+      summary: 'Drills of a volume (on request and scheduled by backup.drillSchedule), newest first',
+      async handler(_ctx, { resource, query }) {
+        const page = await restores.drillsOf(resource.id, query);
+        return { ...page, items: page.items.map(toVolumeRestore) };
       },
     }),
 

@@ -28,3 +28,23 @@ export function scheduleProblem(expression: string, timezone?: string | null): {
     return { field: 'cron', message: `Invalid cron expression: ${(err as Error).message.split('\n')[0].trim()}` };
   }
 }
+
+/**
+ * One schedule's turn in a scheduler tick. A schedule with no next time yet (new or changed) gets
+ * one: its first run is the next time it fires. A due one is moved to its next time by `claim`
+ * (a compare-and-set on the old time), and true is returned to the one caller that moved it: that
+ * caller runs it. An expression that cannot be computed stops the schedule (next time null).
+ */
+export async function claimIfDue(
+  expression: string, timezone: string | null, nextAt: Date | null, now: Date,
+  claim: (was: Date | null, next: Date | null) => Promise<boolean>,
+): Promise<boolean> {
+  let next: Date | null = null;
+  try { next = nextRun(expression, timezone, now); } catch { next = null; }
+  if (nextAt === null) {
+    await claim(null, next);
+    return false;
+  }
+  if (new Date(nextAt) > now) return false;
+  return claim(nextAt, next);
+}

@@ -4,7 +4,7 @@ import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
 import type { DatabaseRow, ScheduleKind } from '../store/repositories/databases.js';
 import { startBackup, type BackupRequest } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type DatabaseContext } from './context.js';
-import { nextRun } from './cron-schedule.js';
+import { claimIfDue } from './cron-schedule.js';
 import { tendLeases } from './lease.js';
 import { monitorDatabase } from './monitor.js';
 import type { MonitoringResult } from './monitoring-result.js';
@@ -115,21 +115,13 @@ export class DatabaseOps {
       void this.monitor(db).catch((err: Error) => this.ctx.logger.warn('database probe failed', { databaseId: db.id, error: err.message }));
     }
     for (const kind of ['backup', 'drill'] as const) {
-      for (const db of await this.ctx.databases.unscheduled(kind)) {
+      // a new schedule (set by a manifest) gets its next time; a due one is claimed and run
+      for (const db of [...await this.ctx.databases.unscheduled(kind), ...await this.ctx.databases.due(kind, now)]) {
         const cron = kind === 'backup' ? db.backupCron : db.drillCron;
-        try {
-          if (cron) await this.ctx.databases.claimDue(db.id, kind, null, nextRun(cron, db.timezone, now));
-        } catch (err) {
-          this.ctx.logger.warn(`the ${kind} schedule cannot be computed`, { databaseId: db.id, error: (err as Error).message });
+        const nextAt = kind === 'backup' ? db.nextBackupAt : db.nextDrillAt;
+        if (cron && await claimIfDue(cron, db.timezone, nextAt, now, (was, next) => this.ctx.databases.claimDue(db.id, kind, was, next))) {
+          void this.track(this.scheduled(db, kind));
         }
-      }
-      for (const db of await this.ctx.databases.due(kind, now)) {
-        const cron = kind === 'backup' ? db.backupCron : db.drillCron;
-        const was = kind === 'backup' ? db.nextBackupAt! : db.nextDrillAt!;
-        let next: Date | null = null;
-        try { next = cron ? nextRun(cron, db.timezone, now) : null; } catch { next = null; }
-        if (!(await this.ctx.databases.claimDue(db.id, kind, was, next))) continue;
-        void this.track(this.scheduled(db, kind));
       }
     }
   }

@@ -6,7 +6,14 @@ import { enumOf, int, nonEmpty, nullable, object, resourceSchemas, str, stringMa
 export const CONSISTENCIES = ['stop', 'command', 'none'] as const;
 export type Consistency = typeof CONSISTENCIES[number];
 
-export interface VolumeBackupSpec { schedule: string; keepLast?: number | null; consistency?: Consistency; command?: string[] | null }
+export interface VolumeBackupSpec {
+  schedule: string;
+  keepLast?: number | null;
+  consistency?: Consistency;
+  command?: string[] | null;
+  drillSchedule?: string | null;
+  drillCheckCommand?: string | null;
+}
 
 /** Docker's volume name rule, kept short enough for the environment id in front of it. */
 const VOLUME_NAME = nonEmpty(63, { pattern: '^[A-Za-z0-9][A-Za-z0-9_.-]*$', description: 'Its name in the environment (the Docker volume is stevedore-<environment id>-<name>)' });
@@ -16,6 +23,8 @@ export const volumeBackupSchema: Schema = nullable(object({
   keepLast: nullable(int(1, 10000, { description: 'Retention: keep the newest N backups of each status (pinned ones are never rotated)' })),
   consistency: { ...enumOf(...CONSISTENCIES), default: 'stop', description: "How the copy is made consistent: stop (default) stops the service's containers on the volume's server for the copy and always starts them again; command runs `command` in the container first (a flush); none copies the live volume" },
   command: nullable({ type: 'array', items: str({ minLength: 1, maxLength: 4096 }), minItems: 1, maxItems: 64, description: 'With consistency command: the argv run in the container that mounts the volume before the copy (a database flush)' }),
+  drillSchedule: nullable(nonEmpty(100, { description: 'Cron expression of scheduled restore drills of the newest succeeded backup into a scratch volume (5 fields, or 6 with seconds), UTC; null: none' })),
+  drillCheckCommand: nullable(str({ minLength: 1, maxLength: 2000, description: 'sh -c command a scheduled drill runs in the restored copy (mounted read-only at the working directory /v, no network; refused while operations.allowExec is off); default: the copy holds files' })),
 }, ['schedule'], { description: 'Scheduled backups of the volume; null: none' }));
 
 const fields = {
@@ -40,6 +49,8 @@ export function backupProblem(b: VolumeBackupSpec | null | undefined): { field: 
   if (!b) return null;
   const p = scheduleProblem(b.schedule, null);
   if (p) return { field: 'backup.schedule', message: `'${b.schedule}': ${p.message}` };
+  const d = b.drillSchedule == null ? null : scheduleProblem(b.drillSchedule, null);
+  if (d) return { field: 'backup.drillSchedule', message: `'${b.drillSchedule}': ${d.message}` };
   if ((b.consistency ?? 'stop') === 'command' && !b.command?.length) return { field: 'backup.command', message: 'consistency command needs backup.command (the argv run in the container before the copy)' };
   if ((b.consistency ?? 'stop') !== 'command' && b.command?.length) return { field: 'backup.command', message: 'backup.command runs only with consistency command' };
   return null;
@@ -69,9 +80,9 @@ export const volume: KindDescriptor = {
       const p = labelsProblem(spec.labels) ?? backupProblem(spec.backup);
       return p ? [{ path: p.field.split('.'), message: p.message }] : [];
     },
-    // a changed schedule is computed again by the scheduler
+    // changed schedules are computed again by the scheduler
     write(field, value) {
-      if (field === 'backup') return { backup: value == null ? null : JSON.stringify(value), nextBackupAt: null };
+      if (field === 'backup') return { backup: value == null ? null : JSON.stringify(value), nextBackupAt: null, nextDrillAt: null };
       return undefined;
     },
   },

@@ -8,11 +8,12 @@ import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { GZIP_OPTIONS } from '../databases/backup-run.js';
 import { reasonOf } from '../databases/context.js';
-import { nextRun } from '../databases/cron-schedule.js';
+import { claimIfDue } from '../databases/cron-schedule.js';
 import { rotationPlan } from '../databases/retention.js';
 import { meter } from '../databases/storage/digest-stream.js';
 import type { BackupStores } from '../databases/storage/stores.js';
 import { putVerified } from '../databases/storage/verified-put.js';
+import { execAllowed } from '../auth/exec-allowed.js';
 import { conflict } from '../errors/app-error.js';
 import type { EventBus } from '../events/event-bus.js';
 import { dockerExec } from '../hosts/commands/database.js';
@@ -115,8 +116,7 @@ export class VolumeOps {
         }
       } else if (row.consistency === 'command' && running.length) {
         // a command in the service's container is what exec is: the environment's switch holds here too
-        const ops = await this.ctx.settings.get<{ allowExec?: boolean }>(v.environmentId, 'operations');
-        if (ops.allowExec === false) throw new Error(`the pre-backup command runs in ${running[0]}, and operations.allowExec is off in this environment: nothing was copied`);
+        if (!(await execAllowed(this.ctx, v.environmentId))) throw new Error(`the pre-backup command runs in ${running[0]}, and operations.allowExec is off in this environment: nothing was copied`);
         const argv = v.backup?.command ?? [];
         const r = await this.ctx.hosts.exec(v.serverId, dockerExec({ container: running[0], argv }), { check: false, timeoutMs: COMMAND_TIMEOUT_MS });
         if (r.code !== 0) throw new Error(`the pre-backup command exited ${r.code} in ${running[0]}: ${reasonOf(r.stderr, 'no error output')}; nothing was copied`);
@@ -298,21 +298,20 @@ export class VolumeOps {
     await this.ctx.backups.delete(b.id);
   }
 
-  /** Starts the backups that are due, each claimed once across replicas (compare-and-set on next_backup_at). */
+  /**
+   * Starts the backups and drills that are due, each claimed once across replicas (a compare-and-set
+   * on next_backup_at / next_drill_at, as databases' schedules are).
+   */
   async tick(now = new Date()): Promise<void> {
     for (const v of await this.ctx.volumes.scheduled()) {
-      let next: Date | null = null;
-      try { next = nextRun(v.backup!.schedule, null, now); } catch { next = null; }
-      if (v.nextBackupAt === null) {
-        // a new or changed schedule: its first run is at the next time it fires
-        await this.ctx.volumes.claimDue(v.id, null, next);
-        continue;
+      const b = v.backup!;
+      if (await claimIfDue(b.schedule, null, v.nextBackupAt, now, (was, next) => this.ctx.volumes.claimDue(v.id, 'backup', was, next))) {
+        // a copy still running is this time's backup too
+        if (!(await this.ctx.backups.findOne({ volumeId: v.id, status: 'running' }))) void this.track(this.scheduled(v));
       }
-      if (new Date(v.nextBackupAt) > now) continue;
-      if (!(await this.ctx.volumes.claimDue(v.id, v.nextBackupAt, next))) continue;
-      // a copy still running is this time's backup too
-      if (await this.ctx.backups.findOne({ volumeId: v.id, status: 'running' })) continue;
-      void this.track(this.scheduled(v));
+      if (b.drillSchedule && await claimIfDue(b.drillSchedule, null, v.nextDrillAt, now, (was, next) => this.ctx.volumes.claimDue(v.id, 'drill', was, next))) {
+        void this.track(this.scheduledDrill(v));
+      }
     }
   }
 
@@ -326,6 +325,26 @@ export class VolumeOps {
         volumeId: v.id, volumeName: v.name, message: `Scheduled backup of volume ${v.name} did not start: ${(err as Error).message}`.slice(0, 1000),
       }).catch(() => undefined);
     }
+  }
+
+  /**
+   * A scheduled drill of the newest succeeded backup with backup.drillCheckCommand. A drill that
+   * cannot run (no succeeded backup, the check command while exec is off) is recorded failed with
+   * the reason, and announced as a failed drill is: never green.
+   */
+  async scheduledDrill(v: VolumeRow): Promise<VolumeRestoreRow> {
+    const checkCommand = v.backup?.drillCheckCommand ?? null;
+    const latest = await this.ctx.backups.latestSucceeded(v.id);
+    let reason: string | null = null;
+    if (!latest) reason = `there is no succeeded backup of volume ${v.name} to drill`;
+    // a check command is a command run over the volume's data: the switch the on-request drill obeys
+    else if (checkCommand && !(await execAllowed(this.ctx, v.environmentId))) reason = 'the drill check command runs over the volume\'s data, and operations.allowExec is off in this environment: nothing was restored';
+    if (latest && !reason) return (await this.drill(v, latest, checkCommand)).done;
+    const row = await this.ctx.restores.insert({
+      volumeId: v.id, environmentId: v.environmentId, backupId: latest?.id ?? null, target: 'drill', status: 'failed', error: reason, durationMs: 0, finishedAt: new Date(),
+    });
+    await this.announceRestore(v, row);
+    return row;
   }
 
   /** Renews this replica's leases and fails the runs whose lease ran out (another replica died), three times per lease. */

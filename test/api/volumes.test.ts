@@ -7,6 +7,7 @@ import { expect } from 'chai';
 import { randomBytes } from 'node:crypto';
 import { startWithRoles, type RoleWorld } from '../support/fixtures.js';
 import { createImage, expectError } from '../support/catalog-fixtures.js';
+import { until } from '../support/until.js';
 
 describe('volume routes', function () {
   this.timeout(120_000);
@@ -67,6 +68,57 @@ describe('volume routes', function () {
     const changed = await w.operator.patch(`/api/volumes/${id}`, { backup: { schedule: '*/5 * * * *', consistency: 'none' } });
     expect(changed.status, changed.text).to.equal(200);
     expect(changed.body.backup).to.deep.equal({ schedule: '*/5 * * * *', consistency: 'none' });
+  });
+
+  it('a drill schedule and check command in the backup block: a bad cron is 400 naming backup.drillSchedule', async () => {
+    expectError(await volume({ name: 'd1', serverId: s1, backup: { schedule: '0 3 * * *', drillSchedule: 'weekly' } }), 400, 'VALIDATION_ERROR', 'backup.drillSchedule');
+    expectError(await volume({ name: 'd2', serverId: s1, backup: { schedule: '0 3 * * *', drillCheckCommand: '' } }), 400, 'VALIDATION_ERROR');
+    expect((await w.viewer.get(`/api/environments/${w.envId}/volumes`)).body.items.map((v: { name: string }) => v.name)).to.not.include.members(['d1', 'd2']);
+    const res = await volume({ name: 'drilled', serverId: s1, backup: { schedule: '0 3 * * *', drillSchedule: '0 4 * * 0', drillCheckCommand: 'test -f a.txt' } });
+    expect(res.status, res.text).to.equal(201);
+    expect(res.body.backup).to.deep.equal({ schedule: '0 3 * * *', consistency: 'stop', drillSchedule: '0 4 * * 0', drillCheckCommand: 'test -f a.txt' });
+    expectError(await w.operator.patch(`/api/volumes/${res.body.id}`, { backup: { schedule: '0 3 * * *', drillSchedule: '61 * * * *' } }), 400, 'VALIDATION_ERROR', 'backup.drillSchedule');
+    expect((await w.viewer.get(`/api/volumes/${res.body.id}`)).body.backup.drillSchedule).to.equal('0 4 * * 0');
+  });
+
+  it('a scheduled drill with no succeeded backup is recorded failed with the reason, announced, never green', async () => {
+    const ops = w.svc.services.volumeOps;
+    const res = await volume({ name: 'never-backed-up', serverId: s1, backup: { schedule: '0 3 * * *', drillSchedule: '* * * * * *' } });
+    const id = res.body.id as string;
+    const drills = async () => (await w.viewer.get(`/api/volumes/${id}/drills`)).body.items as any[];
+    expect(await drills()).to.deep.equal([]);
+    // the scheduler's tick (this service runs it too, claimed once: whichever tick claims it runs it)
+    const drill = await until('a scheduled drill recorded', async () => {
+      await ops.tick(new Date(Date.now() + 1500));
+      return (await drills())[0];
+    }, { timeoutMs: 20_000, everyMs: 200 });
+    expect(drill).to.include({ status: 'failed', target: 'drill', backupId: null });
+    expect(drill.error).to.match(/no succeeded backup of volume never-backed-up/);
+    const conditions = (await w.viewer.get(`/api/volumes/${id}`)).body.status.conditions as any[];
+    expect(conditions.find((c) => c.type === 'DrillSucceeded')).to.include({ status: false, reason: 'DrillFailed' });
+    const events = await w.svc.services.events.since(0, w.envId, 10_000);
+    expect(events.some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id)).to.equal(true);
+    await w.operator.patch(`/api/volumes/${id}`, { backup: null });
+    expectError(await w.viewer.get(`/api/volumes/${MISSING}/drills`), 404, 'NOT_FOUND');
+    expectError(await w.admin.withToken(null).get(`/api/volumes/${id}/drills`), 401, 'UNAUTHORIZED');
+  });
+
+  it("a scheduled drill's check command obeys operations.allowExec: refused, recorded failed, nothing restored", async () => {
+    const ops = w.svc.services.volumeOps;
+    const res = await volume({ name: 'exec-guarded', serverId: s1, backup: { schedule: '0 3 * * *', drillCheckCommand: 'cat secret.txt' } });
+    const b = await ops.ctx.backups.insert({
+      volumeId: res.body.id, environmentId: w.envId, status: 'succeeded', trigger: 'manual', consistency: 'stop', storage: 'local', objectKey: 'y.tar.gz', sha256: 'ab',
+    });
+    await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: false });
+    try {
+      const drill = await ops.scheduledDrill((await w.svc.services.volumes.findById(res.body.id))!);
+      expect(drill).to.include({ status: 'failed', target: 'drill', backupId: b.id, newDockerName: null });
+      expect(drill.error).to.match(/operations.allowExec is off/);
+    } finally {
+      await w.admin.patch(`/api/environments/${w.envId}/settings/operations`, { allowExec: true });
+    }
+    const listed = (await w.viewer.get(`/api/volumes/${res.body.id}/drills`)).body;
+    expect(listed).to.include({ total: 1 });
   });
 
   it('a service mounts a volume by name, and is placed on its server only', async () => {

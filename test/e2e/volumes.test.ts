@@ -3,7 +3,7 @@
 // (scheduled to S3-compatible storage through s3rver, and now to the local folder) store a tar
 // of it verified by SHA-256; a restore brings the files back byte for byte into a new volume the
 // service is recreated on; a corrupted backup fails and keeps the data; a drill checks a scratch
-// copy and removes it; a copy that fails leaves the service running and says why. Everything
+// copy and removes it, on request and on its schedule; a copy that fails leaves the service running and says why. Everything
 // is checked on the server (docker on s1) or in the store itself.
 import { expect } from 'chai';
 import { createHash } from 'node:crypto';
@@ -203,6 +203,33 @@ describe('managed volumes on the fleet', function () {
     expect(await dockerVolumes()).to.not.include(f.newDockerName);
     const conditions = (await volumeNow()).status.conditions as Array<{ type: string; reason: string }>;
     expect(conditions.find((c) => c.type === 'DrillSucceeded')).to.include({ reason: 'DrillFailed' });
+  });
+
+  it('a scheduled drill (backup.drillSchedule) checks the newest backup in a scratch volume the scheduler removes', async () => {
+    const b = await backup('local');
+    const before = new Set(((await w.admin.get(`/api/volumes/${volumeId}/drills`)).body.items as Array<{ id: string }>).map((d) => d.id));
+    const patched = await w.admin.patch(`/api/volumes/${volumeId}`, {
+      backup: { schedule: '0 3 * * *', drillSchedule: '* * * * * *', drillCheckCommand: 'test "$(cat a.txt)" = anchor && echo scheduled-ok' },
+    });
+    expect(patched.status, patched.text).to.equal(200);
+    let drill: any;
+    try {
+      // nobody asks for this drill: the scheduler's tick runs it
+      drill = await until('a scheduled drill finished', async () => {
+        const items = (await w.admin.get(`/api/volumes/${volumeId}/drills`)).body.items as any[];
+        return items.find((d) => !before.has(d.id) && d.status !== 'running');
+      }, WAIT);
+    } finally {
+      await w.admin.patch(`/api/volumes/${volumeId}`, { backup: null });
+      await until('no drill running', async () =>
+        !((await w.admin.get(`/api/volumes/${volumeId}/drills`)).body.items as any[]).some((d) => d.status === 'running'), WAIT);
+    }
+    expect(drill, JSON.stringify(drill)).to.include({ status: 'succeeded', target: 'drill', backupId: b.id, checkOutput: 'scheduled-ok', error: null });
+    const volumes = await dockerVolumes();
+    expect(volumes).to.not.include(drill.newDockerName);
+    expect(volumes.filter((n) => n.includes(`files-${w.tag}-drill-`))).to.deep.equal([]);
+    const conditions = (await volumeNow()).status.conditions as Array<{ type: string; status: boolean; reason: string }>;
+    expect(conditions.find((c) => c.type === 'DrillSucceeded')).to.include({ status: true, reason: 'DrillSucceeded' });
   });
 
   it('a backup whose copy fails leaves the service running, stores nothing and says why', async () => {

@@ -58,6 +58,11 @@ export class LeasedRuns<Row extends { id: string }> extends BaseRepository<Row> 
     return { items: rows as Row[], total: Number(count), limit: page.limit, offset: page.offset };
   }
 
+  /** The newest succeeded run of one parent (what a drill restores). */
+  protected latestSucceededBy(column: string, parentId: string): Promise<Row | undefined> {
+    return this.q().where({ [column]: parentId, status: 'succeeded' } as never).orderBy('startedAt', 'desc').first() as Promise<Row | undefined>;
+  }
+
   /** Every finished run of one parent, newest first (what retention looks at). */
   protected finishedBy(column: string, parentId: string): Promise<Row[]> {
     return this.q().where({ [column]: parentId } as never).whereNot('status', 'running')
@@ -86,7 +91,7 @@ export class BackupsRepository extends LeasedRuns<BackupRow> {
   }
 
   latestSucceeded(databaseId: string): Promise<BackupRow | undefined> {
-    return this.q().where({ databaseId, status: 'succeeded' }).orderBy('startedAt', 'desc').first() as Promise<BackupRow | undefined>;
+    return this.latestSucceededBy('databaseId', databaseId);
   }
 }
 

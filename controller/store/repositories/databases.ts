@@ -4,6 +4,7 @@ import type { KindDescriptor } from '../../kinds/kind.js';
 import { SETTINGS_MODULES } from '../../settings/environment-settings.js';
 import { ConditionedRepository } from './conditioned-repository.js';
 import { KindRepository, type KindRow } from './kind-repository.js';
+import { claimNextRun } from './schedule-claim.js';
 import { settingsOf } from './manifest-rows.js';
 
 export interface DatabaseRow {
@@ -71,10 +72,8 @@ export class DatabasesRepository extends ConditionedRepository<DatabaseRow> {
    * Moves a due schedule to its next time; true for the one caller that moved it (compare-and-set
    * on the old time), so a run happens once even with several replicas or after a restart.
    */
-  async claimDue(id: string, kind: ScheduleKind, was: Date | null, next: Date | null): Promise<boolean> {
-    const q = this.q().where({ id });
-    const n = await (was === null ? q.whereNull(NEXT_COLUMN[kind]) : q.where(NEXT_COLUMN[kind], was)).update({ [NEXT_COLUMN[kind]]: next } as never);
-    return n === 1;
+  claimDue(id: string, kind: ScheduleKind, was: Date | null, next: Date | null): Promise<boolean> {
+    return claimNextRun(this.q().where({ id }), NEXT_COLUMN[kind], was, next);
   }
 
   /** Replaces status.monitoring (the last probe) and keeps the rest of the status. */

@@ -7,6 +7,7 @@ import { type Page, type PageQuery } from './base-repository.js';
 import { ConditionedRepository } from './conditioned-repository.js';
 import { LeasedRuns, type LeasedRunRow } from './backups.js';
 import { KindRepository, type KindRow } from './kind-repository.js';
+import { claimNextRun } from './schedule-claim.js';
 
 export interface VolumeRow {
   id: string;
@@ -17,6 +18,7 @@ export interface VolumeRow {
   labels: Record<string, string>;
   backup: VolumeBackupSpec | null;
   nextBackupAt: Date | null;
+  nextDrillAt: Date | null;
   /** null: the name it was created under (dockerNameOf). */
   dockerName: string | null;
   generation: number;
@@ -28,6 +30,8 @@ export interface VolumeRow {
 
 /** The Docker volume a volume is now: the one a restore swapped in, else the one it was created as. */
 export const dockerNameOf = (v: Pick<VolumeRow, 'environmentId' | 'name' | 'dockerName'>): string => v.dockerName ?? dockerVolumeName(v.environmentId, v.name);
+
+export type VolumeScheduleKind = 'backup' | 'drill';
 
 export class VolumesRepository extends ConditionedRepository<VolumeRow> {
   constructor(db: Knex) {
@@ -42,16 +46,14 @@ export class VolumesRepository extends ConditionedRepository<VolumeRow> {
     return this.q().where({ serverId }).orderBy('name') as Promise<VolumeRow[]>;
   }
 
-  /** Volumes with a backup schedule whose next run is due (or not computed yet: null). */
+  /** Volumes with a backup block: their backup (and drill) schedules are due, or not computed yet (null). */
   scheduled(): Promise<VolumeRow[]> {
     return this.q().whereNotNull('backup') as Promise<VolumeRow[]>;
   }
 
-  /** Moves a schedule to its next time; true for the one caller that moved it (compare-and-set on the old time). */
-  async claimDue(id: string, was: Date | null, next: Date | null): Promise<boolean> {
-    const q = this.q().where({ id });
-    const n = await (was === null ? q.whereNull('nextBackupAt') : q.where('nextBackupAt', was)).update({ nextBackupAt: next } as never);
-    return n === 1;
+  /** Moves a backup (or drill) schedule to its next time; true for the one caller that moved it. */
+  claimDue(id: string, kind: VolumeScheduleKind, was: Date | null, next: Date | null): Promise<boolean> {
+    return claimNextRun(this.q().where({ id }), kind === 'backup' ? 'nextBackupAt' : 'nextDrillAt', was, next);
   }
 
   /** The swap of a restore: the volume is now `dockerName`, but only if it still was `was`. */
@@ -77,7 +79,7 @@ export class VolumeKindRepository extends KindRepository {
 
   protected override columns(body: Record<string, unknown>) {
     const out = super.columns(body);
-    if ('backup' in body) out.nextBackupAt = null;
+    if ('backup' in body) Object.assign(out, { nextBackupAt: null, nextDrillAt: null });
     return out;
   }
 
@@ -124,6 +126,10 @@ export class VolumeBackupsRepository extends LeasedRuns<VolumeBackupRow> {
   finishedOf(volumeId: string): Promise<VolumeBackupRow[]> {
     return this.finishedBy('volumeId', volumeId);
   }
+
+  latestSucceeded(volumeId: string): Promise<VolumeBackupRow | undefined> {
+    return this.latestSucceededBy('volumeId', volumeId);
+  }
 }
 
 export function toVolumeBackup(b: VolumeBackupRow) {
@@ -150,6 +156,10 @@ export interface VolumeRestoreRow extends LeasedRunRow {
 export class VolumeRestoresRepository extends LeasedRuns<VolumeRestoreRow> {
   constructor(db: Knex) {
     super(db, 'volume_restores');
+  }
+
+  drillsOf(volumeId: string, page: PageQuery): Promise<Page<VolumeRestoreRow>> {
+    return this.pageBy('volumeId', volumeId, page, { target: 'drill' });
   }
 }
 

@@ -82,12 +82,18 @@ describe('managed volumes, the pure parts', () => {
     expect(parseLabels('a=b,c=d=e')).to.deep.equal({ a: 'b', c: 'd=e' });
   });
 
-  it('checks a backup block: its cron, and a command only with consistency command', () => {
+  it('checks a backup block: its crons (backup and drill), and a command only with consistency command', () => {
     expect(backupProblem({ schedule: '0 3 * * *' })).to.equal(null);
     expect(backupProblem({ schedule: 'nightly' })?.field).to.equal('backup.schedule');
     expect(backupProblem({ schedule: '0 3 * * *', consistency: 'command' })?.field).to.equal('backup.command');
     expect(backupProblem({ schedule: '0 3 * * *', consistency: 'stop', command: ['sync'] })?.field).to.equal('backup.command');
     expect(backupProblem({ schedule: '0 3 * * *', consistency: 'command', command: ['sync'] })).to.equal(null);
+    // a drill schedule is a cron as the backup's is (UTC, 6 fields with seconds allowed)
+    expect(backupProblem({ schedule: '0 3 * * *', drillSchedule: '*/10 * * * * *', drillCheckCommand: 'test -f a' })).to.equal(null);
+    expect(backupProblem({ schedule: '0 3 * * *', drillSchedule: null })).to.equal(null);
+    const bad = backupProblem({ schedule: '0 3 * * *', drillSchedule: '0 25 * * *' });
+    expect(bad?.field).to.equal('backup.drillSchedule');
+    expect(bad?.message).to.match(/^'0 25 \* \* \*': Invalid cron expression/);
     expect(labelsProblem({ 'stevedore.volume-id': 'x' })?.field).to.equal('labels');
   });
 
