@@ -3,35 +3,20 @@
 // restore command inside the target container (the database's own, or a scratch one). Drills
 // restore the latest backup into a scratch container, run the check query, and remove it.
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip } from 'node:zlib';
 import type { BackupRow, RestoreRow } from '../store/repositories/backups.js';
 import type { DatabaseRow } from '../store/repositories/databases.js';
 import { startBackup } from './backup-run.js';
 import { credentialsOf, placeOf, reasonOf, typeCommand, type Credentials, type DatabaseContext } from './context.js';
 import { startScratch } from './scratch.js';
-import { meter } from './storage/digest-stream.js';
+import { streamVerifiedInto } from './storage/verified-get.js';
 
 /** Streams the backup into `container` with the type's restore command; throws with the tool's reason. */
 async function streamInto(ctx: DatabaseContext, db: DatabaseRow, backup: BackupRow, serverId: string, container: string, creds: Credentials) {
   const store = await ctx.stores.of(backup);
   const argv = await typeCommand(ctx, db.type, 'restore', { container, database: db.databaseName, creds, stdin: true });
   const source = await store.get(backup.objectKey);
-  const exec = await ctx.hosts.stream(serverId, argv);
-  exec.stdout.resume(); // the tool's chatter is not kept
-  const m = meter(); // the bytes restored are checked against the recorded SHA-256 on the way
-  try {
-    await pipeline([source as Readable, m.stream, ...(backup.objectKey.endsWith('.gz') ? [createGunzip()] : []), exec.stdin]);
-  } catch (err) {
-    exec.kill();
-    await exec.exit;
-    throw new Error(`reading the backup failed: ${(err as Error).message}`);
-  }
-  const exit = await exec.exit;
-  if (backup.sha256 && m.digest() !== backup.sha256) {
-    throw new Error(`the stored backup does not match its recorded SHA-256 (${backup.sha256}); it was changed or damaged in the store`);
-  }
-  if (exit.code !== 0) throw new Error(`the restore ${exit.code === null ? 'was killed' : `exited ${exit.code}`}: ${reasonOf(exit.stderr, 'no error output')}`);
+  await streamVerifiedInto(ctx.hosts, serverId, argv, source as Readable, backup.objectKey.endsWith('.gz') ? [createGunzip()] : [], backup.sha256, 'the restore');
 }
 
 /** Runs the check query (the drill's, else the type's `check`) and returns its output. */

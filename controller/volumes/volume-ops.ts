@@ -4,7 +4,6 @@
 // connection, through gzip and SHA-256 into the store and verified there (storage/verified-put.ts).
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip } from 'node:zlib';
 import { GZIP_OPTIONS } from '../databases/backup-run.js';
 import { reasonOf } from '../databases/context.js';
@@ -13,6 +12,7 @@ import { rotationPlan } from '../databases/retention.js';
 import { meter } from '../databases/storage/digest-stream.js';
 import type { BackupStores } from '../databases/storage/stores.js';
 import { putVerified } from '../databases/storage/verified-put.js';
+import { streamVerifiedInto } from '../databases/storage/verified-get.js';
 import { execAllowed } from '../auth/exec-allowed.js';
 import { conflict } from '../errors/app-error.js';
 import type { EventBus } from '../events/event-bus.js';
@@ -198,21 +198,7 @@ export class VolumeOps {
     await createDockerVolume(this.ctx, v, dockerName);
     const helper = helperName();
     try {
-      const exec = await this.ctx.hosts.stream(v.serverId, tarIn(this.ctx.helperImage, dockerName, helper));
-      exec.stdout.resume();
-      const m = meter();
-      try {
-        await pipeline([source as Readable, m.stream, createGunzip(), exec.stdin]);
-      } catch (err) {
-        exec.kill();
-        await exec.exit;
-        throw new Error(`reading the backup failed: ${(err as Error).message}`);
-      }
-      const exit = await exec.exit;
-      if (b.sha256 && m.digest() !== b.sha256) {
-        throw new Error(`the stored backup does not match its recorded SHA-256 (${b.sha256}); it was changed or damaged in the store`);
-      }
-      if (exit.code !== 0) throw new Error(`unpacking ${exit.code === null ? 'was killed' : `exited ${exit.code}`}: ${reasonOf(exit.stderr, 'no error output')}`);
+      await streamVerifiedInto(this.ctx.hosts, v.serverId, tarIn(this.ctx.helperImage, dockerName, helper), source as Readable, [createGunzip()], b.sha256, 'unpacking');
     } catch (err) {
       // the helper may outlive its killed client for a moment: it goes first, then the volume it holds
       await this.removeHelper(v, helper);
