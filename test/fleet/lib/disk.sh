@@ -53,15 +53,20 @@ loop_disk_free() {
 # disk_fill DIR: fills the loop disk on DIR/data up to the last block; prints the bytes written.
 # Must run in the server's mount namespace.
 disk_fill() {
-  local dir=$1 avail before after
+  local dir=$1 avail before after k
   [ -f "$dir/disk.dev" ] && mountpoint -q "$dir/data" || die "$dir has no loop disk mounted"
   before=$(df -B1 --output=avail "$dir/data" | tail -1)
   # one preallocated file for the bulk (instant), then zeros until ENOSPC for the last blocks
   avail=$(( before > 8388608 ? before - 8388608 : 0 ))
   [ "$avail" = 0 ] || fallocate -l "$avail" "$dir/data/$DISK_FILL_NAME"
+  # (ext4 reserves blocks for delayed allocation while writing, and gives some back once synced)
   dd if=/dev/zero of="$dir/data/$DISK_FILL_NAME.rest" bs=64k status=none 2>/dev/null || true
-  sync -f "$dir/data"
-  after=$(df -B1 --output=avail "$dir/data" | tail -1)
+  for k in 1 2 3; do
+    sync -f "$dir/data"
+    after=$(df -B1 --output=avail "$dir/data" | tail -1)
+    [ "$after" -gt 0 ] || break
+    dd if=/dev/zero of="$dir/data/$DISK_FILL_NAME.rest" bs=4k oflag=append conv=notrunc status=none 2>/dev/null || true
+  done
   echo $(( before - after ))
 }
 
