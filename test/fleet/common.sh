@@ -34,6 +34,9 @@ FLEET_PG_USER=${FLEET_PG_USER:-stevedore}
 FLEET_PG_PASSWORD=${FLEET_PG_PASSWORD:-stevedore}
 FLEET_PG_DB=${FLEET_PG_DB:-stevedore_test}
 FLEET_PG_OS_USER=${FLEET_PG_OS_USER:-postgres}      # postgres refuses to run as root
+# N > 0: each server's Docker root is a loop-mounted ext4 of N MB (a disk that can fill up, for the
+# chaos faults: lib/disk.sh); 0 = the plain directory $FLEET_ROOT/sN/data
+FLEET_LOOP_DISK_MB=${FLEET_LOOP_DISK_MB:-0}
 FLEET_DOCKER_SHUTDOWN_TIMEOUT=${FLEET_DOCKER_SHUTDOWN_TIMEOUT:-3}
 FLEET_LOCK=${FLEET_LOCK:-${FLEET_ROOT}.lock}        # one lock per fleet id, sibling of FLEET_ROOT
 # host dirs a fleet had to create (/run/netns, /srv, ...) are shared by all ids: one list for all

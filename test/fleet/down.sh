@@ -6,6 +6,7 @@ set -Euo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 export _T0=${_T0:-$EPOCHREALTIME}
 source "$(dirname "$0")/common.sh"
+source "$FLEET_DIR/lib/disk.sh"
 QUIET=0; [ "${1:-}" = --quiet ] && QUIET=1
 say() { [ "$QUIET" = 1 ] || log "$@"; }
 
@@ -64,6 +65,9 @@ stop_server() {
     [ -n "$left" ] && { say "killing leftovers in netns $ns: $(echo $left)"; kill_list $left; sleep 0.2; }
     ip netns del "$ns" 2>/dev/null || say "could not delete netns $ns"
   fi
+  # a loop disk (FLEET_LOOP_DISK_MB, server.sh loop-disk) was mounted in the server's namespace
+  # only: with its processes gone, the device is free to detach
+  loop_disk_free "$dir" || say "LEAK: loop device of $dir/disk.img still attached"
   say "$name stopped"
 }
 for dir in "$FLEET_ROOT"/s[0-9]*; do
@@ -125,6 +129,7 @@ if command -v iptables-save >/dev/null; then
   l=$(iptables-save 2>/dev/null | grep -E "${FLEET_NET//./\\.}\.|${FLEET_PREFIX}br" || true)
   [ -n "$l" ] && leak "iptables: $l"
 fi
+l=$(losetup -n -O NAME,BACK-FILE 2>/dev/null | grep -F " $FLEET_ROOT/" || true); [ -n "$l" ] && leak "loop devices: $l"
 [ -e "$FLEET_ROOT" ] && leak "$FLEET_ROOT still exists"
 if [ "$leaks" = 0 ]; then say "DOWN in $(elapsed)s, nothing leaked"; else log "DOWN finished WITH LEAKS"; fi
 exit "$leaks"

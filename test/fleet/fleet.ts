@@ -1,6 +1,6 @@
 // Test helper: read the fleet that test/fleet/up.sh started, and poke its servers through server.sh.
 import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -31,7 +31,13 @@ export interface Fleet {
   databaseUrl: string;
 }
 
-export type ServerAction = 'stop-ssh' | 'start-ssh' | 'stop-docker' | 'start-docker' | 'rotate-hostkey';
+export type ServerAction = 'stop-ssh' | 'start-ssh' | 'stop-docker' | 'start-docker' | 'rotate-hostkey'
+  // the chaos faults (bench/chaos/faults/): each undone by its pair, idempotently
+  | 'link-down' | 'link-up' | 'netem-clear' | 'disk-fill' | 'disk-unfill' | 'loop-disk-off';
+/** server.sh actions that take arguments. */
+export type ServerActionWithArgs =
+  | { action: 'netem'; delayMs: number; jitterMs: number; lossPct: number }
+  | { action: 'loop-disk'; mb: number };
 
 const fleetDir = dirname(fileURLToPath(import.meta.url));
 const fleetId = (): string => process.env.FLEET_ID ?? '0';
@@ -58,10 +64,36 @@ export function privateKeyOf(s: FleetServer): string {
 
 const run = promisify(execFile);
 
-/** Runs test/fleet/server.sh NAME ACTION for the current FLEET_ID; resolves to its stdout. */
-export async function serverCtl(name: string, action: ServerAction): Promise<string> {
-  const { stdout } = await run('bash', [join(fleetDir, 'server.sh'), name, action], { env: { ...process.env, FLEET_ID: fleetId() } });
+/**
+ * Runs test/fleet/server.sh NAME ACTION [ARGS] for the current FLEET_ID (or the given fleet's id
+ * and root); resolves to its stdout.
+ */
+export async function serverCtl(name: string, action: ServerAction | ServerActionWithArgs, fleet?: Pick<Fleet, 'fleetId' | 'root'>): Promise<string> {
+  const argv = typeof action === 'string' ? [action]
+    : action.action === 'netem' ? ['netem', ...[action.delayMs, action.jitterMs, action.lossPct].map((n) => String(Math.round(n)))]
+    : ['loop-disk', String(Math.round(action.mb))];
+  const env = fleet ? { ...process.env, FLEET_ID: String(fleet.fleetId), FLEET_ROOT: fleet.root } : { ...process.env, FLEET_ID: fleetId() };
+  const { stdout } = await run('bash', [join(fleetDir, 'server.sh'), name, ...argv], { env });
   return stdout.trim();
+}
+
+/** Whether the server's Docker root is a loop disk that can be filled (FLEET_LOOP_DISK_MB, server.sh loop-disk). */
+export function hasLoopDisk(fleet: Pick<Fleet, 'root'>, name: string): boolean {
+  return existsSync(join(fleet.root, name, 'disk.dev'));
+}
+
+/**
+ * Whether `tc` and the kernel's netem qdisc are there: tried on the loopback of a network namespace
+ * of its own, which goes away with the command (a kernel built without CONFIG_NET_SCH_NETEM says
+ * "Specified qdisc kind is unknown").
+ */
+export async function netemSupported(): Promise<boolean> {
+  try {
+    await run('unshare', ['--net', '--', 'tc', 'qdisc', 'add', 'dev', 'lo', 'root', 'netem', 'delay', '1ms']);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 /** Runs a command inside a server's namespaces, bypassing ssh (to check effects independently). */

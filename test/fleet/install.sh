@@ -8,6 +8,7 @@ declare -A need=(
   [dockerd]=docker.io [sshd]=openssh-server [ssh]=openssh-client [ssh-keygen]=openssh-client
   [docker-registry]=docker-registry [docker-compose]=docker-compose [curl]=curl [htpasswd]=apache2-utils
   [ip]=iproute2 [nsenter]=util-linux [unshare]=util-linux [flock]=util-linux [ss]=iproute2
+  [tc]=iproute2 [losetup]=mount [mkfs.ext4]=e2fsprogs [fallocate]=util-linux   # the chaos faults (lib/disk.sh, server.sh netem)
   [chromium]=chromium   # the dashboard's browser tests (test/support/browser.ts)
   [jq]=jq [git]=git     # README's Getting started (test/e2e/getting-started.test.ts), Git sources
   [caddy]=caddy           # test/fleet/caddy-image.sh (the ingress proxy)

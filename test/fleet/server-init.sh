@@ -40,6 +40,13 @@ done
 printf '127.0.0.1 localhost\n::1 localhost\n%s %s\n' "$(server_ip "$i")" "$name" >"$dir/hosts"
 mount -n --bind "$dir/hosts" /etc/hosts
 
+# FLEET_LOOP_DISK_MB: the Docker root on a small ext4 of its own (test/fleet/lib/disk.sh), mounted
+# here, in this namespace only, before dockerd starts; a disk that fills up stops this server alone
+if [ "${FLEET_LOOP_DISK_MB:-0}" != 0 ]; then
+  source "$FLEET_DIR/lib/disk.sh"
+  loop_disk_attach "$dir" "$FLEET_LOOP_DISK_MB"
+fi
+
 # own cgroup parent: the default "docker" parent is shared by every dockerd on the host, so
 # down.sh could never tell whose it is and it would outlive the fleet.
 # own network namespace: the default docker0 and iptables=true stay private to this server

@@ -5,6 +5,15 @@
 #   server.sh s1 start-docker         start it again with the same flags
 #   server.sh s1 stop-ssh | start-ssh take the server's sshd down / up (an unreachable host)
 #   server.sh s1 rotate-hostkey       new sshd host key + sshd restart; prints the new fingerprint
+# Chaos faults (bench/chaos/faults/), each undone by its pair; the undo is idempotent:
+#   server.sh s1 link-down | link-up  the server's link (host side of its veth) down: established
+#                                     connections stall, new ones time out; up restores it
+#   server.sh s1 netem DELAY_MS JITTER_MS LOSS_PCT   tc netem on the link (host -> server)
+#   server.sh s1 netem-clear          removes it
+#   server.sh s1 loop-disk MB | loop-disk-off   restart dockerd on a fresh loop-mounted ext4 of MB
+#                                     megabytes as its Docker root (lib/disk.sh) / back on the plain dir
+#   server.sh s1 disk-fill | disk-unfill        fill that loop disk to the last block (prints the
+#                                     bytes written) / remove the filling
 set -Eeuo pipefail
 export PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin:$PATH
 source "$(dirname "$0")/common.sh"
@@ -39,15 +48,59 @@ stop_ssh() {
   done
   return 0
 }
+# the veth's host end: a bridge port of sd<ID>br
+link() {
+  local l; l=$(veth_name "${name#s}")
+  ip link show "$l" >/dev/null 2>&1 || die "$name has no link $l"
+  echo "$l"
+}
+# runs one of lib/disk.sh's functions in the server's mount namespace (this script, entered there)
+inside() { enter bash "$FLEET_DIR/server.sh" "$name" inside "$(readlink /proc/self/ns/mnt)" "$@"; }
+stop_docker() { stop_pid "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" 30; }
+start_docker() {
+  pid_alive "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" && return 0
+  mapfile -t args <"$dir/dockerd.args"
+  enter setsid dockerd "${args[@]}" </dev/null >>"$dir/dockerd.log" 2>&1 9>&- &
+  wait_for 30 curl -fsS --unix-socket "$dir/docker.sock" http://docker/_ping || die "dockerd $name did not come back"
+}
+whole() { case $1 in '' | *[!0-9]*) die "$2 must be a whole number (got '$1')" ;; esac; }
 case $action in
   exec) enter "$@" ;;
-  stop-docker) stop_pid "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" 30 ;;
-  start-docker)
-    pid_alive "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" && exit 0
-    mapfile -t args <"$dir/dockerd.args"
-    enter setsid dockerd "${args[@]}" </dev/null >>"$dir/dockerd.log" 2>&1 9>&- &
-    wait_for 30 curl -fsS --unix-socket "$dir/docker.sock" http://docker/_ping || die "dockerd $name did not come back"
+  inside)   # internal: server.sh NAME inside HOST_MNTNS FN ARGS..., run by inside() above
+    host_mntns=${1:?}; fn=${2:?}; shift 2
+    [ "$(readlink /proc/self/ns/mnt)" != "$host_mntns" ] || die "inside: not in $name's mount namespace"
+    source "$FLEET_DIR/lib/disk.sh"
+    case $fn in loop_disk_attach | loop_disk_detach | disk_fill | disk_unfill) "$fn" "$dir" "$@" ;; *) die "inside: unknown $fn" ;; esac
     ;;
+  link-down) ip link set "$(link)" down ;;
+  link-up) ip link set "$(link)" up ;;
+  netem)
+    [ $# = 3 ] || die "usage: server.sh $name netem DELAY_MS JITTER_MS LOSS_PCT"
+    whole "$1" DELAY_MS; whole "$2" JITTER_MS; whole "$3" LOSS_PCT
+    [ "$1" -le 10000 ] && [ "$2" -le "$1" ] && [ "$3" -le 100 ] || die "netem: delay <= 10000 ms, jitter <= delay, loss <= 100 %"
+    tc qdisc replace dev "$(link)" root netem delay "${1}ms" "${2}ms" loss "${3}%"
+    ;;
+  netem-clear)
+    l=$(link)
+    if tc qdisc show dev "$l" root | grep -q netem; then tc qdisc del dev "$l" root; fi
+    ;;
+  loop-disk)
+    [ $# = 1 ] || die "usage: server.sh $name loop-disk MB"
+    stop_docker
+    inside loop_disk_attach "$1" || { inside loop_disk_detach || true; start_docker; die "could not attach a loop disk to $name"; }
+    start_docker
+    ;;
+  loop-disk-off)
+    [ -e "$dir/disk.img" ] || exit 0
+    stop_docker
+    rc=0; inside loop_disk_detach || rc=$?
+    start_docker   # back on the plain directory, or still on the disk if it could not be detached
+    exit "$rc"
+    ;;
+  disk-fill) inside disk_fill ;;
+  disk-unfill) inside disk_unfill ;;
+  stop-docker) stop_docker ;;
+  start-docker) start_docker ;;
   stop-ssh) stop_ssh ;;
   start-ssh) start_ssh ;;
   rotate-hostkey)
