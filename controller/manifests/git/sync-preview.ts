@@ -205,10 +205,11 @@ async function openPass(s: Services, row: PreviewRow, source: GitSourceRow): Pro
   }
   if (!result.ok) {
     const lines = result.errors.map(formatError);
-    return fail(REASONS.ManifestsInvalid, `commit ${commit.slice(0, 12)} was not applied to ${env.name} (${lines.length} error${lines.length === 1 ? '' : 's'}): ${lines[0]}`,
+    // the first error leads: a commit status shows the first 140 characters
+    return fail(REASONS.ManifestsInvalid, `${lines[0]} (commit ${commit.slice(0, 12)} was not applied to ${env.name}: ${lines.length} error${lines.length === 1 ? '' : 's'})`,
       { ...envValues, appliedCommit: commit, plans: [] });
   }
-  const values = { ...envValues, appliedCommit: commit, plans: result.plans, postedStatus: `${commit}:pending` };
+  const values = { ...envValues, appliedCommit: commit, plans: result.plans, postedStatus: `${commit}:pending`, serverIds: [...new Set([...row.serverIds ?? [], ...servers.map((sv) => sv.id)])] };
   if (!result.plans.length) {
     const message = `preview of ${commit.slice(0, 12)} is ready${url ? ` at ${url}` : ''} (nothing to roll out)`;
     return { outcome: ended(row, 'ready', REASONS.PreviewReady, message, { ...values, postedStatus: await status(commit, 'success', message) }), event: event({ message }) };
@@ -243,8 +244,9 @@ async function closePass(s: Services, row: PreviewRow, source: GitSourceRow | un
     // what a prune could not delete goes with the environment's rows below
     return deleting(`${why}: removing its containers`, { plans: result.ok ? result.plans : [] });
   }
-  // what is still on the parent's servers under the preview's labels (a plan that failed, a crash in between): removed by label, never by name
-  for (const server of parent ? await s.servers.listByEnvironment(parent.id) : []) {
+  // what is still on the servers it was placed on under the preview's labels (a plan that failed, a crash in between): removed by label, never by name;
+  // a server that cannot be reached keeps the preview deleting (and saying why) until it can
+  for (const server of await s.servers.findByIds(row.serverIds ?? [])) {
     try {
       const docker = await s.hosts.docker(server.id);
       for (const c of await docker.listContainers({ all: true, filters: { label: [`${LABEL.environment}=${env.id}`] } })) await s.hosts.exec(server.id, rm(c.Id, { force: true }));

@@ -32,6 +32,8 @@ export async function up(knex: Knex): Promise<void> {
     t.uuid('preview_environment_id').references('environments.id').onDelete('SET NULL');
     t.text('applied_commit');
     t.jsonb('plans').notNullable().defaultTo('[]');
+    // every server an apply placed it on: its teardown looks there for what is left under its labels
+    t.jsonb('server_ids').notNullable().defaultTo('[]');
     t.text('posted_status');
     t.text('lease_owner');
     t.timestamp('lease_until', { useTz: true });

@@ -27,6 +27,8 @@ export interface PreviewRow {
   appliedCommit: string | null;
   /** The plans the applied commit caused: the preview is ready when every one succeeded. */
   plans: string[];
+  /** Every server an apply placed it on (the teardown's safety net looks there). */
+  serverIds: string[];
   /** `<commit>:<state>` of the last commit status posted (each is posted once). */
   postedStatus: string | null;
   leaseOwner: string | null;
@@ -38,7 +40,7 @@ export interface PreviewRow {
 }
 
 /** What one reconcile pass observed: written once, with the lease let go. */
-export type PreviewOutcome = Partial<Pick<PreviewRow, 'state' | 'reason' | 'previewEnvironmentId' | 'appliedCommit' | 'plans' | 'postedStatus'>>
+export type PreviewOutcome = Partial<Pick<PreviewRow, 'state' | 'reason' | 'previewEnvironmentId' | 'appliedCommit' | 'plans' | 'postedStatus' | 'serverIds'>>
   & Pick<PreviewRow, 'observedGeneration' | 'conditions'>;
 
 export interface DesiredPreview { sourceId: string; environmentId: string; number: number; headSha: string; headRef: string | null; open: boolean }
@@ -112,6 +114,7 @@ export class PreviewsRepository extends BaseRepository<PreviewRow> {
   async finish(id: string, owner: string, outcome: PreviewOutcome): Promise<PreviewRow | undefined> {
     const row: Record<string, unknown> = { ...outcome, conditions: JSON.stringify(outcome.conditions), leaseOwner: null, leaseUntil: null, updatedAt: this.db.fn.now() };
     if (outcome.plans) row.plans = JSON.stringify(outcome.plans);
+    if (outcome.serverIds) row.serverIds = JSON.stringify(outcome.serverIds);
     const [after] = await this.q().where({ id, leaseOwner: owner }).update(row as never).returning('*');
     return after as PreviewRow | undefined;
   }
