@@ -11,6 +11,7 @@ import type { HttpClient } from '../support/http-client.js';
 import { createRepo, type TestRepo } from '../support/git-repo.js';
 import { until } from '../support/until.js';
 import { reconcilePreview } from '../../controller/manifests/git/sync-preview.js';
+import { CliHome } from '../support/cli-run.js';
 
 const SECRET = 'codehost-secret-for-preview-tests';
 const PREVIEWS = { pullRequests: true, serverSelector: { matchLabels: { previews: 'yes' } }, secrets: ['DB_URL'], hostTemplate: 'pr-{number}.preview.test', ttlHours: 2 };
@@ -172,6 +173,15 @@ describe('previews of a Git source', function () {
       expect(list.status).to.equal(source.status);
       expect(list.body.code).to.equal(source.body.code);
       expect(list.text).to.not.contain('pr-5');
+    });
+
+    it('stevedore get previews -e ENV prints them', async () => {
+      const home = new CliHome();
+      const res = await home.run(['get', 'previews', '-e', env.name], { env: { STEVEDORE_URL: svc.url, STEVEDORE_TOKEN: admin.token! } });
+      expect(res.code, res.stderr).to.equal(0);
+      const [header, row] = res.stdout.trim().split('\n');
+      expect(header).to.match(/^PR\s+ENVIRONMENT\s+STATE\s+HEAD\s+URL\s+REASON/i);
+      expect(row).to.match(new RegExp(`^#5\\s+${env.name}-pr-5\\s+failed\\s+[0-9a-f]{12}\\s+https://pr-5\\.preview\\.test\\s+no server of`));
     });
 
     it('a preview past its TTL is torn down by the next look', async () => {
