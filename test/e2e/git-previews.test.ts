@@ -12,6 +12,8 @@ import { loadFleet, privateKeyOf, serverExec, type Fleet } from '../fleet/fleet.
 import { createRepo, type TestRepo } from '../support/git-repo.js';
 import { Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
+import { launchBrowser } from '../support/browser.js';
+import { signIn } from '../support/sign-in.js';
 
 const SECRET = 'codehost-secret-for-previews';
 const ALLOWED_VALUE = 'postgres://preview-may-read-this';
@@ -158,6 +160,21 @@ describe('preview environments per pull request on the fleet', function () {
     expect(c.Config.Image).to.equal(`${image()}:v2`);
     expect(await until('the new head\'s success', () => statuses(sha).some((x) => x.json.state === 'success'))).to.equal(true);
     await parentsUntouched();
+  });
+
+  it('the parent environment\'s page shows the preview, its state and URL', async () => {
+    const browser = await launchBrowser();
+    try {
+      const page = await signIn(await (await browser.newContext({ bypassCSP: true })).newPage(), svc.url);
+      await page.goto(`${svc.url}/env/${env.id}`);
+      const row = page.getByTestId('previews').locator('tr[data-preview="7"]');
+      await row.filter({ hasText: 'ready' }).waitFor({ timeout: 30_000 });
+      const text = await row.innerText();
+      expect(text).to.include(`${env.name}-pr-7`).and.include('https://pr-7.preview.test').and.include('feature');
+      expect(await row.getByRole('link', { name: `${env.name}-pr-7` }).getAttribute('href')).to.match(/^\/env\/[0-9a-f-]{36}$/);
+    } finally {
+      await browser.close();
+    }
   });
 
   it('a pull request naming a parent secret previews.secrets does not list fails, and the value appears nowhere', async () => {
