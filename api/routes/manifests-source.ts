@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Services } from '../../controller/services.js';
-import { notFound, validationError } from '../../controller/errors/app-error.js';
+import { conflict, notFound, validationError } from '../../controller/errors/app-error.js';
 import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
 import type { GitSourceRow } from '../../controller/store/repositories/git-sources.js';
@@ -157,10 +157,17 @@ export default function manifestsSourceRoutes(s: Services) {
 
     route({
       method: 'DELETE', path: '/api/environments/{envId}/manifests-source', operationId: 'deleteManifestsSource', tag: 'manifests', access: 'admin',
-      load: env, status: 204, errors: [404],
+      load: env, status: 204, errors: [404, 409],
       summary: 'Stop following the Git source: what it applied stays, owned by no manifest (the API may change it again)',
+      description: 'While the source has previews, 409: their reconciler is the source\'s; set previews to null (they are torn down) and delete it once none is listed.',
       async handler(ctx, { resource }) {
         const row = await sourceOf(resource.id);
+        // a preview without its source would have nobody to tear it down (its rows go with the source)
+        const open = await s.previews.ofEnvironment(resource.id);
+        if (open.length) {
+          throw conflict(`the source still has ${open.length} preview${open.length === 1 ? '' : 's'} (${open.map((p) => `#${p.number}`).join(', ')})`,
+            'PUT the source with previews: null, then delete it once GET …/previews lists none');
+        }
         await s.gitSources.removeOf(resource.id);
         await s.gitSources.releaseOwnership(`git:${resource.id}`, OWNED_TABLES);
         forgetSource(s, row.id);

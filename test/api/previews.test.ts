@@ -184,6 +184,13 @@ describe('previews of a Git source', function () {
       expect(row).to.match(new RegExp(`^#5\\s+${env.name}-pr-5\\s+failed\\s+[0-9a-f]{12}\\s+https://pr-5\\.preview\\.test\\s+no server of`));
     });
 
+    it('the source cannot be deleted while it has previews (nobody would tear them down)', async () => {
+      const r = await admin.delete(`/api/environments/${env.id}/manifests-source`);
+      expectError(r, 409, 'CONFLICT');
+      expect(r.body.message).to.contain('#5');
+      expect((await admin.get(`/api/environments/${env.id}/manifests-source`)).status).to.equal(200);
+    });
+
     it('a preview past its TTL is torn down by the next look', async () => {
       const row = (await svc.services.previews.listAll()).find((p) => p.number === 5)!;
       await svc.services.db('previews').where({ id: row.id }).update({ desiredAt: new Date(Date.now() - 3 * 3600_000) });
@@ -191,6 +198,7 @@ describe('previews of a Git source', function () {
       await until('preview #5 expired and gone', async () => !(await previews()).some((x) => x.number === 5), { timeoutMs: 20_000, everyMs: 100 });
       expect((await admin.get(`/api/environments/${row.previewEnvironmentId}`)).status).to.equal(404);
       expect(await svc.services.previews.listAll()).to.deep.equal([]);
+      expect((await admin.delete(`/api/environments/${env.id}/manifests-source`)).status, 'no preview left').to.equal(204);
     });
   });
 });
