@@ -162,6 +162,30 @@ describe('previews of a Git source', function () {
     });
   });
 
+  describe('resuming', () => {
+    it('a preview stored but never queued (its process died after the 202) and held by a dead process\'s lease is taken up once the lease ran out', async () => {
+      const sha = pushPr(9, { 'app.yaml': `apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: FROM_PR, environment: ${env.name}}\nspec: {value: "nine"}\n` });
+      const source = (await svc.services.gitSources.ofEnvironment(env.id))!;
+      // what the webhook stores before its 202, without handing the key to this process's queue
+      const row = (await svc.services.previews.desire({ sourceId: source.id, environmentId: env.id, number: 9, headSha: sha, headRef: 'feature-9', open: true }))!;
+      expect(await svc.services.previews.claim(row.id, 'a-controller-killed-mid-pass', 3000)).to.not.equal(null);
+      const leaseEnds = Date.now() + 3000;
+      const p = await settled(9);
+      expect(Date.now(), 'not before the dead lease ran out').to.be.at.least(leaseEnds - 200);
+      expect(p, p.reason).to.include({ state: 'ready', appliedCommit: sha });
+      const vars = (await admin.get(`/api/environments/${p.environmentId}/vars`)).body.items;
+      expect(vars.map((v: any) => `${v.key}=${v.value}`)).to.deep.equal(['FROM_PR=nine']);
+      const after = (await svc.services.previews.findById(row.id))!;
+      expect(after).to.include({ leaseOwner: null, observedGeneration: after.generation });
+      expect((await send(payload('closed', 9, sha))).status).to.equal(202);
+      // it was placed on the labelled server, which cannot be reached: it stays deleting and says why, until the server can be or is gone
+      const stuck = await until('preview #9 waiting for its server', async () => (await previews()).find((x) => x.number === 9 && /could not clean labelled up yet/.test(x.reason ?? '')), { timeoutMs: 30_000, everyMs: 200 });
+      expect(stuck.state).to.equal('deleting');
+      await svc.services.db('servers').where({ environmentId: env.id, name: 'labelled' }).delete();
+      await until('preview #9 gone', async () => !(await previews()).some((x) => x.number === 9), { timeoutMs: 20_000, everyMs: 100 });
+    });
+  });
+
   describe('GET /api/environments/{envId}/previews', () => {
     it('a viewer of the parent reads it; a caller limited to another environment gets what every route of this one answers it', async () => {
       expect((await previews(viewer)).map((x) => x.number)).to.deep.equal([5]);
