@@ -67,6 +67,7 @@ import { DatabasesRepository } from './store/repositories/databases.js';
 import { BackupsRepository, RestoresRepository } from './store/repositories/backups.js';
 import { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import { GitSourcesRepository } from './store/repositories/git-sources.js';
+import { PreviewsRepository } from './store/repositories/previews.js';
 import { CertificatesRepository } from './store/repositories/certificates.js';
 import { AcmeRepository } from './store/repositories/acme.js';
 import type { Services } from './services.js';
@@ -155,6 +156,7 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
     databaseOk: () => databaseAnswers(db),
     objectStorage,
     gitSources: new GitSourcesRepository(db),
+    previews: new PreviewsRepository(db),
     certificates: new CertificatesRepository(db, secretBox),
     acme: new AcmeRepository(db, secretBox),
     databaseOps: new DatabaseOps({

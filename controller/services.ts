@@ -50,6 +50,7 @@ import type { Trx } from './store/transaction.js';
 import type { DatabaseOps } from './databases/database-ops.js';
 import type { ObjectStorageRepository } from './store/repositories/object-storage.js';
 import type { GitSourcesRepository } from './store/repositories/git-sources.js';
+import type { PreviewsRepository } from './store/repositories/previews.js';
 import type { ErrorTracking } from './admin/error-tracking.js';
 import type { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import type { ServerAgentsRepository } from './store/repositories/server-agents.js';
@@ -170,6 +171,8 @@ export interface Services {
   objectStorage: ObjectStorageRepository;
   /** Each environment's Git source of manifests, its sync status, and the environment's age identity (controller/manifests/git/). */
   gitSources: GitSourcesRepository;
+  /** Preview environments per pull request of a Git source (docs/git-sources.md#previews). */
+  previews: PreviewsRepository;
   /** Certificates from ACME, one per (environment, host); the proxy reads them through controller/ingress/acme/held-certificates.ts. */
   certificates: CertificatesRepository;
   /** The ACME account key per directory and the HTTP-01 challenges of open orders. */

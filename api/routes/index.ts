@@ -36,6 +36,7 @@ import commandTypeRoutes from './command-types.js';
 import manifestRoutes from './manifests.js';
 import manifestsSourceRoutes from './manifests-source.js';
 import gitWebhookRoutes from './webhooks-git.js';
+import previewRoutes from './previews.js';
 import ageKeyRoutes from './age-keys.js';
 import serverRoutes from './servers.js';
 import secretRoutes from './secrets.js';
@@ -107,6 +108,7 @@ export function allRoutes(s: Services): RouteSpec[] {
     ...commandTypeRoutes(s),
     ...manifestRoutes(s),
     ...manifestsSourceRoutes(s),
+    ...previewRoutes(s),
     ...ageKeyRoutes(s),
     ...serverRoutes(s),
     ...serverOperationRoutes(s),

@@ -1,6 +1,6 @@
 import { rm } from 'node:fs/promises';
 import type { Services } from '../../controller/services.js';
-import { notFound, validationError } from '../../controller/errors/app-error.js';
+import { conflict, notFound, validationError } from '../../controller/errors/app-error.js';
 import { KINDS } from '../../controller/kinds/index.js';
 import { displayUrl, parseGitUrl, PATH_PATTERN, REF_PATTERN } from '../../controller/manifests/git/git-url.js';
 import type { GitSourceRow } from '../../controller/store/repositories/git-sources.js';
@@ -9,13 +9,23 @@ import { fileSourcePath } from '../../controller/manifests/git/file-roots.js';
 import { CODE_HOST_TYPES, repositoryOf, type CodeHostType } from '../../controller/manifests/git/commit-status.js';
 import { cacheDirOf, diffSource, enqueueSource, forgetSource, requestSync } from '../../controller/manifests/git/sync-source.js';
 import { result, route } from '../http/route.js';
-import { bool, enumOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
+import { arrayOf, bool, enumOf, int, nullable, object, str, timestamp, uuid } from '../http/schema.js';
 import { environmentOf } from './loaders.js';
 import { sourceDiff, sourceStatus } from './manifest-schemas.js';
 import { degradedObjects } from '../../controller/manifests/status.js';
 import { exportEnvironment, exportServer } from '../../controller/manifests/export.js';
+import { MAX_TTL_HOURS, previewsProblem, type PreviewsConfig } from '../../controller/manifests/git/preview-config.js';
+import { serverSelectorSchema } from '../../controller/placement/labels.js';
 
 const writeOnly = (maxLength: number) => ({ ...nullable(str({ minLength: 1, maxLength })), writeOnly: true });
+const previewsSchema = object({
+  pullRequests: { ...bool, description: 'Each open pull request against the source\'s branch gets an environment <env>-pr-<number> from the same manifests at its head' },
+  branches: str({ minLength: 1, maxLength: 255, description: 'Branch previews (a glob): not built yet, refused' }),
+  serverSelector: { ...serverSelectorSchema, description: 'The parent environment\'s servers a preview runs on (all of them that match); never any other' },
+  ttlHours: int(1, MAX_TTL_HOURS, { description: 'Hours since the pull request last changed after which its preview is torn down' }),
+  secrets: arrayOf(str({ pattern: '^[A-Z_][A-Z0-9_]*$', maxLength: 200 }), { maxItems: 200, uniqueItems: true, description: 'The parent\'s secrets a preview may use by reference (${NAME} in a service\'s env); a preview naming any other fails' }),
+  hostTemplate: str({ minLength: 1, maxLength: 253, description: 'The ingress host of a preview: {number} is the pull request\'s, e.g. pr-{number}.example.com; a preview service\'s ingress serves it instead of its hosts' }),
+}, ['pullRequests', 'serverSelector'], { description: 'Preview environments per pull request (docs/git-sources.md#previews); omitted keeps them, null removes them' });
 const sourceBody = object({
   url: str({ minLength: 1, maxLength: 2048, description: 'https://, ssh://, git@host:repository or file:// (http:// and git:// only without credentials)' }),
   ref: nullable(str({ pattern: REF_PATTERN, description: 'Branch or tag; null or omitted: the remote\'s HEAD' })),
@@ -30,18 +40,21 @@ const sourceBody = object({
     apiUrl: str({ minLength: 1, maxLength: 2048, description: 'The API root: https://api.github.com, or https://gitea.example/api/v1' }),
     token: { ...str({ minLength: 1, maxLength: 4096 }), writeOnly: true, description: 'May set commit statuses (write-only; omitted keeps the saved one for the same apiUrl)' },
   }, ['type', 'apiUrl'], { description: 'Posts commit statuses (pending, then success or failure) to the code host; omitted keeps it, null removes it' })),
+  previews: nullable(previewsSchema),
 }, ['url']);
 const sourceRead = object({
   id: uuid, environmentId: uuid, url: str(), ref: nullable(str()), path: str(), pollIntervalSec: int(0), prune: bool,
   username: nullable(str()), hasToken: bool, hasSshPrivateKey: bool,
   sshKnownHosts: nullable(str({ description: 'The ssh host key pinned at the first fetch' })),
   codeHost: nullable(object({ type: enumOf(...CODE_HOST_TYPES), apiUrl: str(), hasToken: bool }, ['type', 'apiUrl', 'hasToken'])),
+  previews: nullable(previewsSchema),
   createdAt: timestamp, updatedAt: timestamp,
 });
 
 interface SourceBody {
   url: string; ref?: string | null; path?: string; pollIntervalSec?: number; prune?: boolean; sshPrivateKey?: string | null; username?: string | null; token?: string | null;
   codeHost?: { type: CodeHostType; apiUrl: string; token?: string } | null;
+  previews?: PreviewsConfig | null;
 }
 
 /** Tables whose rows carry a manifest `source` (every stored kind, and deployments). */
@@ -124,13 +137,16 @@ export default function manifestsSourceRoutes(s: Services) {
         if (tokenSealed && remote.transport !== 'https') throw validationError('a token is only sent over https://', 'token');
         if (body.sshPrivateKey && !/-----BEGIN [A-Z ]*PRIVATE KEY-----/.test(body.sshPrivateKey)) throw validationError('sshPrivateKey must be a private key in PEM or OpenSSH form', 'sshPrivateKey');
         const codeHost = await codeHostOf(body, current);
+        const previews = body.previews === undefined ? current?.previews ?? null : body.previews;
+        const problem = previews && previewsProblem(previews);
+        if (problem) throw validationError(problem.message, problem.field);
         const row = await s.gitSources.save(resource.id, {
           url: body.url, ref: body.ref ?? null, path: (body.path ?? '.').replace(/^\.\/+/, '').replace(/\/+$/, '') || '.',
           pollIntervalSec: body.pollIntervalSec ?? 60, prune: body.prune ?? false,
           sshPrivateKeySealed: sshSealed, tokenSealed, username: body.username === undefined ? (sameUrl ? current?.username ?? null : null) : body.username,
           // a new remote is a new host: its key is pinned again at the next fetch
           knownHosts: sameUrl ? current?.knownHosts ?? null : null,
-          ...codeHost,
+          ...codeHost, previews,
         });
         ctx.state.audit = { environmentId: resource.id, details: { fields: Object.keys(body), url: displayUrl(body.url), ref: body.ref ?? null } };
         // the save asked for the sync (generation + 1): its pass runs from the queue
@@ -141,10 +157,17 @@ export default function manifestsSourceRoutes(s: Services) {
 
     route({
       method: 'DELETE', path: '/api/environments/{envId}/manifests-source', operationId: 'deleteManifestsSource', tag: 'manifests', access: 'admin',
-      load: env, status: 204, errors: [404],
+      load: env, status: 204, errors: [404, 409],
       summary: 'Stop following the Git source: what it applied stays, owned by no manifest (the API may change it again)',
+      description: 'While the source has previews, 409: their reconciler is the source\'s; set previews to null (they are torn down) and delete it once none is listed.',
       async handler(ctx, { resource }) {
         const row = await sourceOf(resource.id);
+        // a preview without its source would have nobody to tear it down (its rows go with the source)
+        const open = await s.previews.ofEnvironment(resource.id);
+        if (open.length) {
+          throw conflict(`the source still has ${open.length} preview${open.length === 1 ? '' : 's'} (${open.map((p) => `#${p.number}`).join(', ')})`,
+            'PUT the source with previews: null, then delete it once GET …/previews lists none');
+        }
         await s.gitSources.removeOf(resource.id);
         await s.gitSources.releaseOwnership(`git:${resource.id}`, OWNED_TABLES);
         forgetSource(s, row.id);

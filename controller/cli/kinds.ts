@@ -76,6 +76,13 @@ export const KINDS: Record<string, KindView> = {
       { header: 'degraded', cell: (i) => condition({ conditions: i.status?.conditions?.map((c: { type: string; status: boolean }) => ({ type: c.type, status: String(c.status) })) }, 'Degraded') },
       { header: 'docker name', cell: (i) => i.dockerName, wide: true }, id, created],
   },
+  // docs/git-sources.md#previews: one per open pull request of the environment's Git source
+  previews: {
+    aliases: ['preview', 'pr', 'prs'], scope: 'environment', route: (e) => `/api/environments/${e}/previews`,
+    columns: [{ header: 'pr', cell: (i) => `#${i.number}` }, { header: 'environment', cell: (i) => i.environmentName }, { header: 'state', cell: (i) => i.state },
+      { header: 'head', cell: (i) => String(i.headSha ?? '').slice(0, 12) }, { header: 'url', cell: (i) => i.url ?? '' }, { header: 'reason', cell: (i) => i.reason ?? '' },
+      { header: 'branch', cell: (i) => i.branch ?? '', wide: true }, { header: 'expires', cell: (i) => i.expiresAt ?? '', wide: true }, { header: 'updated', cell: (i) => age(i.updatedAt) }],
+  },
   databases: { aliases: ['database', 'db'], scope: 'environment', item: 'databases', route: (e) => `/api/environments/${e}/databases`, columns: [name, { header: 'engine', cell: (i) => i.engine ?? i.type }, id, created] },
 };
 

@@ -16,6 +16,7 @@ import { containerPolicyErrors } from './container-policy.js';
 import { ingressClaimErrors } from './ingress-claims.js';
 import { INGRESS_CHANGED } from '../model/ingress.js';
 import { controllerPaths } from '../deploy/container-policy.js';
+import { previewManifests, type PreviewPlacement } from './git/preview-manifests.js';
 import { createObject, deleteObject, ObjectInUse, SUPPORTED_KINDS, syncDependencies, updateObject, type WriteContext } from './write-objects.js';
 
 export interface ApplyOptions {
@@ -35,6 +36,8 @@ export interface ApplyOptions {
   scope?: SourceScope;
   /** Secret values a SOPS file held, by file and document path (controller/manifests/sops/): read in memory only. */
   sopsValues?: Map<string, string>;
+  /** A pull request's preview (git/preview-manifests.ts): its manifests rewritten, and the parent's chosen servers by name -> id. */
+  preview?: { placement: PreviewPlacement; serverIds: Record<string, string> };
 }
 
 export interface SourceScope {
@@ -90,7 +93,11 @@ async function writeManifests(s: Services, files: ManifestFile[], opts: ApplyOpt
   return s.transaction(async (trx) => {
     await lockUntilCommit(trx, APPLY_LOCK);
     const snap = await readSnapshot(trx, s.secretBox);
-    const loaded = await loadManifestsPaced(files, opts.origin, existingKeys(snap), opts.cache);
+    const preview = opts.preview;
+    // a preview's services are deployed on the parent's chosen servers: known by name in the preview, as the parent's rows
+    if (preview) for (const [name, id] of Object.entries(preview.serverIds)) snap.ids.set(`${preview.placement.environment}/Server/${name}`, id);
+    const loaded = await loadManifestsPaced(files, opts.origin, existingKeys(snap), preview ? undefined : opts.cache,
+      preview && ((m) => previewManifests(m, preview.placement)));
     const revision = { contentHash: loaded.contentHash, gitCommit: opts.gitCommit ?? null };
     const desired = desiredStates(loaded.manifests, revision.gitCommit ?? revision.contentHash, {
       origin: opts.origin, env: process.env, baseDir: opts.baseDir, sops: opts.sopsValues,

@@ -35,11 +35,14 @@ export function loadManifests(files: ManifestFile[], external?: Set<string>, cac
  * loadManifests in slices: the event loop gets a turn every YAML_LIMITS.sliceMs (a 1 MB folder parses for ~0.7 s).
  * `origin` says whose files they are: only the watched folder's expand `${env:NAME}` (reference-policy.ts).
  */
-export function loadManifestsPaced(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>): Promise<LoadResult> {
-  return runPaced(loadSteps(files, origin, external, cache), new Pace(YAML_LIMITS.sliceMs));
+export function loadManifestsPaced(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>, rewrite?: Rewrite): Promise<LoadResult> {
+  return runPaced(loadSteps(files, origin, external, cache, rewrite), new Pace(YAML_LIMITS.sliceMs));
 }
 
-function* loadSteps(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>): Generator<void, LoadResult> {
+/** What a preview does to a pull request's manifests before references are resolved (git/preview-manifests.ts). */
+export type Rewrite = (manifests: Manifest[]) => { manifests: Manifest[]; errors: ManifestError[] };
+
+function* loadSteps(files: ManifestFile[], origin: ManifestOrigin, external?: Set<string>, cache?: FileCache<LoadedFile>, rewrite?: Rewrite): Generator<void, LoadResult> {
   const manifests: Manifest[] = [];
   const errors: ManifestError[] = [];
   const budget = new DocumentBudget();
@@ -64,9 +67,15 @@ function* loadSteps(files: ManifestFile[], origin: ManifestOrigin, external?: Se
     yield;
   }
   cache?.keepOnly(files.map((f) => f.path));
-  errors.push(...resolveReferences(manifests, external));
+  let resolved = manifests;
+  if (rewrite) {
+    const r = rewrite(manifests);
+    resolved = r.manifests;
+    errors.push(...r.errors);
+  }
+  errors.push(...resolveReferences(resolved, external));
   errors.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : a.line - b.line || a.column - b.column));
-  return { manifests, errors, contentHash: contentHash(files) };
+  return { manifests: resolved, errors, contentHash: contentHash(files) };
 }
 
 /** Parses and validates one file's (expanded) text: what it gives depends on nothing else. */

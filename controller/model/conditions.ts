@@ -66,6 +66,12 @@ export const REASONS = {
   /** The commit's manifests do not apply (invalid, refused, or a SOPS file that cannot be decrypted): nothing of it was applied. */
   ManifestsInvalid: 'ManifestsInvalid',
   ApplyFailed: 'ApplyFailed',
+  // previews of a Git source (docs/git-sources.md#previews): what a preview is waiting for, or why it failed
+  PreviewReady: 'PreviewReady',
+  RollingOut: 'RollingOut',
+  RolloutFailed: 'RolloutFailed',
+  NoServers: 'NoServers',
+  TearingDown: 'TearingDown',
   Reachable: 'Reachable',
   ServerChecksPassing: 'ChecksPassing',
   // UpdateAvailable (images)

@@ -80,3 +80,39 @@ export function refMatches(sourceRef: string | null, push: PushEvent): boolean {
   if (sourceRef === null) return push.defaultBranch ? push.ref === `refs/heads/${push.defaultBranch}` : push.ref.startsWith('refs/heads/');
   return push.ref === sourceRef || push.ref === `refs/heads/${sourceRef}` || push.ref === `refs/tags/${sourceRef}`;
 }
+
+/** Actions of a pull_request delivery a preview follows: opened, synchronize (a push to it), reopened; closed tears it down. */
+export const PULL_REQUEST_ACTIONS = ['opened', 'synchronize', 'reopened', 'closed'] as const;
+
+export interface PullRequestEvent {
+  action: typeof PULL_REQUEST_ACTIONS[number];
+  number: number;
+  /** The head commit and branch of the pull request. */
+  headSha: string;
+  headRef: string | null;
+  /** The branch it would merge into, in full (refs/heads/main): the source following it gets the preview. */
+  baseRef: string;
+  /** Every URL the payload gives for the (base) repository. */
+  repositoryUrls: string[];
+  defaultBranch: string | null;
+}
+
+/** Reads a pull_request payload of GitHub (and Gitea, the same shape); null when it is not one, or an action previews do not follow. */
+export function pullRequestOf(body: unknown): PullRequestEvent | null {
+  if (!body || typeof body !== 'object') return null;
+  const b = body as Record<string, any>;
+  const pr = b.pull_request;
+  const action = PULL_REQUEST_ACTIONS.find((a) => a === b.action);
+  const number = Number(b.number ?? pr?.number);
+  if (!action || !pr || typeof pr !== 'object' || !Number.isSafeInteger(number) || number < 1) return null;
+  const headSha = pr.head?.sha;
+  const baseRef = pr.base?.ref;
+  if (typeof headSha !== 'string' || !/^[0-9a-f]{40}$/.test(headSha) || typeof baseRef !== 'string' || !baseRef) return null;
+  const repo = b.repository ?? pr.base?.repo ?? {};
+  const urls = [repo.clone_url, repo.ssh_url, repo.git_url, repo.html_url, repo.url].filter((u): u is string => typeof u === 'string' && u.length > 0);
+  return {
+    action, number, headSha, headRef: typeof pr.head?.ref === 'string' ? pr.head.ref : null,
+    baseRef: baseRef.startsWith('refs/') ? baseRef : `refs/heads/${baseRef}`,
+    repositoryUrls: [...new Set(urls)], defaultBranch: typeof repo.default_branch === 'string' ? repo.default_branch : null,
+  };
+}

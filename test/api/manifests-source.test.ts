@@ -135,13 +135,14 @@ describe('manifests source (Git) routes', function () {
       expect((await send(raw, { 'x-gitea-event': 'push', 'x-gitea-signature': 'ab'.repeat(32) })).status).to.equal(401);
     });
 
-    it('a signed pull request event syncs nothing: its author changes no environment', async () => {
+    it('a signed pull request event for a source without previews syncs nothing: its author changes no environment', async () => {
       const before = (await admin.get(`/api/environments/${env.id}/manifests-source/status`)).body.revision.commit;
       repo.commit({ 'deploy/pr.yaml': varDoc(env.name, 'FROM_PR', 'x') }, 'a pull request head');
-      const raw = JSON.stringify({ action: 'opened', number: 7, pull_request: { head: { ref: 'feature', sha: 'f'.repeat(40) } }, repository: { clone_url: repo.url, default_branch: 'main' } });
+      const raw = JSON.stringify({ action: 'opened', number: 7, pull_request: { number: 7, head: { ref: 'feature', sha: 'f'.repeat(40) }, base: { ref: 'main' } }, repository: { clone_url: repo.url, default_branch: 'main' } });
       const r = await send(raw, { 'x-github-event': 'pull_request', 'x-hub-signature-256': hub(raw) });
       expect(r.status, r.text).to.equal(200);
-      expect(r.body).to.include({ ignored: true });
+      expect(r.body).to.include({ ignored: true, reason: 'no source of this repository and branch builds pull request previews' });
+      expect(await svc.services.previews.listAll()).to.deep.equal([]);
       expect((await admin.get(`/api/environments/${env.id}/manifests-source/status`)).body.revision.commit).to.equal(before);
       expect((await admin.get(`/api/environments/${env.id}/vars`)).body.items.map((v: any) => v.key)).to.not.include('FROM_PR');
       repo.commit({ 'deploy/pr.yaml': null }, 'no pull request file');

@@ -11,6 +11,9 @@ export function volumeCreate(name: string, o: { driver: string; labels: Record<s
   return ['docker', 'volume', 'create', '--driver', o.driver, ...labels, '--', name];
 }
 
+/** The names of every volume of the server, one a line. */
+export const volumeList = (): string[] => ['docker', 'volume', 'ls', '--format', '{{.Name}}'];
+
 export const volumeRm = (name: string): string[] => ['docker', 'volume', 'rm', '--', name];
 
 /** Every volume of the server, one JSON object per line. */

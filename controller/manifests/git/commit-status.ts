@@ -56,14 +56,16 @@ const POST_TIMEOUT_MS = 10_000;
  * Posts one status for the source's commit; a refusal or an unreachable host is logged and
  * never fails the sync (the status on the code host is a courtesy to the pusher; ours is the truth).
  */
-export async function postCommitStatus(s: Services, row: GitSourceRow, sha: string, state: CommitState, description: string): Promise<void> {
+export async function postCommitStatus(s: Services, row: GitSourceRow, sha: string, state: CommitState, description: string,
+  as?: { context: string; targetUrl: string | null }): Promise<void> {
   if (!row.codeHostType || !row.codeHostApiUrl || !row.codeHostTokenSealed) return;
   const repository = repositoryOf(row.url);
   if (!repository) return;
   const env = await s.environments.findById(row.environmentId);
-  const targetUrl = s.config.publicUrl ? `${s.config.publicUrl}/env/${row.environmentId}/git` : undefined;
+  // a preview's status has its own context and links to the preview itself
+  const targetUrl = as ? as.targetUrl ?? undefined : s.config.publicUrl ? `${s.config.publicUrl}/env/${row.environmentId}/git` : undefined;
   const req = commitStatusRequest({ type: row.codeHostType, apiUrl: row.codeHostApiUrl }, s.secretBox.open(row.codeHostTokenSealed), repository, sha,
-    { state, description, context: `stevedore/${env?.name ?? row.environmentId}`, ...(targetUrl && { target_url: targetUrl }) });
+    { state, description, context: as?.context ?? `stevedore/${env?.name ?? row.environmentId}`, ...(targetUrl && { target_url: targetUrl }) });
   const where = { sourceId: row.id, apiUrl: row.codeHostApiUrl, commit: sha, state };
   try {
     const res = await s.outgoing.fetch(req.url, { method: 'POST', headers: req.headers, body: req.body, signal: AbortSignal.timeout(POST_TIMEOUT_MS) });

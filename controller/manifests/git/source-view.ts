@@ -7,6 +7,7 @@ export const sourceView = (r: GitSourceRow) => ({
   id: r.id, environmentId: r.environmentId, url: r.url, ref: r.ref, path: r.path, pollIntervalSec: r.pollIntervalSec, prune: r.prune,
   username: r.username, hasToken: !!r.tokenSealed, hasSshPrivateKey: !!r.sshPrivateKeySealed, sshKnownHosts: r.knownHosts,
   codeHost: r.codeHostType && r.codeHostApiUrl ? { type: r.codeHostType, apiUrl: r.codeHostApiUrl, hasToken: !!r.codeHostTokenSealed } : null,
+  previews: r.previews ?? null,
   createdAt: r.createdAt, updatedAt: r.updatedAt,
 });
 

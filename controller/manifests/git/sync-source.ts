@@ -201,7 +201,14 @@ function fetchOf(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
   return next;
 }
 
-async function fetchNow(s: Services, row: GitSourceRow): Promise<FetchedCommit> {
+/** Where a fetch goes and what it fetches: the source's own cache and ref, or a preview's (a pull request's head). */
+export interface FetchTarget { cacheDir: string; ref: string | null }
+
+/**
+ * Fetches `at.ref` of the source's repository with the source's credentials and checks (the
+ * outgoing guard, GIT_FILE_ROOTS, the pinned host key): the path every fetch of a source takes.
+ */
+export async function fetchNow(s: Services, row: GitSourceRow, at: FetchTarget = { cacheDir: cacheDirOf(s, row.id), ref: row.ref }): Promise<FetchedCommit> {
   let remote = parseGitUrl(row.url);
   if ('problem' in remote) throw new Error(`url ${remote.problem}`);
   if (remote.host) await s.outgoing.check(row.url.includes('://') ? row.url : `ssh://${remote.host}`);
@@ -212,7 +219,7 @@ async function fetchNow(s: Services, row: GitSourceRow): Promise<FetchedCommit> 
     remote = { ...remote, url: local.path };
   }
   return fetchSource({
-    cacheDir: cacheDirOf(s, row.id), remote, ref: row.ref, path: row.path,
+    cacheDir: at.cacheDir, remote, ref: at.ref, path: row.path,
     sshPrivateKey: row.sshPrivateKeySealed ? s.secretBox.open(row.sshPrivateKeySealed) : null,
     username: row.username, token: row.tokenSealed ? s.secretBox.open(row.tokenSealed) : null,
     knownHosts: row.knownHosts,

@@ -15,13 +15,28 @@ export class ConfigReads {
    * The environment's vars, sealed secrets and (unless `fragments` is false) fragments, in one
    * query (one round trip where three parallel ones cost three queries' work).
    */
+  /**
+   * What an environment renders from. A preview environment (docs/git-sources.md#previews) also
+   * sees its parent's vars and, by reference (read here at each render, never copied into a row),
+   * the parent's secrets its source's `previews.secrets` lists: no other. Its own win over the parent's.
+   */
   async renderInputs(environmentId: string, trx?: Knex.Transaction, fragments = true) {
     const { rows } = await (trx ?? this.db).raw(`
-      select 'v' as kind, key, value from vars where environment_id = ?
-      union all select 's', key, value_sealed from secrets where environment_id = ?
-      ${fragments ? 'union all select \'f\', name, content from config_fragments where environment_id = ?' : ''}`,
-    fragments ? [environmentId, environmentId, environmentId] : [environmentId, environmentId]);
-    const of = (kind: string) => (rows as Array<{ kind: string; key: string; value: string }>).filter((r) => r.kind === kind);
+      with preview_grant as (
+        select e.parent_environment_id as parent, coalesce(g.previews->'secrets', '[]'::jsonb) as names
+        from environments e left join git_sources g on g.environment_id = e.parent_environment_id
+        where e.id = ? and e.parent_environment_id is not null)
+      select 'v' as kind, v.key, v.value, 0 as own from vars v join preview_grant p on v.environment_id = p.parent
+      union all select 's', s.key, s.value_sealed, 0 from secrets s join preview_grant p on s.environment_id = p.parent where jsonb_exists(p.names, s.key)
+      union all select 'v', key, value, 1 from vars where environment_id = ?
+      union all select 's', key, value_sealed, 1 from secrets where environment_id = ?
+      ${fragments ? 'union all select \'f\', name, content, 1 from config_fragments where environment_id = ?' : ''}`,
+    fragments ? [environmentId, environmentId, environmentId, environmentId] : [environmentId, environmentId, environmentId]);
+    const of = (kind: string) => {
+      const byKey = new Map<string, { key: string; value: string }>();
+      for (const r of (rows as Array<{ kind: string; key: string; value: string; own: number }>).filter((x) => x.kind === kind).sort((a, b) => a.own - b.own)) byKey.set(r.key, r);
+      return [...byKey.values()];
+    };
     return {
       vars: of('v').map((r) => ({ key: r.key, value: r.value })),
       secrets: of('s').map((r) => ({ key: r.key, valueSealed: r.value })),
@@ -31,7 +46,9 @@ export class ConfigReads {
 
   /** Sealed values of the environment's secrets, current and past. */
   async sealedSecretValues(environmentId: string): Promise<string[]> {
-    const current = await this.db('secrets').where({ environmentId }).select('valueSealed');
+    // a preview's output is redacted of the parent's secrets it renders too
+    const { secrets: granted } = await this.renderInputs(environmentId, undefined, false);
+    const current = [...await this.db('secrets').where({ environmentId }).select('valueSealed'), ...granted];
     const old = await this.db('secret_value_history').where({ environmentId }).select('valueSealed');
     return [...current, ...old].map((r: { valueSealed: string }) => r.valueSealed);
   }

@@ -8,6 +8,8 @@ export interface EnvironmentRow {
   generation: number;
   status: Record<string, unknown>;
   source: Record<string, unknown>;
+  /** A preview environment's parent (docs/git-sources.md#previews); null for every other. */
+  parentEnvironmentId?: string | null;
   createdAt: Date;
   updatedAt: Date;
 }

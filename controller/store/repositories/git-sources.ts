@@ -1,6 +1,7 @@
 import type { Knex } from 'knex';
 import { BaseRepository } from './base-repository.js';
 import type { Condition } from '../../model/conditions.js';
+import type { PreviewsConfig } from '../../manifests/git/preview-config.js';
 
 /** What asked for a sync: a poll (the interval passed), a push webhook, the API (a sync asked for, a source saved). */
 export type SyncTrigger = 'poll' | 'webhook' | 'api';
@@ -56,6 +57,8 @@ export interface GitSourceRow {
   codeHostApiUrl: string | null;
   codeHostTokenSealed: string | null;
   commitStatus: CommitStatusRecord | null;
+  /** Preview environments per pull request (docs/git-sources.md#previews); null: none. */
+  previews: PreviewsConfig | null;
   lastFetchAt: Date | null;
   fetchedCommit: string | null;
   appliedRevision: AppliedRevision | null;
@@ -66,7 +69,7 @@ export interface GitSourceRow {
 }
 
 export type GitSourceSettings = Pick<GitSourceRow, 'url' | 'ref' | 'path' | 'pollIntervalSec' | 'prune' | 'sshPrivateKeySealed' | 'username' | 'tokenSealed' | 'knownHosts'
-  | 'codeHostType' | 'codeHostApiUrl' | 'codeHostTokenSealed'>;
+  | 'codeHostType' | 'codeHostApiUrl' | 'codeHostTokenSealed' | 'previews'>;
 
 /** What one reconcile pass observed: written once, at its end, with the lease let go. */
 export type SyncOutcome = Partial<Pick<GitSourceRow, 'lastFetchAt' | 'fetchedCommit' | 'appliedRevision' | 'appliedGeneration' | 'lastAttempt' | 'commitStatus'>>
@@ -86,7 +89,8 @@ export class GitSourcesRepository extends BaseRepository<GitSourceRow> {
    * Creates or replaces the environment's source; its generation goes up (a replaced one's applied
    * commit is then OutOfSync), which is the sync the save asks for.
    */
-  async save(environmentId: string, values: GitSourceSettings): Promise<GitSourceRow> {
+  async save(environmentId: string, settings: GitSourceSettings): Promise<GitSourceRow> {
+    const values = { ...settings, previews: settings.previews ? JSON.stringify(settings.previews) : null };
     const asked = { requestedAt: this.db.fn.now(), requestedTrigger: 'api', requestedCommit: null };
     const [row] = await this.guard(this.q().insert({ ...values, ...asked, environmentId } as never)
       .onConflict('environmentId').merge({ ...values, ...asked, generation: this.db.raw('git_sources.generation + 1'), updatedAt: this.db.fn.now() } as never)

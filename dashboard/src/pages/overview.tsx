@@ -41,6 +41,7 @@ function takeEarly(envId: string) {
 }
 
 const RELOAD_ON = ['plan.updated', 'deployment.updated', 'health.changed', 'drift.changed', 'notification.created', 'manifests.synced', 'manifests.sync_failed'];
+const PREVIEW_EVENTS = ['preview.ready', 'preview.failed', 'preview.deleted'];
 
 export function OverviewPage({ params }: { params: Record<string, string> }) {
   const { envId } = params;
@@ -82,6 +83,8 @@ export function OverviewPage({ params }: { params: Record<string, string> }) {
       </section>
 
       <ServicesTable envId={envId} services={services} operator={operator} />
+
+      {git && <Previews envId={envId} />}
 
       <div class="columns">
         <section aria-labelledby="plans-h">
@@ -168,6 +171,41 @@ function FirstSteps({ envId, operator }: { envId: string; operator: boolean }) {
         <li><Link href={`/env/${envId}/images`}>Add the image</Link>, then <Link href={`/env/${envId}/services`}>a first service</Link> with a deployment on the server, and deploy a tag from its page.</li>
         <li>Or <Link href={`/env/${envId}/git`}>follow a Git repository</Link> holding the environment's manifests.</li>
       </ol>
+    </section>
+  );
+}
+
+interface Preview {
+  number: number; branch: string | null; headSha: string; environmentId: string | null; environmentName: string; url: string | null;
+  state: 'pending' | 'ready' | 'failed' | 'deleting'; reason: string | null; updatedAt: string; expiresAt: string | null;
+}
+const PREVIEW_BADGE: Record<Preview['state'], string> = { ready: 'good', pending: 'warn', deleting: 'warn', failed: 'bad' };
+
+// The previews of the environment's Git source, one per open pull request (docs/git-sources.md#previews):
+// followed by the preview events and by the plans they wait for.
+function Previews({ envId }: { envId: string }) {
+  const list = useLoad((signal) => get<{ items: Preview[] }>(`/api/environments/${envId}/previews?limit=200`, signal), [envId]);
+  useEvents(`/api/events?environmentId=${envId}`, (e) => { if (PREVIEW_EVENTS.includes(e.type) || e.type === 'plan.updated') list.reload(); });
+  if (list.error) return <ErrorNote error={list.error} />;
+  const items = list.data?.items ?? [];
+  return (
+    <section aria-labelledby="previews-h" data-testid="previews">
+      <h2 id="previews-h">Pull request previews ({items.length})</h2>
+      {!items.length ? <p data-empty="previews">No pull request has a preview.</p> : <table>
+        <thead><tr><th scope="col">Pull request</th><th scope="col">Environment</th><th scope="col">State</th><th scope="col">Head</th><th scope="col">URL</th><th scope="col">Expires</th></tr></thead>
+        <tbody>
+          {items.map((p) => (
+            <tr data-preview={p.number}>
+              <th scope="row">#{p.number}{p.branch && <span class="reason"> {p.branch}</span>}</th>
+              <td>{p.environmentId ? <Link href={`/env/${p.environmentId}`}>{p.environmentName}</Link> : p.environmentName}</td>
+              <td><span class={`badge ${PREVIEW_BADGE[p.state]}`}>{p.state}</span> {p.reason && <span class="reason">{p.reason}</span>}</td>
+              <td><code class="hash" title={p.headSha}>{p.headSha.slice(0, 12)}</code></td>
+              <td>{p.url ? <a href={p.url} rel="noopener noreferrer">{p.url}</a> : '—'}</td>
+              <td>{p.expiresAt ? when(p.expiresAt) : '—'}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>}
     </section>
   );
 }
