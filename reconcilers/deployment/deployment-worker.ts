@@ -5,6 +5,7 @@
 import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
+import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { DEPLOYMENT_BATCH, DEPLOYMENT_KIND, deploymentKey, reconcileDeployments } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
@@ -34,9 +35,15 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
   };
   // the connection row of each server is read before its stream opens: a few at a time
   const opening = concurrencyLimit(OPENING_AT_ONCE);
+  // a watch started by a sync opens with the row that sync read (one query for every server, not
+  // one each); an opening after a loss reads its row again (its settings may have changed since)
+  let synced = new Map<string, ServerWithKeyRow>();
 
   const watches = new DockerEventWatches({
-    docker: (serverId) => opening(() => s.hosts.docker(serverId)),
+    docker: (serverId) => {
+      const row = synced.get(serverId);
+      return row ? s.hosts.docker(serverId, row) : opening(() => s.hosts.docker(serverId));
+    },
     onEvent: (e) => {
       s.hosts.containerEvents.publish(e);
       if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId));
@@ -52,7 +59,14 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     if (syncing) return;
     syncing = true;
     try {
-      watches.sync((await s.servers.listReachable()).map((r) => r.id));
+      const rows = await s.servers.listReachable();
+      // the watches a sync starts ask for their server's Docker at once, within sync()
+      synced = new Map(rows.map((r) => [r.id, r]));
+      try {
+        watches.sync(rows.map((r) => r.id));
+      } finally {
+        synced = new Map();
+      }
     } catch (err) {
       s.logger.warn('docker event watches could not be synced', { error: String(err) });
     } finally {
