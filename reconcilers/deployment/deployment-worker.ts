@@ -16,6 +16,8 @@ export const WATCH_SYNC_MS = 5000;
 /** Streams that open within this window have their deployments enqueued by one query. */
 const REOPENED_BATCH_MS = 200;
 const OPENING_AT_ONCE = 8;
+/** Event streams connecting at once (a connect and Docker's first answer: about a millisecond here). */
+const CONNECTS_AT_ONCE = 32;
 
 export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
   // one replica (the leader) reports and heals drift: a drift is healed by one plan, not one per replica
@@ -52,6 +54,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     onConnected: enqueueServer,
     onReconnected: () => s.metrics.dockerEventReconnects.inc(),
     logger: s.logger,
+    connectsAtOnce: CONNECTS_AT_ONCE,
   });
   s.hosts.containerEvents.watching = (serverId) => watches.isConnected(serverId);
   let syncing = false;
