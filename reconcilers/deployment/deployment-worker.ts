@@ -88,16 +88,35 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     );
   });
 
+  // the last key the last resync queued: the queue is a FIFO, so while it waits, so may the round
+  let roundTail: string | null = null;
   const lookAtAll = async () => {
     const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
+    let last: string | null = null;
     for (const env of items) {
       // the safety net of placement by selector: a label written straight to the store is followed here
       await syncPlacements(s, env.id).catch((err: unknown) => s.logger.warn('could not place services by selector', { environmentId: env.id, error: String(err) }));
       if ((await driftPolicyOf(s, env.id)) === 'off') continue;
-      for (const id of await s.deployments.listDeployedIds(env.id)) s.queue.add(deploymentKey(id));
+      for (const id of await s.deployments.listDeployedIds(env.id)) {
+        const key = deploymentKey(id);
+        s.queue.add(key);
+        last = key;
+      }
     }
+    roundTail = last;
   };
-  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, lookAtAll);
+  // A resync longer than the period (100,000 deployments on a busy machine) would otherwise be
+  // joined by the next tick: every store-wide read again, and the deployments already looked at in
+  // this round queued again behind those not yet reached, each tick adding to a round that then
+  // never ends. The round still waiting is looked at first; the next tick after it starts the next.
+  const lookAgain = async () => {
+    if (roundTail && s.queue.isQueued(roundTail)) {
+      s.logger.debug('drift check skipped: the last resync is still under way', { queued: s.queue.depth().queued });
+      return;
+    }
+    await lookAtAll();
+  };
+  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, lookAgain);
   // a replica that becomes the leader looks at everything once: it reconciled nothing while it followed
   const stopLeading = s.leadership.whileLeader('deployment-resync', () => lookAtAll().catch((err: unknown) =>
     s.logger.warn('could not enqueue the deployments for the new leader', { error: String(err) })));
