@@ -5,6 +5,7 @@
 import type Docker from 'dockerode';
 import type { Logger } from '../logger.js';
 import { AppError } from '../errors/app-error.js';
+import { concurrencyLimit } from '../queue/concurrency-limit.js';
 
 /** What happens to a container that can make it differ from what is desired (or match again). */
 export const CONTAINER_EVENT_ACTIONS = ['die', 'stop', 'kill', 'oom', 'destroy', 'start', 'health_status'] as const;
@@ -32,6 +33,12 @@ export interface DockerEventWatchOptions {
   /** The stream is open again after it was lost (/metrics counts these). */
   onReconnected?: (serverId: string) => void;
   logger: Logger;
+  /**
+   * Streams that may be connecting at once (default: no limit). Every server's watch starts
+   * together at start-up: 10,000 connects at once overflow a listen backlog (EAGAIN) or start
+   * 10,000 SSH handshakes together.
+   */
+  connectsAtOnce?: number;
   minBackoffMs?: number;
   maxBackoffMs?: number;
 }
@@ -81,7 +88,8 @@ class ServerWatch {
   private lostAt: number | null = null;
   connected = false;
 
-  constructor(readonly serverId: string, private readonly o: Required<DockerEventWatchOptions>, private readonly onGone: () => void) {}
+  constructor(readonly serverId: string, private readonly o: Required<Omit<DockerEventWatchOptions, 'connectsAtOnce'>>,
+    private readonly connecting: <T>(fn: () => Promise<T>) => Promise<T>, private readonly onGone: () => void) {}
 
   start(): void {
     void this.open();
@@ -101,7 +109,7 @@ class ServerWatch {
     let stream: NodeJS.ReadableStream & { destroy?: () => void };
     try {
       const docker = await this.o.docker(this.serverId);
-      stream = await docker.getEvents({ filters: containerEventFilters() }) as typeof stream;
+      stream = await this.connecting(() => docker.getEvents({ filters: containerEventFilters() })) as typeof stream;
     } catch (err) {
       if (this.stopped) return;
       if (isGone(err)) {
@@ -160,10 +168,12 @@ class ServerWatch {
 /** The watches of every server: `sync` with the servers that should be watched. */
 export class DockerEventWatches {
   private readonly watches = new Map<string, ServerWatch>();
-  private readonly o: Required<DockerEventWatchOptions>;
+  private readonly o: Required<Omit<DockerEventWatchOptions, 'connectsAtOnce'>>;
+  private readonly connecting: <T>(fn: () => Promise<T>) => Promise<T>;
 
-  constructor(opts: DockerEventWatchOptions) {
+  constructor({ connectsAtOnce, ...opts }: DockerEventWatchOptions) {
     this.o = { minBackoffMs: 250, maxBackoffMs: 10_000, onReconnected: () => undefined, ...opts };
+    this.connecting = connectsAtOnce ? concurrencyLimit(connectsAtOnce) : (fn) => fn();
   }
 
   /** Starts watches of new servers and stops those of servers no longer listed. */
@@ -175,7 +185,7 @@ export class DockerEventWatches {
 
   watch(serverId: string): void {
     if (this.watches.has(serverId)) return;
-    const w: ServerWatch = new ServerWatch(serverId, this.o, () => { if (this.watches.get(serverId) === w) this.watches.delete(serverId); });
+    const w: ServerWatch = new ServerWatch(serverId, this.o, this.connecting, () => { if (this.watches.get(serverId) === w) this.watches.delete(serverId); });
     this.watches.set(serverId, w);
     w.start();
   }

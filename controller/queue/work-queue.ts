@@ -99,6 +99,11 @@ export class WorkQueue {
     this.timers.set(key, t);
   }
 
+  /** The key waits in the queue (added, not started yet). */
+  isQueued(key: string): boolean {
+    return this.queued.has(key);
+  }
+
   /** Keys waiting, running and waiting out a delay (a gauge of /metrics). */
   depth(): { queued: number; running: number; delayed: number } {
     return { queued: this.order.length, running: this.running.size, delayed: this.timers.size };

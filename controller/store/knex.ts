@@ -62,3 +62,10 @@ export async function transactionsCommitted(db: Db): Promise<number> {
   const { rows } = await db.raw('select xact_commit from pg_stat_database where datname = current_database()');
   return Number(rows[0].xact_commit);
 }
+
+/** Rows read by sequential scans so far, by table, in the handle's database (benches: a scan per batch shows as rows that grow with the fleet). */
+export async function sequentialRowsRead(db: Db): Promise<Map<string, number>> {
+  await db.raw('select pg_stat_clear_snapshot()');
+  const { rows } = await db.raw('select relname, seq_tup_read from pg_stat_user_tables');
+  return new Map((rows as Array<{ relname: string; seq_tup_read: string }>).map((r) => [r.relname, Number(r.seq_tup_read)]));
+}

@@ -5,6 +5,7 @@
 import type { Services } from '../../controller/services.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
+import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { DEPLOYMENT_BATCH, DEPLOYMENT_KIND, deploymentKey, reconcileDeployments } from './reconcile.js';
 import { driftPolicyOf } from './reconcile-drift.js';
@@ -15,6 +16,8 @@ export const WATCH_SYNC_MS = 5000;
 /** Streams that open within this window have their deployments enqueued by one query. */
 const REOPENED_BATCH_MS = 200;
 const OPENING_AT_ONCE = 8;
+/** Event streams connecting at once (a connect and Docker's first answer: about a millisecond here). */
+const CONNECTS_AT_ONCE = 32;
 
 export async function startDeploymentWorker(s: Services): Promise<() => Promise<void>> {
   // one replica (the leader) reports and heals drift: a drift is healed by one plan, not one per replica
@@ -34,9 +37,15 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
   };
   // the connection row of each server is read before its stream opens: a few at a time
   const opening = concurrencyLimit(OPENING_AT_ONCE);
+  // a watch started by a sync opens with the row that sync read (one query for every server, not
+  // one each); an opening after a loss reads its row again (its settings may have changed since)
+  let synced = new Map<string, ServerWithKeyRow>();
 
   const watches = new DockerEventWatches({
-    docker: (serverId) => opening(() => s.hosts.docker(serverId)),
+    docker: (serverId) => {
+      const row = synced.get(serverId);
+      return row ? s.hosts.docker(serverId, row) : opening(() => s.hosts.docker(serverId));
+    },
     onEvent: (e) => {
       s.hosts.containerEvents.publish(e);
       if (e.deploymentId) s.queue.add(deploymentKey(e.deploymentId));
@@ -45,6 +54,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     onConnected: enqueueServer,
     onReconnected: () => s.metrics.dockerEventReconnects.inc(),
     logger: s.logger,
+    connectsAtOnce: CONNECTS_AT_ONCE,
   });
   s.hosts.containerEvents.watching = (serverId) => watches.isConnected(serverId);
   let syncing = false;
@@ -52,7 +62,14 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     if (syncing) return;
     syncing = true;
     try {
-      watches.sync((await s.servers.listReachable()).map((r) => r.id));
+      const rows = await s.servers.listReachable();
+      // the watches a sync starts ask for their server's Docker at once, within sync()
+      synced = new Map(rows.map((r) => [r.id, r]));
+      try {
+        watches.sync(rows.map((r) => r.id));
+      } finally {
+        synced = new Map();
+      }
     } catch (err) {
       s.logger.warn('docker event watches could not be synced', { error: String(err) });
     } finally {
@@ -71,16 +88,35 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     );
   });
 
+  // the last key the last resync queued: the queue is a FIFO, so while it waits, so may the round
+  let roundTail: string | null = null;
   const lookAtAll = async () => {
     const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
+    let last: string | null = null;
     for (const env of items) {
       // the safety net of placement by selector: a label written straight to the store is followed here
       await syncPlacements(s, env.id).catch((err: unknown) => s.logger.warn('could not place services by selector', { environmentId: env.id, error: String(err) }));
       if ((await driftPolicyOf(s, env.id)) === 'off') continue;
-      for (const id of await s.deployments.listDeployedIds(env.id)) s.queue.add(deploymentKey(id));
+      for (const id of await s.deployments.listDeployedIds(env.id)) {
+        const key = deploymentKey(id);
+        s.queue.add(key);
+        last = key;
+      }
     }
+    roundTail = last;
   };
-  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, lookAtAll);
+  // A resync longer than the period (100,000 deployments on a busy machine) would otherwise be
+  // joined by the next tick: every store-wide read again, and the deployments already looked at in
+  // this round queued again behind those not yet reached, each tick adding to a round that then
+  // never ends. The round still waiting is looked at first; the next tick after it starts the next.
+  const lookAgain = async () => {
+    if (roundTail && s.queue.isQueued(roundTail)) {
+      s.logger.debug('drift check skipped: the last resync is still under way', { queued: s.queue.depth().queued });
+      return;
+    }
+    await lookAtAll();
+  };
+  s.scheduler.every('drift-check', s.config.scheduler.driftCheckSec, lookAgain);
   // a replica that becomes the leader looks at everything once: it reconciled nothing while it followed
   const stopLeading = s.leadership.whileLeader('deployment-resync', () => lookAtAll().catch((err: unknown) =>
     s.logger.warn('could not enqueue the deployments for the new leader', { error: String(err) })));

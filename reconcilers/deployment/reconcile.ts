@@ -18,7 +18,11 @@ export const DEPLOYMENT_KIND = 'deployment';
 export const deploymentKey = (id: string) => `${DEPLOYMENT_KIND}/${id}`;
 /** Keys of one batch: their rows are read when it starts, so not many more than are looked at soon. */
 export const DEPLOYMENT_BATCH = 32;
-/** Looks of one batch that run at once (the queue runs several batches at once). */
+/**
+ * Looks of one batch that run at once. The queue counts a batch's keys against its concurrency
+ * (8), so a batch of 32 runs alone: tried as one pass each (8 batches, 32 looks at once), a
+ * resync of 20,000 on 10,000 servers answered the API at p99 16 s and peaked 60 MB higher.
+ */
 const LOOKS_AT_ONCE = 4;
 
 type Outcome = PromiseSettledResult<ReconcileResult | void>;

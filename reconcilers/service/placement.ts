@@ -32,7 +32,7 @@ export interface PlacementResult {
 
 /** Makes the deployments of the environment's selector services (or of `serviceIds`) follow their selectors. */
 export async function syncPlacements(s: Services, environmentId: string, serviceIds?: string[]): Promise<PlacementResult> {
-  const all = await s.services.listByEnvironment(environmentId);
+  const all = await s.services.listWithSelector(environmentId);
   const services = all.filter((x) => x.serverSelector && (!serviceIds || serviceIds.includes(x.id)));
   const out: PlacementResult = { created: [], removed: [], planIds: [] };
   if (!services.length) return out;

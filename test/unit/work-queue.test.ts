@@ -84,4 +84,21 @@ describe('WorkQueue', () => {
     expect(batches.slice(3)).to.deep.equal([['bad']]);
     await q.stop();
   });
+
+  it('tells whether a key waits in the queue: not before it is added, not once it has started', async () => {
+    const q = new WorkQueue({ logger, concurrency: 1 });
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    q.register('a', async (id) => { if (id === 'first') await gate; });
+    expect(q.isQueued('a/first')).to.equal(false);
+    q.add('a/first');
+    q.add('a/second');
+    await tick(1);
+    expect(q.isQueued('a/first')).to.equal(false); // running
+    expect(q.isQueued('a/second')).to.equal(true);
+    release();
+    await q.drain();
+    expect(q.isQueued('a/second')).to.equal(false);
+  });
 });
+

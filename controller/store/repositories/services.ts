@@ -131,6 +131,11 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     return this.q(trx).where({ environmentId }).orderBy('name') as Promise<ServiceRow[]>;
   }
 
+  /** The environment's services placed by a serverSelector, by name (a resync's placement pass reads these, not all 10,000). */
+  listWithSelector(environmentId: string, trx?: Knex.Transaction): Promise<ServiceRow[]> {
+    return this.q(trx).where({ environmentId }).whereNotNull('serverSelector').orderBy('name') as Promise<ServiceRow[]>;
+  }
+
   listByIds(ids: string[], trx?: Knex.Transaction): Promise<ServiceRow[]> {
     return this.q(trx).whereIn('id', ids).orderBy('name') as Promise<ServiceRow[]>;
   }
