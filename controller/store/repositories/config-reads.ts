@@ -13,12 +13,10 @@ export class ConfigReads {
 
   /**
    * The environment's vars, sealed secrets and (unless `fragments` is false) fragments, in one
-   * query (one round trip where three parallel ones cost three queries' work).
-   */
-  /**
-   * What an environment renders from. A preview environment (docs/git-sources.md#previews) also
-   * sees its parent's vars and, by reference (read here at each render, never copied into a row),
-   * the parent's secrets its source's `previews.secrets` lists: no other. Its own win over the parent's.
+   * query (one round trip where three parallel ones cost three queries' work). A preview
+   * environment (docs/git-sources.md#previews) also sees its parent's vars and, by reference (read
+   * here at each render, never copied into a row), the parent's secrets its source's
+   * `previews.secrets` lists: no other. Its own win over the parent's.
    */
   async renderInputs(environmentId: string, trx?: Knex.Transaction, fragments = true) {
     const { rows } = await (trx ?? this.db).raw(`
