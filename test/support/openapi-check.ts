@@ -142,8 +142,12 @@ function checkFor(baseUrl: string): Promise<DocumentCheck> {
   return check;
 }
 
-/** Fetches and compiles the service's document now (a rate-limit test counts requests after it). */
+/**
+ * Fetches the service's document now, always with exactly one request (a rate-limit test counts
+ * requests after it): a cached check may belong to an earlier service that had the same port.
+ */
 export async function loadDocument(baseUrl: string): Promise<void> {
+  byBaseUrl.delete(baseUrl);
   await checkFor(baseUrl);
 }
 
