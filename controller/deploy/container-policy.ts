@@ -128,7 +128,7 @@ function volumeNameProblem(source: string, environmentId: string | undefined): s
 }
 
 /** The named-volume source of short syntax (`name:dst[:mode]`), or null (a host path, an anonymous volume). */
-const namedSource = (spec: string): string | null => {
+export const namedSource = (spec: string): string | null => {
   const parts = spec.split(':');
   return parts.length >= 2 && shortSyntaxSource(spec) === null ? parts[0] : null;
 };

@@ -55,7 +55,8 @@ function columns(w: WriteContext, o: ObjectState, fields: string[]): Record<stri
     else if (secret) {
       const value = o.secretValues![f];
       Object.assign(out, { [secret.column]: w.box.seal(value) }, secret.derived?.(value));
-    } else out[f] = k.jsonColumns?.includes(f) ? JSON.stringify(v) : v;
+    // a null stays SQL NULL, never the jsonb `null` (which `whereNotNull` would take for a value)
+    } else out[f] = k.jsonColumns?.includes(f) && v !== null ? JSON.stringify(v) : v;
   }
   return out;
 }

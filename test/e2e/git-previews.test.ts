@@ -1,8 +1,10 @@
 // Preview environments per pull request on the fleet (docs/git-sources.md#previews), with a real Git
 // repository (file://, under GIT_FILE_ROOTS) whose pull request heads are refs/pull/<n>/head, as
 // GitHub serves them, and GitHub's own pull_request payload, signed. The parent environment runs
-// `shop` on s1 (labelled previews=yes) and s2 (unlabelled), publishing a host port; the commit-status
-// receiver is a real HTTP server speaking GitHub's API.
+// `shop` on s1 (labelled previews=yes) and s2 (unlabelled), publishing a host port and served by the
+// ingress proxy at PARENT_HOST (plain HTTP), and `store` on s1 with a managed Volume; the
+// commit-status receiver is a real HTTP server speaking GitHub's API. The proxy is reached as a
+// client that resolved the host to the server (curl --resolve, as the ingress tests do).
 import { expect } from 'chai';
 import crypto from 'node:crypto';
 import { startTestService, type TestService } from '../support/test-service.js';
@@ -14,11 +16,14 @@ import { Receiver } from '../support/receiver.js';
 import { until } from '../support/until.js';
 import { launchBrowser } from '../support/browser.js';
 import { signIn } from '../support/sign-in.js';
+import { caddyImage, curl } from './ingress/ingress-world.js';
 
 const SECRET = 'codehost-secret-for-previews';
 const ALLOWED_VALUE = 'postgres://preview-may-read-this';
 const FORBIDDEN_VALUE = 'sk_live_never-in-a-preview-9f8e7d';
 const HOST_PORT = 18437;
+const PARENT_HOST = 'shop.preview-parent.test';
+const previewHostOf = (number: number) => `pr-${number}.preview.test`;
 
 describe('preview environments per pull request on the fleet', function () {
   this.timeout(300_000);
@@ -29,6 +34,8 @@ describe('preview environments per pull request on the fleet', function () {
   let repo: TestRepo;
   let rx: Receiver;
   let parentContainers: Record<string, string>;
+  /** The preview environments made, for the clean-up of what a failing test leaves on the servers. */
+  const previewEnvIds: string[] = [];
   const image = () => `${fleet.registry.address}/stevedore-test/web`;
 
   const servers = () => `apiVersion: stevedore/v1\nkind: Server\nmetadata: {name: web-1, environment: ${env.name}}\n`
@@ -39,7 +46,10 @@ describe('preview environments per pull request on the fleet', function () {
     'servers.yaml': servers(),
     'image.yaml': `apiVersion: stevedore/v1\nkind: ContainerImage\nmetadata: {name: web, environment: ${env.name}}\nspec: {imageName: ${image()}}\n`,
     'service.yaml': `apiVersion: stevedore/v1\nkind: Service\nmetadata: {name: shop, environment: ${env.name}}\nspec:\n  image: web\n  imageTag: ${tag}\n`
-      + `  ports: ["${HOST_PORT}:80"]\n  env:\n${envYaml}  deployments:\n    - server: web-1\n    - server: web-2\n`,
+      + `  ports: ["${HOST_PORT}:80"]\n  ingress: {hosts: [${PARENT_HOST}], port: 80, tls: "off"}\n  env:\n${envYaml}  deployments:\n    - server: web-1\n    - server: web-2\n`,
+    'store.yaml': `apiVersion: stevedore/v1\nkind: Volume\nmetadata: {name: data, environment: ${env.name}}\nspec: {server: web-1}\n---\n`
+      + `apiVersion: stevedore/v1\nkind: Service\nmetadata: {name: store, environment: ${env.name}}\nspec:\n  image: web\n  imageTag: v1\n`
+      + '  volumes: [{volume: data, mount: /data}]\n  deployments:\n    - server: web-1\n',
   });
   const hub = (raw: string) => `sha256=${crypto.createHmac('sha256', SECRET).update(raw).digest('hex')}`;
   /** GitHub's pull_request payload (the fields Stevedore reads and a few around them). */
@@ -67,6 +77,10 @@ describe('preview environments per pull request on the fleet', function () {
     const p = (await previews()).find((x) => x.number === number);
     return p && pred(p) && p;
   }, { timeoutMs: 150_000, everyMs: 300 });
+  const ip = (server: string) => fleet.servers.find((x) => x.name === server)!.host;
+  /** GET / of `host` through the ingress proxy of `server`. */
+  const viaProxy = (server: string, host: string) => curl(ip(server), `http://${host}/`);
+  const dockerVolumes = async (server: string) => (await serverExec(server, ['docker', 'volume', 'ls', '--format', '{{.Name}}'])).split('\n').filter(Boolean);
   const inspect = async (server: string, name: string) => JSON.parse(await serverExec(server, ['docker', 'inspect', name]))[0];
   const labelled = async (server: string, envId: string) =>
     (await serverExec(server, ['docker', 'ps', '-a', '--filter', `label=stevedore.environment-id=${envId}`, '--format', '{{.Names}}'])).split('\n').filter(Boolean);
@@ -80,7 +94,7 @@ describe('preview environments per pull request on the fleet', function () {
 
   before(async () => {
     fleet = loadFleet();
-    svc = await startTestService({ SCHEDULER_GIT_POLL_SEC: '1', CODEHOST_WEBHOOK_SECRET: SECRET });
+    svc = await startTestService({ SCHEDULER_GIT_POLL_SEC: '1', CODEHOST_WEBHOOK_SECRET: SECRET, INGRESS_PROXY_IMAGE: await caddyImage() });
     admin = await bootstrapAdmin(svc.http);
     env = await createEnvironment(admin);
     expect((await admin.put(`/api/environments/${env.id}/ssh-key`, { privateKey: privateKeyOf(fleet.servers[0]!) })).status).to.equal(200);
@@ -100,6 +114,7 @@ describe('preview environments per pull request on the fleet', function () {
       return out.every((o) => o.trim() === `shop ${image()}:v1`) && out;
     }, { timeoutMs: 150_000, everyMs: 500 });
     expect(running).to.have.length(2);
+    for (const s of ['s1', 's2']) await until(`the parent's host through the proxy on ${s}`, async () => /web v1/.test((await viaProxy(s, PARENT_HOST)).body), { timeoutMs: 60_000, everyMs: 300 });
     parentContainers = {};
     for (const s of ['s1', 's2']) {
       const c = await inspect(s, 'shop');
@@ -110,7 +125,12 @@ describe('preview environments per pull request on the fleet', function () {
     await svc?.stop();
     await rx?.stop();
     repo?.remove();
-    for (const s of ['s1', 's2']) await serverExec(s, ['sh', '-c', 'docker rm -f shop shop-pr-7 shop-pr-8 2>/dev/null; true']).catch(() => undefined);
+    for (const s of ['s1', 's2']) {
+      await serverExec(s, ['sh', '-c', 'docker rm -f shop shop-pr-7 shop-pr-8 store store-pr-7 store-pr-8 stevedore-proxy 2>/dev/null; true']).catch(() => undefined);
+      for (const id of [env?.id, ...previewEnvIds].filter(Boolean)) {
+        await serverExec(s, ['sh', '-c', `docker volume ls -q | grep '^stevedore-${id}-' | xargs -r docker volume rm; true`]).catch(() => undefined);
+      }
+    }
   });
 
   it('an unsigned or badly signed pull_request delivery is refused and stores nothing', async () => {
@@ -131,6 +151,7 @@ describe('preview environments per pull request on the fleet', function () {
 
     const p = await previewOf(7, (x) => x.state === 'ready' || x.state === 'failed', 'preview #7 to settle');
     expect(p, JSON.stringify(p)).to.include({ state: 'ready', headSha: sha, appliedCommit: sha, branch: 'feature', environmentName: `${env.name}-pr-7`, url: 'https://pr-7.preview.test' });
+    previewEnvIds.push(p.environmentId);
     const previewEnv = (await admin.get(`/api/environments/${p.environmentId}`)).body;
     expect(previewEnv.name).to.equal(`${env.name}-pr-7`);
 
@@ -143,6 +164,19 @@ describe('preview environments per pull request on the fleet', function () {
     expect(await labelled('s2', p.environmentId), 'the unlabelled server got nothing').to.deep.equal([]);
     expect((await serverExec('s2', ['docker', 'ps', '-a', '--filter', 'name=shop-pr-7', '--format', '{{.Names}}'])).trim()).to.equal('');
     await parentsUntouched();
+
+    // the preview's host through the labelled server's proxy answers from the pull request's container, the parent's from the parent's
+    await until('the preview\'s host routed on s1', async () => /web v2/.test((await viaProxy('s1', previewHostOf(7))).body), { timeoutMs: 60_000, everyMs: 300 });
+    for (const s of ['s1', 's2']) expect((await viaProxy(s, PARENT_HOST)).body, `the parent's host on ${s}`).to.match(/web v1/);
+    expect((await viaProxy('s2', previewHostOf(7))).code, 'the unlabelled server does not route the preview').to.equal(404);
+    const proxies = (await serverExec('s1', ['docker', 'ps', '-a', '--filter', 'label=stevedore.proxy=true', '--format', '{{.Names}}'])).split('\n').filter(Boolean);
+    expect(proxies, 'one proxy on the host, holding both environments\' routes').to.deep.equal(['stevedore-proxy']);
+
+    // the preview's own managed volume, beside the parent's, mounted by its own container
+    const volume = `stevedore-${p.environmentId}-data`;
+    expect(await dockerVolumes('s1')).to.include.members([volume, `stevedore-${env.id}-data`]);
+    const store = await inspect('s1', 'store-pr-7');
+    expect(store.Mounts.map((m: { Name?: string }) => m.Name)).to.deep.equal([volume]);
 
     const list = await until('the success status of the head', () => statuses(sha).some((x) => x.json.state !== 'pending') && statuses(sha), { timeoutMs: 30_000 });
     expect(list.map((x) => x.json.state)).to.deep.equal(['pending', 'success']);
@@ -202,5 +236,11 @@ describe('preview environments per pull request on the fleet', function () {
     for (const s of ['s1', 's2']) expect(await labelled(s, p.environmentId), `nothing of the preview on ${s}`).to.deep.equal([]);
     expect((await serverExec('s1', ['docker', 'ps', '-a', '--filter', 'name=shop-pr-7', '--format', '{{.Names}}'])).trim()).to.equal('');
     await parentsUntouched();
+    // its host is no longer routed; the parent's still is; its volume went, the parent's stays
+    await until('the preview\'s host unrouted on s1', async () => (await viaProxy('s1', previewHostOf(7))).code === 404, { timeoutMs: 60_000, everyMs: 300 });
+    for (const s of ['s1', 's2']) expect((await viaProxy(s, PARENT_HOST)).body, `the parent's host on ${s}`).to.match(/web v1/);
+    const volumes = await dockerVolumes('s1');
+    expect(volumes.filter((v) => v.includes(p.environmentId)), 'the preview\'s volumes on s1').to.deep.equal([]);
+    expect(volumes).to.include(`stevedore-${env.id}-data`);
   });
 });

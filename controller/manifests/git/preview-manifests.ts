@@ -9,11 +9,14 @@
 // - it publishes no host port (the parent's containers hold them on the same servers); it is reached
 //   through the ingress proxy at the host of hostTemplate, and without one it has no ingress at all
 //   (the manifest's hosts are the parent's);
+// - it mounts no Docker volume by a name of its own choosing (short syntax `pgdata:/data`): on the
+//   parent's servers that name may be the parent's unmanaged volume; a Volume of the commit is its own;
 // - it reads the parent's secrets only by reference, `${NAME}` in a service's env, and only those
 //   `previews.secrets` lists; `valueFrom: {secretRef}` may name only a Secret of the same commit
 //   (anything else would copy a value out of the parent).
 import { kindOf, referencesOf } from '../../kinds/index.js';
 import type { Manifest, ManifestError } from '../types.js';
+import { namedSource } from '../../deploy/container-policy.js';
 import { previewHost, previewSuffix } from './preview-config.js';
 
 export interface PreviewPlacement {
@@ -78,6 +81,13 @@ export function previewManifests(manifests: Manifest[], p: PreviewPlacement): { 
           }
         }
       }
+      ((spec.volumes ?? []) as unknown[]).forEach((v, i) => {
+        const named = typeof v === 'string' ? namedSource(v) : null;
+        if (named !== null) {
+          err(m, ['spec', 'volumes', String(i)], `a preview may not mount the Docker volume ${named} by name: on ${p.parentEnvironment}'s servers it may be ${p.parentEnvironment}'s; `
+            + 'mount a Volume of the same commit ({volume, mount}), which is the preview\'s own');
+        }
+      });
       const containerName = `${m.metadata.name}${previewSuffix(p.number)}`;
       spec.deployments = p.servers.map((server) => ({ server, containerName }));
       delete spec.serverSelector;

@@ -55,6 +55,13 @@ describe('preview manifests', () => {
     expect(r.errors.map((e) => e.message)).to.deep.equal(['a preview runs only on the servers of prod that previews.serverSelector selects (web-1), not on db-1']);
   });
 
+  it('refuses a Docker volume mounted by name (it may be the parent\'s on the same server); a Volume of the commit and a host path are left to their own checks', () => {
+    const r = previewManifests(docs(service('  volumes: ["pgdata:/var/lib/data", "/srv/cache:/cache", {volume: data, mount: /data}, "/anonymous"]\n')), placement);
+    expect(r.errors.map((e) => `${e.path}: ${e.message}`)).to.deep.equal([
+      'spec/volumes/0: a preview may not mount the Docker volume pgdata by name: on prod\'s servers it may be prod\'s; mount a Volume of the same commit ({volume, mount}), which is the preview\'s own',
+    ]);
+  });
+
   it('leaves a manifest of another environment for the scope check to refuse', () => {
     const r = previewManifests(docs('apiVersion: stevedore/v1\nkind: Var\nmetadata: {name: X, environment: staging}\nspec: {value: "1"}\n'), placement);
     expect(r.manifests[0]!.metadata.environment).to.equal('staging');
