@@ -1,6 +1,6 @@
-// Every fault the chaos harness may draw, in one list. To add faults, add their factories here:
-// the server network and disk faults (bench/chaos/faults/server-faults.ts, `serverFaults()`) join
-// as one more line, `...serverFaults(),`.
+// Every fault the chaos harness may draw, in one list: to add a fault, add its factory here.
+// A fault whose available() is false here (netem without the kernel's qdisc, disk-full without a
+// loop disk: docs/testing.md) is skipped by the harness.
 import type { Fault } from './fault.js';
 import type { Replica } from './replicas.js';
 import { PostgresPair } from '../../test/support/postgres-pair.js';
@@ -9,6 +9,7 @@ import { dockerdRestart } from './faults/dockerd-restart.js';
 import { postgresFailover } from './faults/postgres-failover.js';
 import { postgresRestart } from './faults/postgres-restart.js';
 import { sshdFreeze } from './faults/sshd-freeze.js';
+import { serverFaults } from './faults/server-faults.js';
 
 export interface FaultTargets { replicas: readonly Replica[]; pair: PostgresPair }
 
@@ -19,6 +20,7 @@ export function allFaults(t: FaultTargets): Fault[] {
     postgresFailover(t.pair),
     sshdFreeze(),
     dockerdRestart(),
+    ...serverFaults(),
   ];
 }
 

@@ -11,9 +11,9 @@ export function dockerdRestart(): Fault {
     async inject(world) {
       const server = world.pick(world.fleet.servers).name;
       const restore = async () => {
-        await serverCtl(server, 'start-docker');
+        await serverCtl(server, 'start-docker', world.fleet);
       };
-      await serverCtl(server, 'stop-docker').catch(async (err) => {
+      await serverCtl(server, 'stop-docker', world.fleet).catch(async (err) => {
         await restore().catch(() => undefined);
         throw err;
       });
