@@ -170,7 +170,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
         active = await fault.inject(world);
         row.target = active.target;
         row.detail = active.detail ?? '';
-        log(`#${n} ${fault.name} on ${row.target} (${row.detail}), held ${row.holdS} s`);
+        log(`#${n} ${fault.name} on ${row.target}${row.detail ? ` (${row.detail})` : ''}, held ${row.holdS} s`);
         await sleep(holdMs);
       } catch (err) {
         row.error = `inject failed: ${String(err).slice(0, 300)}`;
