@@ -233,6 +233,29 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     }
   });
 
+  it('a plan taken over with its step running, superseded meanwhile, ends cancelled: never succeeded with a step left running (found by bench/chaos.ts)', async () => {
+    const { recoverStalePlans } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const newer = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    // its replica died in the middle of the step, and a newer request superseded it meanwhile
+    await s.db('deployment_plans').where({ id: plan.id }).update({
+      status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: 0, cancelRequested: true, supersededBy: newer.id,
+    });
+    await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });
+    try {
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const steps = await s.plans.steps.ofPlan(plan.id);
+      expect(steps.map((x) => x.status), 'no step left running').to.not.include('running');
+      expect(done.status).to.equal('cancelled');
+      expect(done.error).to.equal(`superseded by plan ${newer.id}`);
+      expect(steps[0]!.log).to.match(/not run again: superseded by plan/);
+    } finally {
+      await s.db('deployment_plans').where({ id: newer.id }).update({ status: 'cancelled' });
+    }
+  });
+
   it('refuses with 409 a deploy that would change an imageTag a manifest owns, naming the file, and writes nothing', async () => {
     const before = await s.services.findById(web.id);
     const plans = await s.db('deployment_plans').count({ n: '*' });
