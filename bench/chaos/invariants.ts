@@ -15,7 +15,7 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 export const INVARIANTS = {
   answers: 'the API answers only 2xx, 4xx or 503; no connection dropped but by its replica\'s own kill',
   unavailable: 'the API says 503 "database not reachable" only while PostgreSQL is away (a database fault, until its recovery)',
-  plans: 'no plan stays unfinished past its deadline',
+  plans: 'no plan stays unfinished past its deadline, nor ends with a step unfinished',
   revisions: 'every service runs its desired revision, or its last good one with the failure in its status',
   untouched: 'no container of another environment nor a hand-made one was touched',
   events: 'every event reached each SSE client (reconnecting with Last-Event-ID), once',
@@ -43,6 +43,8 @@ export class Invariants {
   );
   private judged = 0;
   private judgedUnavailable = 0;
+  /** Plans already reported for a step left unfinished (each once). */
+  private readonly reportedSteps = new Set<string>();
   /** [from, to] of every database fault: from its injection to its recovery (or the give-up). */
   readonly databaseAway: Array<[number, number]> = [];
   private baseline = new Map<string, Observed>();
@@ -106,7 +108,15 @@ export class Invariants {
   async checkPlans(step: string, lastRestoredAt: number): Promise<void> {
     for (;;) {
       const open = (await this.w.db('deployment_plans').whereNotIn('status', TERMINAL_PLAN).select('id', 'name', 'status', 'createdAt')) as PlanRow[];
-      if (open.length === 0) return this.note('plans', step, []);
+      if (open.length === 0) {
+        // and a finished plan holds no step still pending or running
+        const left = await this.w.db('plan_steps').join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
+          .whereIn('plan_steps.status', ['pending', 'running']).whereIn('deployment_plans.status', TERMINAL_PLAN)
+          .whereNotIn('plan_steps.planId', [...this.reportedSteps])
+          .select('plan_steps.planId', 'plan_steps.status as stepStatus', 'deployment_plans.name', 'deployment_plans.status as planStatus');
+        for (const r of left) this.reportedSteps.add(r.planId);
+        return this.note('plans', step, left.map((r) => `plan ${r.planId} "${r.name}" ended ${r.planStatus} with a step still ${r.stepStatus}`));
+      }
       const overdue = overduePlans(open, Date.now(), lastRestoredAt, this.limits.planBudgetMs);
       if (overdue.length) {
         const problems: string[] = [];
