@@ -106,6 +106,19 @@ export class Invariants {
 
   /** Waits for every plan to end; one still going past its deadline breaks the invariant. */
   async checkPlans(step: string, lastRestoredAt: number): Promise<void> {
+    // a Git push's sync asked for turns into its plan only when a pass takes the source: wait for
+    // the pass first (generation observed), or the plans would be judged before the push's exists
+    const deadline = Math.max(Date.now(), lastRestoredAt + this.limits.planBudgetMs);
+    for (let st: Record<string, unknown> | null = null; ;) {
+      const api = this.w.api(this.w.replicas.find((r) => r.running) ?? this.w.replicas[0]!);
+      const res = await api.get(`/api/environments/${this.w.envs.git.id}/manifests-source/status`);
+      st = res.status === 200 ? res.body : st;
+      if (st && st.generation === st.observedGeneration && st.sync !== 'Syncing') break;
+      if (Date.now() > deadline) {
+        return this.note('plans', step, [`the Git source's sync asked for never ended: ${JSON.stringify(st).slice(0, 300)}`]);
+      }
+      await sleep(500);
+    }
     for (;;) {
       const open = (await this.w.db('deployment_plans').whereNotIn('status', TERMINAL_PLAN).select('id', 'name', 'status', 'createdAt')) as PlanRow[];
       if (open.length === 0) {
