@@ -108,12 +108,13 @@ export class Invariants {
   async checkPlans(step: string, lastRestoredAt: number): Promise<void> {
     // a Git push's sync asked for turns into its plan only when a pass takes the source: wait for
     // the pass first (generation observed), or the plans would be judged before the push's exists
-    const deadline = Math.max(Date.now(), lastRestoredAt + this.limits.planBudgetMs);
+    const deadline = Math.max(Date.now() + 60_000, lastRestoredAt + this.limits.planBudgetMs);
     for (let st: Record<string, unknown> | null = null; ;) {
       const api = this.w.api(this.w.replicas.find((r) => r.running) ?? this.w.replicas[0]!);
       const res = await api.get(`/api/environments/${this.w.envs.git.id}/manifests-source/status`);
       st = res.status === 200 ? res.body : st;
-      if (st && st.generation === st.observedGeneration && st.sync !== 'Syncing') break;
+      // (a pass writes observedGeneration last, after the plans of what it applied exist)
+      if (st && st.generation === st.observedGeneration) break;
       if (Date.now() > deadline) {
         return this.note('plans', step, [`the Git source's sync asked for never ended: ${JSON.stringify(st).slice(0, 300)}`]);
       }
@@ -122,11 +123,18 @@ export class Invariants {
     for (;;) {
       const open = (await this.w.db('deployment_plans').whereNotIn('status', TERMINAL_PLAN).select('id', 'name', 'status', 'createdAt')) as PlanRow[];
       if (open.length === 0) {
-        // and a finished plan holds no step still pending or running
-        const left = await this.w.db('plan_steps').join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
+        // and a finished plan holds no step still pending or running (asked twice, 5 s apart: a
+        // plan's end and its steps' are two writes, which a reader may see between)
+        const unfinished = () => this.w.db('plan_steps').join('deployment_plans', 'deployment_plans.id', 'plan_steps.planId')
           .whereIn('plan_steps.status', ['pending', 'running']).whereIn('deployment_plans.status', TERMINAL_PLAN)
           .whereNotIn('plan_steps.planId', [...this.reportedSteps])
-          .select('plan_steps.planId', 'plan_steps.status as stepStatus', 'deployment_plans.name', 'deployment_plans.status as planStatus');
+          .select('plan_steps.id', 'plan_steps.planId', 'plan_steps.status as stepStatus', 'deployment_plans.name', 'deployment_plans.status as planStatus');
+        let left = await unfinished();
+        if (left.length) {
+          await sleep(5000);
+          const still = new Set((await unfinished()).map((r) => r.id));
+          left = left.filter((r) => still.has(r.id));
+        }
         for (const r of left) this.reportedSteps.add(r.planId);
         return this.note('plans', step, left.map((r) => `plan ${r.planId} "${r.name}" ended ${r.planStatus} with a step still ${r.stepStatus}`));
       }
