@@ -49,7 +49,7 @@ import { ServerContainersRepository } from './store/repositories/server-containe
 import { SmtpConfigRepository } from './store/repositories/smtp-config.js';
 import { SystemSettingsRepository } from './store/repositories/system-settings.js';
 import { IdempotencyKeysRepository } from './store/repositories/idempotency-keys.js';
-import { SessionLocks } from './store/session-locks.js';
+import { lockPool, SessionLocks } from './store/session-locks.js';
 import { ErrorTracking } from './admin/error-tracking.js';
 import { ServerBootstrapRunsRepository } from './store/repositories/server-bootstrap-runs.js';
 import { ServerAgentsRepository } from './store/repositories/server-agents.js';
@@ -82,7 +82,8 @@ export function createServices(config: Config, db: Db, logger: Logger, databaseU
   reconcilers: Pick<Reconcilers, 'planEngine' | 'manifestHandOff'>): Services {
   const secretBox = new SecretBox(config.secretsKey);
   const metrics = new Metrics({ perService: !!config.metricsToken });
-  const locks = new SessionLocks(db);
+  // on a pool of their own: a held lock keeps its connection for the whole job or step (session-locks.ts)
+  const locks = new SessionLocks(lockPool(databaseUrl));
   const servers = new ServersRepository(db);
   const hosts = new HostAccess(servers, secretBox, logger, { protectedPaths: [config.stateDir] });
   const events = new EventBus(new EventsRepository(db, EVENTS_CHANNEL), databaseUrl, logger);

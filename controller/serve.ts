@@ -110,6 +110,7 @@ export async function startService(
         await within(services.events.stop(), STOP_STEP_MS);
         await within(services.invalidation.stop(), STOP_STEP_MS);
         services.smtp.close();
+        await services.locks.close();
         await db.destroy();
         await embedded?.stop();
       })();

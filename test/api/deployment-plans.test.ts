@@ -208,6 +208,54 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     expect(ends).to.deep.equal(['failed', 'rolled_back']);
   });
 
+  it('a recovered plan rolled back after a newer plan deployed the same container leaves that container as it is (found by bench/chaos.ts)', async () => {
+    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const [step] = await s.plans.steps.ofPlan(plan.id);
+    // the plan's step rolled out r3 over r2 and its replica died; a newer plan has since deployed r4
+    await s.db('plan_steps').where({ id: step!.id }).update({ status: 'succeeded', revision: 3, previousRevision: 2, previousImageTag: 'v1', mode: 'direct' });
+    await s.db('deployment_plans').where({ id: plan.id })
+      .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: MAX_TAKEOVERS });
+    const before = await s.db('deployments').where({ id: step!.deploymentId }).first();
+    await s.db('deployments').where({ id: step!.deploymentId }).update({ revision: 4, imageTag: 'v4' });
+    try {
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const [after] = await s.plans.steps.ofPlan(plan.id);
+      // (rolling r2 back onto the unreachable server would have failed: rollback_failed)
+      expect(done.status, after!.log ?? '').to.equal('rolled_back');
+      expect(after!.log).to.match(/left as it is: another plan has since deployed revision 4 here/);
+      const d = await s.db('deployments').where({ id: step!.deploymentId }).first();
+      expect([d.revision, d.imageTag]).to.deep.equal([4, 'v4']);
+    } finally {
+      await s.db('deployments').where({ id: step!.deploymentId }).update({ revision: before.revision, imageTag: before.imageTag });
+    }
+  });
+
+  it('a plan taken over with its step running, superseded meanwhile, ends cancelled: never succeeded with a step left running (found by bench/chaos.ts)', async () => {
+    const { recoverStalePlans } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const newer = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    // its replica died in the middle of the step, and a newer request superseded it meanwhile
+    await s.db('deployment_plans').where({ id: plan.id }).update({
+      status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: 0, cancelRequested: true, supersededBy: newer.id,
+    });
+    await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now() });
+    try {
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const steps = await s.plans.steps.ofPlan(plan.id);
+      expect(steps.map((x) => x.status), 'no step left running').to.not.include('running');
+      expect(done.status).to.equal('cancelled');
+      expect(done.error).to.equal(`superseded by plan ${newer.id}`);
+      expect(steps[0]!.log).to.match(/not run again: superseded by plan/);
+    } finally {
+      await s.db('deployment_plans').where({ id: newer.id }).update({ status: 'cancelled' });
+    }
+  });
+
   it('refuses with 409 a deploy that would change an imageTag a manifest owns, naming the file, and writes nothing', async () => {
     const before = await s.services.findById(web.id);
     const plans = await s.db('deployment_plans').count({ n: '*' });

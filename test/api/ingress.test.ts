@@ -134,6 +134,24 @@ describe('ingress: the service field and its status route', () => {
     expect(await heard()).to.have.length(1);
   });
 
+  it('a manifest without ingress puts nothing in its server\'s route table (the column holds JSON null; found by bench/chaos.ts)', async () => {
+    const env = (await admin.get(`/api/environments/${envId}`)).body;
+    const server = await insertServer(svc, envId);
+    const yaml = [
+      'apiVersion: stevedore/v1', 'kind: ContainerImage', `metadata: {name: plain-img, environment: ${env.name}}`, 'spec: {imageName: acme/plain}', '---',
+      'apiVersion: stevedore/v1', 'kind: Service', `metadata: {name: plain-m, environment: ${env.name}}`,
+      'spec:', '  image: plain-img', '  imageTag: "1.0"', '  deployments:', `    - server: ${server.name}`, '',
+    ].join('\n');
+    const res = await admin.post('/api/manifests/apply', { files: [{ path: 'plain.yaml', content: yaml }] });
+    expect(res.status, res.text).to.equal(200);
+    const { db } = svc.services;
+    const [row] = (await db.raw("SELECT id, jsonb_typeof(ingress) AS kind FROM services WHERE environment_id = ? AND name = 'plain-m'", [envId])).rows;
+    expect(row.kind, 'the manifest path writes JSON null').to.be.oneOf(['null', null]);
+    // the proxy reconciler of the server reads this (it threw on the null before)
+    expect(await svc.services.services.listIngressOnServer(server.id)).to.deep.equal([]);
+    expect((await svc.services.services.listIngressClaims()).map((c) => c.serviceId)).to.not.include(row.id);
+  });
+
   describe('GET /api/services/{id}/ingress', () => {
     const selfSigned = (cn: string) => {
       const dir = mkdtempSync(path.join(tmpdir(), 'ingress-cert-'));

@@ -20,8 +20,8 @@ export class PostgresPair {
   /** One pair per fleet: its ports follow FLEET_ID, away from the fleets' and the unit tests' PostgreSQL. */
   constructor(readonly port = 26400 + 2 * Number(process.env.FLEET_ID ?? 0)) {}
 
-  private async pair(action: string): Promise<string> {
-    const { stdout } = await run('bash', [script, action], { env: { ...process.env, PAIR_PORT: String(this.port) } });
+  private async pair(action: string, ...args: string[]): Promise<string> {
+    const { stdout } = await run('bash', [script, action, ...args], { env: { ...process.env, PAIR_PORT: String(this.port) } });
     return stdout;
   }
 
@@ -37,4 +37,26 @@ export class PostgresPair {
   /** `pg_ctl promote` on the standby: it accepts writes from now on. */
   promote = () => this.pair('promote');
   down = () => this.pair('down');
+
+  // The two nodes by name (their directories; their roles swap at each failover): for the chaos
+  // harness, which fails over again and again (bench/chaos/faults/postgres-failover.ts).
+  /** What the node is now: it accepts writes (primary), it replays WAL (standby), or it does not answer. */
+  async role(node: PairNode): Promise<'primary' | 'standby' | 'down'> {
+    return (await this.pair('role', node)).trim() as 'primary' | 'standby' | 'down';
+  }
+  /** The node whose role is primary, if one is. */
+  async primaryNode(): Promise<PairNode | null> {
+    for (const node of PAIR_NODES) if (await this.role(node) === 'primary') return node;
+    return null;
+  }
+  stopNode = (node: PairNode) => this.pair('stop', node);
+  startNode = (node: PairNode) => this.pair('start', node);
+  promoteNode = (node: PairNode) => this.pair('promote', node);
+  /** The node becomes a streaming standby of the other again (a pg_basebackup of it replaces its data). */
+  rejoin = (node: PairNode) => this.pair('rejoin', node);
+  portOf = (node: PairNode) => (node === 'primary' ? this.port : this.port + 1);
 }
+
+export type PairNode = 'primary' | 'standby';
+export const PAIR_NODES: readonly PairNode[] = ['primary', 'standby'];
+export const otherNode = (node: PairNode): PairNode => (node === 'primary' ? 'standby' : 'primary');

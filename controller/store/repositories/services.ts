@@ -88,6 +88,13 @@ export interface ServiceListFilter {
   selecting?: Record<string, string>;
 }
 
+/**
+ * A service that declares an ingress: an object in the column. A manifest without `ingress` writes
+ * JSON null, which SQL's IS NOT NULL counts as a value: its server's proxy reconcile then failed
+ * on every pass (found by bench/chaos.ts).
+ */
+const DECLARES_INGRESS = "jsonb_typeof(s.ingress) = 'object'";
+
 export class ServicesRepository extends BaseRepository<ServiceRow> {
   constructor(db: Knex) {
     super(db, 'services', {
@@ -195,7 +202,7 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
 
   /** Every service that declares an ingress, with its environment's name: the hosts claimed (controller/model/ingress.ts). */
   async listIngressClaims(trx?: Knex.Transaction): Promise<Array<{ environmentId: string; environmentName: string; serviceId: string; serviceName: string; ingress: Ingress }>> {
-    const rows = await (trx ?? this.db)('services as s').join('environments as e', 'e.id', 's.environment_id').whereNotNull('s.ingress')
+    const rows = await (trx ?? this.db)('services as s').join('environments as e', 'e.id', 's.environment_id').whereRaw(DECLARES_INGRESS)
       .select('s.environment_id', 'e.name as environment_name', 's.id as service_id', 's.name as service_name', 's.ingress');
     return rows as never;
   }
@@ -206,7 +213,7 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
    */
   async listIngressOnServer(serverId: string, trx?: Knex.Transaction): Promise<Array<{ service: ServiceRow; deployments: DeploymentRow[] }>> {
     const deployments = await (trx ?? this.db)('deployments as d').join('services as s', 's.id', 'd.service_id')
-      .where('d.server_id', serverId).whereNotNull('s.ingress').select('d.*').orderBy('d.container_name') as DeploymentRow[];
+      .where('d.server_id', serverId).whereRaw(DECLARES_INGRESS).select('d.*').orderBy('d.container_name') as DeploymentRow[];
     if (!deployments.length) return [];
     const services = await this.listByIds([...new Set(deployments.map((d) => d.serviceId))], trx);
     return services.map((service) => ({ service, deployments: deployments.filter((d) => d.serviceId === service.id) }));

@@ -15,7 +15,7 @@ import { PlanPulls } from './plan-pulls.js';
 import { recordPlanOutcome, restoreDesiredAfterRollback } from '../../service/revisions.js';
 import { refreshServiceConditions } from '../../service/record-rollout.js';
 import { isTerminalPlan, outcomeOf, rollbackOutcome, stepsToRollBack, type PlanStatus } from '../../../controller/model/plan-states.js';
-import { analysisFailedEvent, outcomeEvent, planEvent, waveStartedEvent } from './plan-events.js';
+import { analysisFailedEvent, outcomeEvent, planEvent, stepEvent, waveStartedEvent } from './plan-events.js';
 import { runAnalysis, type AnalysisTarget } from './analysis.js';
 import type { PlanWave, WavePhase, WaveState } from '../../../controller/model/plan-waves.js';
 
@@ -207,6 +207,16 @@ export class PlanEngine {
     }
     if (lost) return;
     const fresh = (await this.repo.findById(plan.id))!;
+    // a step a stopped process left running, not run again because the plan was superseded (or
+    // cancelled) before its takeover got to it, ends with the plan: a finished plan never holds a
+    // running step, nor ends succeeded for a rollout it did not finish (found by bench/chaos.ts)
+    if (fresh.cancelRequested) {
+      for (const st of (await this.steps.ofPlan(plan.id)).filter((x) => x.status === 'running')) {
+        await this.steps.appendLog(st.id, `not run again: ${fresh.supersededBy ? `superseded by plan ${fresh.supersededBy}, which converges this container` : 'the plan was cancelled'}`);
+        const ended = await this.steps.transition(st.id, ['running'], { status: 'cancelled', finishedAt: new Date() });
+        if (ended) await stepEvent(this.s, plan, ended);
+      }
+    }
     await this.steps.endPending(plan.id, fresh.cancelRequested ? 'cancelled' : 'skipped');
     let all = await this.steps.ofPlan(plan.id);
     // a superseded plan never rolls back: a newer plan owns these services now

@@ -147,24 +147,35 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
     } else if (!d) {
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
-      await withServerLock(s.locks, d.serverId, () => removeDeploymentContainer(s, d, log));
-      const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null, revision: null });
-      await afterRollback(s, u!, st, plan, manual);
-      await deploymentEvent(s, u!);
+      const removed = await withServerLock(s.locks, d.serverId, async () => {
+        if (await deployedSince(s, st, log)) return false;
+        await removeDeploymentContainer(s, d, log);
+        return true;
+      });
+      if (removed) {
+        const u = await s.deployments.update(d.id, { status: 'pending', imageTag: null, containerId: null, imageDigest: null, revision: null });
+        await afterRollback(s, u!, st, plan, manual);
+        await deploymentEvent(s, u!);
+      }
     } else {
       // the revision the container ran before the step, as it was rendered then (not today's spec:
       // that is what just failed); a step from before revisions goes back to its tag
       const { service, image, revision } = await stepTarget(s, d, st.previousRevision);
-      if (revision !== null) await log(`restoring revision ${st.previousRevision} (${st.previousImageTag})`);
-      const out = await withServerLock(s.locks, d.serverId, () => deployDeployment(s, {
-        service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log, revision,
-      }));
-      const u = await s.deployments.update(d.id, {
+      const out = await withServerLock(s.locks, d.serverId, async () => {
+        if (await deployedSince(s, st, log)) return null;
+        if (revision !== null) await log(`restoring revision ${st.previousRevision} (${st.previousImageTag})`);
+        return deployDeployment(s, {
+          service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log, revision,
+        });
+      });
+      const u = out && await s.deployments.update(d.id, {
         status: 'running', imageTag: st.previousImageTag, containerId: out.containerId, imageDigest: out.imageId, lastDeployedAt: new Date(),
         revision: st.previousRevision,
       });
-      await afterRollback(s, u!, st, plan, manual);
-      await deploymentEvent(s, u!);
+      if (u) {
+        await afterRollback(s, u, st, plan, manual);
+        await deploymentEvent(s, u);
+      }
     }
     const done = await steps.transition(st.id, ['succeeded', 'failed'], { status: 'rolled_back' });
     if (done) await stepEvent(s, plan, done);
@@ -182,6 +193,21 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
     await steps.update(st.id, { rollbackError: messageOf(e).slice(0, 4000) });
     return false;
   }
+}
+
+/**
+ * Whether another plan deployed the step's deployment since the step (it runs neither the step's
+ * revision nor the one before it): then a rollback would put back something older over a newer
+ * plan's work, so it leaves the container as it is. Asked inside the server's lock, as a step's
+ * own `stillWanted`: a newer plan's step may have run between this plan's step and its rollback
+ * (a recovered plan is rolled back after a failover or a replica's death, long after).
+ */
+async function deployedSince(s: StepServices, st: PlanStepRow, log: (line: string) => Promise<unknown>): Promise<boolean> {
+  if (st.revision == null || !st.deploymentId) return false;
+  const now = await s.deployments.findById(st.deploymentId);
+  if (!now || now.revision == null || now.revision === st.revision || now.revision === st.previousRevision) return false;
+  await log(`left as it is: another plan has since deployed revision ${now.revision} here (this step rolled out ${st.revision}, before it ${st.previousRevision ?? 'none'})`);
+  return true;
 }
 
 /** Whether the step's deployment container runs, labelled with the tag it had before the step. */
