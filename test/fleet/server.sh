@@ -54,8 +54,15 @@ link() {
   ip link show "$l" >/dev/null 2>&1 || die "$name has no link $l"
   echo "$l"
 }
-# runs one of lib/disk.sh's functions in the server's mount namespace (this script, entered there)
-inside() { enter bash "$FLEET_DIR/server.sh" "$name" inside "$(readlink /proc/self/ns/mnt)" "$@"; }
+# runs one of lib/disk.sh's functions in the server's mount namespace. The functions go in on
+# stdin, not as a path: the server has a /tmp of its own, so a checkout under /tmp (a CI clone)
+# is not there to read.
+inside() {
+  local fn=$1; shift
+  case $fn in loop_disk_attach | loop_disk_detach | disk_fill | disk_unfill) ;; *) die "inside: unknown $fn" ;; esac
+  { declare -p FLEET_ID _T0; declare -f log die elapsed; cat "$FLEET_DIR/lib/disk.sh"; echo '"$@"'; } \
+    | enter bash -s -- "$fn" "$dir" "$@"
+}
 stop_docker() { stop_pid "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" 30; }
 start_docker() {
   pid_alive "$(cat "$dir/dockerd.pid" 2>/dev/null || true)" && return 0
@@ -66,12 +73,6 @@ start_docker() {
 whole() { case $1 in '' | *[!0-9]*) die "$2 must be a whole number (got '$1')" ;; esac; }
 case $action in
   exec) enter "$@" ;;
-  inside)   # internal: server.sh NAME inside HOST_MNTNS FN ARGS..., run by inside() above
-    host_mntns=${1:?}; fn=${2:?}; shift 2
-    [ "$(readlink /proc/self/ns/mnt)" != "$host_mntns" ] || die "inside: not in $name's mount namespace"
-    source "$FLEET_DIR/lib/disk.sh"
-    case $fn in loop_disk_attach | loop_disk_detach | disk_fill | disk_unfill) "$fn" "$dir" "$@" ;; *) die "inside: unknown $fn" ;; esac
-    ;;
   link-down) ip link set "$(link)" down ;;
   link-up) ip link set "$(link)" up ;;
   netem)
