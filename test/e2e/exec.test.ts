@@ -119,8 +119,12 @@ describe('exec on the fleet (e2e)', function () {
     type('echo sum-$((6*7))\r');
     await until('the output of the typed command', async () => session.output.includes('sum-42'), { timeoutMs: 20_000 });
     session.ws.send(JSON.stringify({ type: 'resize', cols: 123, rows: 45 }));
-    type('stty size\r');
-    await until('the new terminal size', async () => session.output.includes('45 123'), { timeoutMs: 20_000 });
+    // the resize reaches Docker on its own call, beside the typed input: ask again until it applies
+    await until('the new terminal size', async () => {
+      if (session.output.includes('45 123')) return true;
+      type('stty size\r');
+      return false;
+    }, { timeoutMs: 20_000, everyMs: 500 });
     type('exit 7\r');
     await until('the session to close', async () => session.closed, { timeoutMs: 20_000 });
     expect(session.exit).to.deep.equal({ type: 'exit', exitCode: 7, reason: 'exit' });
