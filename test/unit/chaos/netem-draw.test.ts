@@ -1,17 +1,6 @@
 import { expect } from 'chai';
 import { describeNetem, drawNetem, NETEM_BOUNDS } from '../../../bench/chaos/faults/netem.js';
-
-/** A seeded source (mulberry32), as the harness's --seed gives. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+import { seededRandom as seeded } from '../../../bench/chaos/random.js';
 
 describe('the netem fault draw', () => {
   it('stays within its bounds, in whole numbers, over many draws', () => {
