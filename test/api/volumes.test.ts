@@ -94,10 +94,14 @@ describe('volume routes', function () {
     }, { timeoutMs: 20_000, everyMs: 200 });
     expect(drill).to.include({ status: 'failed', target: 'drill', backupId: null });
     expect(drill.error).to.match(/no succeeded backup of volume never-backed-up/);
-    const conditions = (await w.viewer.get(`/api/volumes/${id}`)).body.status.conditions as any[];
-    expect(conditions.find((c) => c.type === 'DrillSucceeded')).to.include({ status: false, reason: 'DrillFailed' });
-    const events = await w.svc.services.events.since(0, w.envId, 10_000);
-    expect(events.some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id)).to.equal(true);
+    // the drill's row is written first, its condition right after: wait for the condition itself
+    const condition = await until('the DrillSucceeded condition', async () =>
+      ((await w.viewer.get(`/api/volumes/${id}`)).body.status?.conditions as any[] | undefined)?.find((c) => c.type === 'DrillSucceeded'),
+    { timeoutMs: 10_000, everyMs: 100 });
+    expect(condition).to.include({ status: false, reason: 'DrillFailed' });
+    await until('the backup.drill_failed event', async () =>
+      (await w.svc.services.events.since(0, w.envId, 10_000)).some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id),
+    { timeoutMs: 10_000, everyMs: 100 });
     await w.operator.patch(`/api/volumes/${id}`, { backup: null });
     expectError(await w.viewer.get(`/api/volumes/${MISSING}/drills`), 404, 'NOT_FOUND');
     expectError(await w.admin.withToken(null).get(`/api/volumes/${id}/drills`), 401, 'UNAUTHORIZED');
