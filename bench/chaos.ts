@@ -126,7 +126,7 @@ export async function runChaos(o: ChaosOptions): Promise<ChaosResult> {
     w = await startWorld(fleet, log);
     const ww = w;
     sampler = setInterval(() => ww.replicas.forEach((r) => r.sampleRss()), 1000);
-    const inv = new Invariants(w, limits);
+    const inv = new Invariants(w, limits, log);
     await inv.baselineUntouchable();
     await inv.checkAll('start', 0);
     const faults = allFaults({ replicas: w.replicas, pair: w.pair }).filter((f) => !o.faults || o.faults.includes(f.name));

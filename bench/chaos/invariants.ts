@@ -51,7 +51,8 @@ export class Invariants {
   /** A dropped connection excused by its replica's own kill. */
   excusedDrops = 0;
 
-  constructor(private readonly w: ChaosWorld, readonly limits: Limits) {}
+  /** `log`: where a broken invariant's history goes (the store's record of what led there). */
+  constructor(private readonly w: ChaosWorld, readonly limits: Limits, private readonly log: (line: string) => void = () => undefined) {}
 
   /** Records one check of the invariant: held, or broken with the evidence (kept to 20 lines each). */
   note(name: InvariantName, step: string, problems: string[]): void {
@@ -170,6 +171,7 @@ export class Invariants {
         continue;
       }
       const wanted = rev.body.spec.deployments as Array<{ deploymentId: string; serverName: string; containerName: string; specHash: string }>;
+      const before = problems.length;
       for (const d of svc.deployments) {
         const spec = wanted.find((x) => x.deploymentId === d.id);
         if (d.revision !== target) problems.push(`${ref.name}/${d.containerName}: status says it runs r${d.revision ?? '-'}, the service must run r${target}`);
@@ -180,8 +182,36 @@ export class Invariants {
         const out = (await serverExec(spec.serverName, ['docker', 'inspect', '--format', '{{.State.Running}} {{index .Config.Labels "stevedore.spec-hash"}}', spec.containerName]).catch((e) => `missing ${String(e).split('\n')[0]}`)).trim();
         if (out !== `true ${spec.specHash}`) problems.push(`${ref.name}/${spec.containerName} on ${spec.serverName}: runs "${out}", r${target} is "true ${spec.specHash}"`);
       }
+      if (problems.length > before || problem) this.log(`${step}: ${ref.name} broke revisions; its history in the store:\n${await this.history(ref.id)}`);
     }
     this.note('revisions', step, problems);
+  }
+
+  /** A service's revisions, deployments and last plans as the store holds them: what led to a broken revision. */
+  async history(serviceId: string): Promise<string> {
+    const db = this.w.db;
+    const short = (id: unknown) => String(id ?? '-').slice(0, 8);
+    const at = (t: unknown) => (t ? new Date(t as string).toISOString().slice(11, 23) : '-');
+    const [svc] = await db('services').where({ id: serviceId }).select('desiredRevision', 'currentRevision', 'failedRevision', 'failedReason', 'generation');
+    const lines = [`  service: desired r${svc?.desiredRevision} current r${svc?.currentRevision} failed r${svc?.failedRevision ?? '-'} (${svc?.failedReason ?? ''}) generation ${svc?.generation}`];
+    for (const r of await db('service_revisions').where({ serviceId }).orderBy('revision').select('revision', 'outcome', 'source', 'planId', 'reason', 'specHash', 'createdAt')) {
+      lines.push(`  r${r.revision} ${r.outcome} ${r.source} plan ${short(r.planId)} hash ${String(r.specHash).slice(0, 8)} at ${at(r.createdAt)} ${r.reason ?? ''}`);
+    }
+    for (const d of await db('deployments').where({ serviceId }).select('id', 'containerName', 'revision', 'imageTag', 'generation', 'failedGeneration', 'status')) {
+      lines.push(`  deployment ${short(d.id)} ${d.containerName}: r${d.revision} ${d.imageTag} generation ${d.generation} failed ${d.failedGeneration ?? '-'} ${d.status}`);
+    }
+    const plans = await db('deployment_plans').whereIn('id', db('plan_steps').where({ serviceId }).select('planId'))
+      .orderBy('createdAt', 'desc').limit(10).select('id', 'name', 'trigger', 'status', 'error', 'owner', 'supersededBy', 'createdAt', 'finishedAt');
+    for (const p of plans.reverse()) {
+      lines.push(`  plan ${short(p.id)} "${p.name}" ${p.trigger} ${p.status} ${at(p.createdAt)}→${at(p.finishedAt)} owner ${short(p.owner)}${p.supersededBy ? ` superseded by ${short(p.supersededBy)}` : ''} ${p.error ?? ''}`);
+      for (const st of await db('plan_steps').where({ planId: p.id }).orderBy('position')
+        .select('deploymentId', 'action', 'status', 'revision', 'previousRevision', 'error', 'rollbackError', 'log', 'startedAt', 'finishedAt')) {
+        lines.push(`    step ${short(st.deploymentId)} ${st.action} ${st.status} r${st.revision ?? '-'} (prev r${st.previousRevision ?? '-'}) ${at(st.startedAt)}→${at(st.finishedAt)}${st.error ? ` error: ${String(st.error).slice(0, 200)}` : ''}${st.rollbackError ? ` rollback: ${String(st.rollbackError).slice(0, 200)}` : ''}`);
+        const tail = String(st.log ?? '').trim().split('\n').slice(-4).join(' | ');
+        if (tail) lines.push(`      log: ${tail.slice(-400)}`);
+      }
+    }
+    return lines.join('\n');
   }
 
   async checkUntouched(step: string): Promise<void> {

@@ -61,7 +61,13 @@ export function rollbackOutcome(results: boolean[]): PlanStatus {
   return results.every(Boolean) ? 'rolled_back' : 'rollback_failed';
 }
 
-/** Steps a rollback must undo: every step that changed (or tried to change) a container. */
-export function stepsToRollBack<T extends { status: StepStatus; position: number }>(steps: T[]): T[] {
-  return steps.filter((s) => s.status === 'succeeded' || s.status === 'failed').sort((a, b) => b.position - a.position);
+/**
+ * Steps a rollback must undo, newest first: every step that changed (or tried to change) a
+ * container; with `toLastGood` (services an automatic rollback returns to their last good
+ * revision), their skipped steps too, whose containers an earlier, superseded plan may have changed.
+ */
+export function stepsToRollBack<T extends { status: StepStatus; position: number; serviceId?: string | null }>(steps: T[],
+  toLastGood: ReadonlySet<string> = new Set()): T[] {
+  return steps.filter((s) => s.status === 'succeeded' || s.status === 'failed' || (s.status === 'skipped' && !!s.serviceId && toLastGood.has(s.serviceId)))
+    .sort((a, b) => b.position - a.position);
 }

@@ -161,7 +161,8 @@ export async function revisionSpec(s: Pick<Services, 'revisions'>, serviceId: st
 
 /**
  * A plan ended: the revisions it rolled out get their outcome. Succeeded: the revision is the
- * service's current one once every deployment of the service runs it. Failed (rolled back or
+ * service's current one once every deployment of the service runs it (unless a newer one is
+ * current already). Failed (rolled back or
  * not): a desired revision that failed is the service's failed one, with the plan's error.
  * Superseded: a newer request owns the service now. Heals restore what is already desired or
  * current and change no outcome.
@@ -179,8 +180,13 @@ export async function recordPlanOutcome(s: Pick<Services, 'deployments' | 'revis
         const deployments = await s.deployments.listByService(serviceId, trx);
         if (deployments.some((d) => d.imageTag && d.revision !== revision)) return;
         await s.revisions.recordOutcome(serviceId, revision, 'succeeded', null, trx);
-        if (svc.desiredRevision !== revision) return;
-        await s.services.recordRevisions(serviceId, { currentRevision: revision, failedRevision: null, failedReason: null }, trx);
+        // every container runs it: it is the last good state, even when a newer request is desired
+        // already (that one may fail: what the service falls back to is this, not an older one);
+        // the failure recorded is cleared only by the desired revision's own success
+        if (svc.currentRevision != null && svc.currentRevision > revision) return;
+        await s.services.recordRevisions(serviceId, {
+          currentRevision: revision, ...(svc.desiredRevision === revision && { failedRevision: null, failedReason: null }),
+        }, trx);
       } else if (plan.status === 'cancelled') {
         if (plan.supersededBy && svc.desiredRevision !== revision) await s.revisions.recordOutcome(serviceId, revision, 'superseded', `superseded by plan ${plan.supersededBy}`, trx);
       } else if (plan.status === 'failed' || plan.status === 'rolled_back' || plan.status === 'rollback_failed') {

@@ -328,14 +328,23 @@ export class PlanEngine {
     });
   }
 
-  /** Rolls back every touched step, newest first; the plan ends rolled_back only if all came back. */
+  /**
+   * Rolls back every touched step, newest first; the plan ends rolled_back only if all came back.
+   * An automatic rollback returns each service that has a last good revision to it, on every
+   * deployment of the plan (its skipped steps too: see restoreLastGood); a manual one undoes the
+   * plan's own steps.
+   */
   async rollBackSteps(plan: DeploymentPlanRow, manual = false): Promise<void> {
+    const all = await this.steps.ofPlan(plan.id);
+    const lastGood = manual ? new Map<string, number>() : await this.lastGoodRevisions(all);
     // newest stage first (dependents before what they depend on); within a stage, in parallel
-    const todo = stepsToRollBack(await this.steps.ofPlan(plan.id));
+    const todo = stepsToRollBack(all, new Set(lastGood.keys()));
     const results: boolean[] = [];
     for (const stage of [...new Set(todo.map((x) => x.stage))]) {
       const queue = todo.filter((x) => x.stage === stage);
-      const worker = async () => { for (let st = queue.shift(); st; st = queue.shift()) results.push(await rollBackStep(this.s, this.steps, plan, st, manual)); };
+      const worker = async () => {
+        for (let st = queue.shift(); st; st = queue.shift()) results.push(await rollBackStep(this.s, this.steps, plan, st, manual, lastGood.get(st.serviceId ?? '') ?? null));
+      };
       await Promise.all(Array.from({ length: Math.min(PARALLELISM, queue.length) }, worker));
     }
     const outcome = rollbackOutcome(results);
@@ -344,6 +353,13 @@ export class PlanEngine {
       : `${cause || 'rolled back'}${outcome === 'rolled_back' ? '; rolled back' : '; some deployments could not be rolled back'}`;
     await this.finish(plan.id, 'rolling_back', outcome, error, !manual);
     if (manual && outcome === 'rolled_back') await restoreDesiredAfterRollback(this.s, await this.steps.ofPlan(plan.id));
+  }
+
+  /** The last good revision (currentRevision) of each service of the steps that has one. */
+  private async lastGoodRevisions(steps: PlanStepRow[]): Promise<Map<string, number>> {
+    const ids = [...new Set(steps.flatMap((x) => (x.serviceId ? [x.serviceId] : [])))];
+    const rows = await this.s.services.listByIds(ids);
+    return new Map(rows.flatMap((r) => (r.currentRevision != null ? [[r.id, r.currentRevision] as const] : [])));
   }
 
   /**

@@ -36,4 +36,14 @@ describe('plan state machine', () => {
     const steps = [{ position: 0, status: 'succeeded' as const }, { position: 1, status: 'failed' as const }, { position: 2, status: 'skipped' as const }];
     expect(stepsToRollBack(steps).map((s) => s.position)).to.deep.equal([1, 0]);
   });
+
+  it('back to the last good revision, also takes the skipped steps of those services, and only theirs', () => {
+    const steps = [
+      { position: 0, status: 'failed' as const, serviceId: 'a' }, { position: 1, status: 'skipped' as const, serviceId: 'a' },
+      { position: 2, status: 'skipped' as const, serviceId: 'b' }, { position: 3, status: 'cancelled' as const, serviceId: 'a' },
+      { position: 4, status: 'skipped' as const, serviceId: null },
+    ];
+    expect(stepsToRollBack(steps, new Set(['a'])).map((s) => s.position)).to.deep.equal([1, 0]);
+    expect(stepsToRollBack(steps).map((s) => s.position)).to.deep.equal([0]);
+  });
 });
