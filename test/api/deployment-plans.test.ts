@@ -225,7 +225,7 @@ describe('deployment plan, deploy, compose and drift routes', function () {
       const [after] = await s.plans.steps.ofPlan(plan.id);
       // (rolling r2 back onto the unreachable server would have failed: rollback_failed)
       expect(done.status, after!.log ?? '').to.equal('rolled_back');
-      expect(after!.log).to.match(/left as it is: another plan has since deployed revision 4 here/);
+      expect(after!.log).to.match(/left as it is: a newer plan has since deployed it \(it runs revision 4;/);
       const d = await s.db('deployments').where({ id: step!.deploymentId }).first();
       expect([d.revision, d.imageTag]).to.deep.equal([4, 'v4']);
     } finally {
@@ -254,6 +254,78 @@ describe('deployment plan, deploy, compose and drift routes', function () {
     } finally {
       await s.db('deployment_plans').where({ id: newer.id }).update({ status: 'cancelled' });
     }
+  });
+
+  it('a superseded plan ended by recovery is cancelled, never rolled back: the newer plan owns its containers (found by bench/chaos.ts)', async () => {
+    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const newer = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    // taken over too often to be resumed, and superseded: before, it was rolled back like any other
+    await s.db('deployment_plans').where({ id: plan.id }).update({
+      status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: MAX_TAKEOVERS, cancelRequested: true, supersededBy: newer.id,
+    });
+    await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'running', startedAt: s.db.fn.now(), mode: 'direct', previousImageTag: 'v1' });
+    try {
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const steps = await s.plans.steps.ofPlan(plan.id);
+      expect(done.status, steps[0]!.log).to.equal('cancelled');
+      expect(done.error).to.equal(`superseded by plan ${newer.id}`);
+      expect(steps.map((x) => x.status)).to.deep.equal(steps.map(() => 'cancelled'));
+      expect(steps[0]!.log).to.match(/the controller stopped .*; not run again: superseded by plan/).and.not.match(/rollback:/);
+    } finally {
+      await s.db('deployment_plans').where({ id: newer.id }).update({ status: 'cancelled' });
+    }
+  });
+
+  it('a rollback leaves a container a newer plan deployed, even at the same revision (found by bench/chaos.ts)', async () => {
+    const { recoverStalePlans, MAX_TAKEOVERS } = await import('../../reconcilers/deployment/plans/plan-recovery.js');
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const newer = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const [step] = await s.plans.steps.ofPlan(plan.id);
+    // both rolled out r3 (the same spec asked for again); the newer one has deployed it since
+    await s.db('plan_steps').where({ id: step!.id }).update({ status: 'succeeded', revision: 3, previousRevision: 2, previousImageTag: 'v1', mode: 'direct' });
+    await s.db('plan_steps').where({ planId: newer.id }).update({ status: 'succeeded', revision: 3 });
+    await s.db('deployment_plans').where({ id: newer.id }).update({ status: 'succeeded' });
+    await s.db('deployment_plans').where({ id: plan.id })
+      .update({ status: 'running', owner: 'dead-process', heartbeatAt: s.db.raw("now() - interval '1 minute'"), takeovers: MAX_TAKEOVERS });
+    const before = await s.db('deployments').where({ id: step!.deploymentId }).first();
+    await s.db('deployments').where({ id: step!.deploymentId }).update({ revision: 3, imageTag: 'v3' });
+    try {
+      expect(await recoverStalePlans(s)).to.equal(1);
+      const done = await s.plans.waitFor(plan.id, 10_000);
+      const [after] = await s.plans.steps.ofPlan(plan.id);
+      expect(done.status, after!.log ?? '').to.equal('rolled_back');
+      expect(after!.log).to.match(/left as it is: a newer plan has since deployed it \(it runs revision 3;/);
+      const d = await s.db('deployments').where({ id: step!.deploymentId }).first();
+      expect([d.revision, d.imageTag]).to.deep.equal([3, 'v3']);
+    } finally {
+      await s.db('deployments').where({ id: step!.deploymentId }).update({ revision: before.revision, imageTag: before.imageTag });
+    }
+  });
+
+  it('an automatic rollback starts once the older plans of its services have ended (found by bench/chaos.ts)', async () => {
+    const { proposePlan } = await import('../../reconcilers/entrance.js');
+    const older = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    const plan = await proposePlan(s, { environmentId: envId, items: [{ serviceId: web.id }], autoRollback: true });
+    // the newer plan's step failed before changing anything; the older one is still active
+    await s.db('plan_steps').where({ planId: plan.id }).update({ status: 'failed', error: 'pull failed' });
+    const rolling = (await s.plans.repo.transition(plan.id, ['pending'], { status: 'rolling_back', owner: s.plans.owner, heartbeatAt: new Date() }))!;
+    s.plans.launch(plan.id, () => s.plans.rollBackSteps(rolling));
+    try {
+      // (a bound, not a wait for something to happen: the rollback must not end while the older plan runs)
+      const early = await Promise.race([s.plans.waitFor(plan.id, 60_000), new Promise((r) => setTimeout(() => r('waiting'), 1500))]);
+      expect(early).to.equal('waiting');
+      expect((await s.plans.repo.findById(plan.id))!.status).to.equal('rolling_back');
+    } finally {
+      await s.db('deployment_plans').where({ id: older.id }).update({ status: 'cancelled', finishedAt: s.db.fn.now() });
+    }
+    const done = await s.plans.waitFor(plan.id, 10_000);
+    expect(done.status).to.equal('rolled_back');
+    const olderEnd = (await s.plans.repo.findById(older.id))!.finishedAt!;
+    expect(new Date(done.finishedAt!).getTime()).to.be.at.least(new Date(olderEnd).getTime());
   });
 
   it('refuses with 409 a deploy that would change an imageTag a manifest owns, naming the file, and writes nothing', async () => {

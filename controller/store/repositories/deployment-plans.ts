@@ -149,10 +149,12 @@ export class DeploymentPlansRepository extends BaseRepository<DeploymentPlanRow>
   }
 
   /** A plan pending, running or rolling back that shares a service with `planId` and is not it. */
-  otherActiveSharingServices(planId: string, trx?: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {
+  otherActiveSharingServices(planId: string, o: { olderThan?: Date; trx?: Knex.Transaction } = {}): Promise<DeploymentPlanRow | undefined> {
     const services = this.db('plan_steps').where({ planId }).whereNotNull('serviceId').select('serviceId');
     const plans = this.db('plan_steps').whereIn('serviceId', services).whereNot({ planId }).select('planId');
-    return this.q(trx).whereIn('id', plans).whereIn('status', ['pending', 'running', 'rolling_back']).orderBy('createdAt', 'desc').first() as Promise<DeploymentPlanRow | undefined>;
+    const q = this.q(o.trx).whereIn('id', plans).whereIn('status', ['pending', 'running', 'rolling_back']);
+    if (o.olderThan) q.where('createdAt', '<', o.olderThan);
+    return q.orderBy('createdAt', 'desc').first() as Promise<DeploymentPlanRow | undefined>;
   }
 
   async lockPending(id: string, trx: Knex.Transaction): Promise<DeploymentPlanRow | undefined> {

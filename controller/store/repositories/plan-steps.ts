@@ -117,6 +117,17 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
     return row ? { planId: row.planId as string, status: row.status as string, trigger: row.trigger as string, finishedAt: row.finishedAt as Date | null } : undefined;
   }
 
+  /**
+   * Whether a plan created after `plan` has run a step on the deployment (running or ended, not
+   * skipped nor cancelled): then that newer request owns its container, whatever revision it ran.
+   */
+  async touchedByNewerPlan(deploymentId: string, plan: { id: string; createdAt: Date }): Promise<boolean> {
+    const row = await this.db('plan_steps as st').join('deployment_plans as p', 'p.id', 'st.planId')
+      .where('st.deploymentId', deploymentId).whereNot('st.planId', plan.id).where('p.createdAt', '>', plan.createdAt)
+      .whereIn('st.status', ['running', 'succeeded', 'failed', 'rolled_back']).first('st.id');
+    return !!row;
+  }
+
   /** The servers a plan has steps on. */
   async serverIdsOf(planId: string): Promise<string[]> {
     const rows = (await this.q().where({ planId }).whereNotNull('serverId').distinct('serverId')) as Array<{ serverId: string }>;

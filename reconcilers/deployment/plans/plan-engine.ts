@@ -20,8 +20,10 @@ import { runAnalysis, type AnalysisTarget } from './analysis.js';
 import type { PlanWave, WavePhase, WaveState } from '../../../controller/model/plan-waves.js';
 
 const PARALLELISM = 4;
-/** How often a paused plan looks whether it was promoted, resumed or cancelled. */
+/** How often a paused plan looks whether it was promoted, resumed or cancelled (and a rollback whether older plans ended). */
 const PAUSE_POLL_MS = 250;
+/** How long an automatic rollback waits for the older plans it superseded to finish their steps. */
+const OLDER_PLANS_WAIT_MS = 120_000;
 
 /** What the engine reads and writes itself, and what the steps, pulls, records and events it runs need. */
 export type EngineServices = Pick<Services, 'db' | 'config' | 'logger' | 'metrics' | 'fleetSeries' | 'services' | 'containerImages'>
@@ -335,6 +337,7 @@ export class PlanEngine {
    * plan's own steps.
    */
   async rollBackSteps(plan: DeploymentPlanRow, manual = false): Promise<void> {
+    if (!manual) await this.olderPlansEnded(plan);
     const all = await this.steps.ofPlan(plan.id);
     const lastGood = manual ? new Map<string, number>() : await this.lastGoodRevisions(all);
     // newest stage first (dependents before what they depend on); within a stage, in parallel
@@ -353,6 +356,25 @@ export class PlanEngine {
       : `${cause || 'rolled back'}${outcome === 'rolled_back' ? '; rolled back' : '; some deployments could not be rolled back'}`;
     await this.finish(plan.id, 'rolling_back', outcome, error, !manual);
     if (manual && outcome === 'rolled_back') await restoreDesiredAfterRollback(this.s, await this.steps.ofPlan(plan.id));
+  }
+
+  /**
+   * Waits (up to OLDER_PLANS_WAIT_MS) for the older plans of the same services to end. This plan
+   * superseded them, but each finishes the step it is in, on another server: its end may make its
+   * revision the last good one, and a rollback that read the last good revision before would put
+   * an older one back over it (found by bench/chaos.ts: the service then said it ran r12 while its
+   * containers ran r11).
+   */
+  private async olderPlansEnded(plan: DeploymentPlanRow): Promise<void> {
+    const deadline = Date.now() + OLDER_PLANS_WAIT_MS;
+    for (let older = await this.repo.otherActiveSharingServices(plan.id, { olderThan: plan.createdAt }); older;
+      older = await this.repo.otherActiveSharingServices(plan.id, { olderThan: plan.createdAt })) {
+      if (this.stopping || Date.now() > deadline) {
+        this.s.logger.warn('rolling back while an older plan of the same services still runs', { planId: plan.id, olderPlanId: older.id });
+        return;
+      }
+      await new Promise((r) => setTimeout(r, PAUSE_POLL_MS));
+    }
   }
 
   /** The last good revision (currentRevision) of each service of the steps that has one. */

@@ -65,6 +65,7 @@ async function recoverOne(s: RecoveryServices, plan: StalePlan, resume: boolean)
     return;
   }
   const interrupted = (await s.plans.steps.ofPlan(plan.id)).filter((st) => st.status === 'running');
+  if (plan.supersededBy) return endSuperseded(s, plan, interrupted, INTERRUPTED);
   await s.plans.steps.failRunning(plan.id, INTERRUPTED);
   await s.plans.steps.endPending(plan.id, plan.cancelRequested ? 'cancelled' : 'skipped');
   if (plan.autoRollback) {
@@ -81,6 +82,27 @@ async function recoverOne(s: RecoveryServices, plan: StalePlan, resume: boolean)
     await planEvent(s, failed);
   }
   // nothing runs the interrupted steps again: settle what they left aside on their servers
+  for (const st of interrupted) await settleStep(s, st);
+}
+
+/**
+ * A plan a newer request superseded, interrupted: it never rolls back (as the engine's own
+ * runner would not), since the newer plan owns its services and may have deployed the same
+ * containers already (found by bench/chaos.ts: after a failover, such a plan rolled a container
+ * back over the newer plan's rollout of the very same revision). It ends cancelled, its
+ * interrupted steps with it, and what they left aside on their servers is settled.
+ */
+async function endSuperseded(s: RecoveryServices, plan: StalePlan, interrupted: PlanStepRow[], why: string): Promise<void> {
+  for (const st of interrupted) {
+    await s.plans.steps.appendLog(st.id, `${why}; not run again: superseded by plan ${plan.supersededBy}, which converges this container`);
+    await s.plans.steps.transition(st.id, ['running'], { status: 'cancelled', finishedAt: new Date() });
+  }
+  await s.plans.steps.endPending(plan.id, 'cancelled');
+  const done = await s.plans.repo.transition(plan.id, ['running'], { status: 'cancelled', error: `superseded by plan ${plan.supersededBy}`, finishedAt: new Date() });
+  if (done) {
+    await recordPlanOutcome(s, done, await s.plans.steps.ofPlan(plan.id));
+    await planEvent(s, done);
+  }
   for (const st of interrupted) await settleStep(s, st);
 }
 

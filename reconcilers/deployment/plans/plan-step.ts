@@ -158,7 +158,7 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
       const removed = await withServerLock(s.locks, d.serverId, async () => {
-        if (await deployedSince(s, st, log)) return false;
+        if (await deployedSince(s, steps, plan, st, log)) return false;
         await removeDeploymentContainer(s, d, log);
         return true;
       });
@@ -172,7 +172,7 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
       // that is what just failed); a step from before revisions goes back to its tag
       const { service, image, revision } = await stepTarget(s, d, st.previousRevision);
       const out = await withServerLock(s.locks, d.serverId, async () => {
-        if (await deployedSince(s, st, log)) return null;
+        if (await deployedSince(s, steps, plan, st, log)) return null;
         if (revision !== null) await log(`restoring revision ${st.previousRevision} (${st.previousImageTag})`);
         return deployDeployment(s, {
           service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log, revision,
@@ -225,10 +225,7 @@ async function restoreLastGood(s: StepServices, steps: PlanStepsRepository, plan
     if (!spec) throw new Error(`revision ${lastGood}, the last good one, is gone`);
     const restored = await withServerLock(s.locks, d.serverId, async () => {
       const now = (await s.deployments.findById(d.id)) ?? d;
-      if (now.revision != null && st.revision != null && now.revision > st.revision) {
-        await log(`left as it is: another plan has since deployed revision ${now.revision} here (this plan rolled out ${st.revision})`);
-        return null;
-      }
+      if (await deployedSince(s, steps, plan, st, log)) return null;
       if (untouched && now.revision === lastGood) {
         await log(`nothing had changed on the server: it runs revision ${lastGood}, the last good one`);
         return 'as-is' as const;
@@ -283,17 +280,21 @@ async function lastGoodRuns(s: StepServices, d: DeploymentRow, lastGood: number,
 }
 
 /**
- * Whether another plan deployed the step's deployment since the step (it runs neither the step's
- * revision nor the one before it): then a rollback would put back something older over a newer
- * plan's work, so it leaves the container as it is. Asked inside the server's lock, as a step's
- * own `stillWanted`: a newer plan's step may have run between this plan's step and its rollback
- * (a recovered plan is rolled back after a failover or a replica's death, long after).
+ * Whether another plan deployed the step's deployment since this plan: a newer plan ran a step on
+ * it, or it runs a revision newer than the step's (numbers only grow). Then a rollback would put
+ * back something older over a newer request's work, so it leaves the container as it is. Asked
+ * inside the server's lock, as a step's own `stillWanted`: a newer plan's step may have run
+ * between this plan's step and its rollback (a recovered plan is rolled back after a failover or
+ * a replica's death, long after), and a newer plan may have asked for the very same revision.
  */
-async function deployedSince(s: StepServices, st: PlanStepRow, log: (line: string) => Promise<unknown>): Promise<boolean> {
-  if (st.revision == null || !st.deploymentId) return false;
+async function deployedSince(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+  log: (line: string) => Promise<unknown>): Promise<boolean> {
+  if (!st.deploymentId) return false;
   const now = await s.deployments.findById(st.deploymentId);
-  if (!now || now.revision == null || now.revision === st.revision || now.revision === st.previousRevision) return false;
-  await log(`left as it is: another plan has since deployed revision ${now.revision} here (this step rolled out ${st.revision}, before it ${st.previousRevision ?? 'none'})`);
+  if (!now) return false;
+  const newer = now.revision != null && st.revision != null && now.revision > st.revision;
+  if (!newer && !(await steps.touchedByNewerPlan(st.deploymentId, plan))) return false;
+  await log(`left as it is: a newer plan has since deployed it (it runs revision ${now.revision ?? 'none'}; this step rolled out ${st.revision ?? 'none'}, before it ${st.previousRevision ?? 'none'})`);
   return true;
 }
 
