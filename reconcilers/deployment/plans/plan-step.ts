@@ -158,7 +158,7 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
       throw new Error('the deployment no longer exists');
     } else if (!st.previousImageTag) {
       const removed = await withServerLock(s.locks, d.serverId, async () => {
-        if (await deployedSince(s, steps, plan, st, log)) return false;
+        if (await deployedSince(steps, plan, st, await s.deployments.findById(d.id), log)) return false;
         await removeDeploymentContainer(s, d, log);
         return true;
       });
@@ -172,7 +172,7 @@ export async function rollBackStep(s: StepServices, steps: PlanStepsRepository, 
       // that is what just failed); a step from before revisions goes back to its tag
       const { service, image, revision } = await stepTarget(s, d, st.previousRevision);
       const out = await withServerLock(s.locks, d.serverId, async () => {
-        if (await deployedSince(s, steps, plan, st, log)) return null;
+        if (await deployedSince(steps, plan, st, await s.deployments.findById(d.id), log)) return null;
         if (revision !== null) await log(`restoring revision ${st.previousRevision} (${st.previousImageTag})`);
         return deployDeployment(s, {
           service, deployment: d, imageName: image.imageName, imageTag: st.previousImageTag!, pull: true, planId: plan.id, log, revision,
@@ -225,7 +225,7 @@ async function restoreLastGood(s: StepServices, steps: PlanStepsRepository, plan
     if (!spec) throw new Error(`revision ${lastGood}, the last good one, is gone`);
     const restored = await withServerLock(s.locks, d.serverId, async () => {
       const now = (await s.deployments.findById(d.id)) ?? d;
-      if (await deployedSince(s, steps, plan, st, log)) return null;
+      if (await deployedSince(steps, plan, st, now, log)) return null;
       if (untouched && now.revision === lastGood) {
         await log(`nothing had changed on the server: it runs revision ${lastGood}, the last good one`);
         return 'as-is' as const;
@@ -264,18 +264,22 @@ async function restoreLastGood(s: StepServices, steps: PlanStepsRepository, plan
 /** Whether the deployment's container runs the last good revision's spec (its stevedore.spec-hash label); recorded so when it does. */
 async function lastGoodRuns(s: StepServices, d: DeploymentRow, lastGood: number, spec: RevisionSpec): Promise<boolean> {
   const wanted = spec.deployments.find((x) => x.deploymentId === d.id)?.specHash;
-  if (!wanted) return false;
+  const c = wanted ? await runningContainer(s, d) : null;
+  if (!c || c.Config.Labels?.[LABEL.specHash] !== wanted) return false;
+  const u = await s.deployments.update(d.id, { status: 'running', imageTag: spec.image.tag, containerId: c.Id, revision: lastGood });
+  if (u) await deploymentEvent(s, u);
+  return true;
+}
+
+/** The deployment's container as Docker reports it while it runs; null when it is missing, stopped or cannot be asked. */
+async function runningContainer(s: StepServices, d: DeploymentRow) {
   try {
     const docker = await s.hosts.docker(d.serverId);
     const id = await findContainer(docker, d.containerName);
-    if (!id) return false;
-    const c = await docker.getContainer(id).inspect();
-    if (!c.State.Running || c.Config.Labels?.[LABEL.specHash] !== wanted) return false;
-    const u = await s.deployments.update(d.id, { status: 'running', imageTag: spec.image.tag, containerId: c.Id, revision: lastGood });
-    if (u) await deploymentEvent(s, u);
-    return true;
+    const c = id ? await docker.getContainer(id).inspect() : null;
+    return c?.State.Running ? c : null;
   } catch {
-    return false;
+    return null;
   }
 }
 
@@ -287,11 +291,9 @@ async function lastGoodRuns(s: StepServices, d: DeploymentRow, lastGood: number,
  * between this plan's step and its rollback (a recovered plan is rolled back after a failover or
  * a replica's death, long after), and a newer plan may have asked for the very same revision.
  */
-async function deployedSince(s: StepServices, steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow,
+async function deployedSince(steps: PlanStepsRepository, plan: DeploymentPlanRow, st: PlanStepRow, now: DeploymentRow | undefined,
   log: (line: string) => Promise<unknown>): Promise<boolean> {
-  if (!st.deploymentId) return false;
-  const now = await s.deployments.findById(st.deploymentId);
-  if (!now) return false;
+  if (!st.deploymentId || !now) return false;
   const newer = now.revision != null && st.revision != null && now.revision > st.revision;
   if (!newer && !(await steps.touchedByNewerPlan(st.deploymentId, plan))) return false;
   await log(`left as it is: a newer plan has since deployed it (it runs revision ${now.revision ?? 'none'}; this step rolled out ${st.revision ?? 'none'}, before it ${st.previousRevision ?? 'none'})`);
@@ -302,12 +304,8 @@ async function deployedSince(s: StepServices, steps: PlanStepsRepository, plan: 
 async function previousVersionRuns(s: StepServices, st: PlanStepRow): Promise<boolean> {
   try {
     const d = st.previousImageTag && st.deploymentId ? await s.deployments.findById(st.deploymentId) : undefined;
-    if (!d) return false;
-    const docker = await s.hosts.docker(d.serverId);
-    const id = await findContainer(docker, d.containerName);
-    if (!id) return false;
-    const c = await docker.getContainer(id).inspect();
-    if (!c.State.Running || c.Config.Labels?.[LABEL.imageTag] !== st.previousImageTag) return false;
+    const c = d ? await runningContainer(s, d) : null;
+    if (!d || !c || c.Config.Labels?.[LABEL.imageTag] !== st.previousImageTag) return false;
     const u = await s.deployments.update(d.id, { status: 'running', imageTag: st.previousImageTag, containerId: c.Id, revision: st.previousRevision });
     if (u) await deploymentEvent(s, u);
     return true;
