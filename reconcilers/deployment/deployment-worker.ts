@@ -3,6 +3,7 @@
 // once), and the periodic resync every SCHEDULER_DRIFT_CHECK_SEC as the safety net. Every replica
 // watches; only the leader (controller/queue/leadership.ts) reconciles.
 import type { Services } from '../../controller/services.js';
+import { ResyncRound } from '../../controller/queue/resync-round.js';
 import { DockerEventWatches } from '../../controller/hosts/docker-events.js';
 import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import type { ServerWithKeyRow } from '../../controller/store/repositories/servers.js';
@@ -62,11 +63,12 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     if (syncing) return;
     syncing = true;
     try {
-      const rows = await s.servers.listReachable();
-      // the watches a sync starts ask for their server's Docker at once, within sync()
-      synced = new Map(rows.map((r) => [r.id, r]));
+      const ids = await s.servers.listReachableIds();
+      // the watches a sync starts ask for their server's Docker at once, within sync(): their rows in one read
+      const fresh = ids.filter((id) => !watches.has(id));
+      synced = new Map((fresh.length ? await s.servers.withEnvironmentKeys(fresh) : []).map((r) => [r.id, r]));
       try {
-        watches.sync(rows.map((r) => r.id));
+        watches.sync(ids);
       } finally {
         synced = new Map();
       }
@@ -88,29 +90,19 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
     );
   });
 
-  // the last key the last resync queued: the queue is a FIFO, so while it waits, so may the round
-  let roundTail: string | null = null;
+  const round = new ResyncRound(s.queue);
   const lookAtAll = async () => {
     const { items } = await s.environments.list({}, { limit: 100_000, offset: 0 });
-    let last: string | null = null;
     for (const env of items) {
       // the safety net of placement by selector: a label written straight to the store is followed here
       await syncPlacements(s, env.id).catch((err: unknown) => s.logger.warn('could not place services by selector', { environmentId: env.id, error: String(err) }));
       if ((await driftPolicyOf(s, env.id)) === 'off') continue;
-      for (const id of await s.deployments.listDeployedIds(env.id)) {
-        const key = deploymentKey(id);
-        s.queue.add(key);
-        last = key;
-      }
+      for (const id of await s.deployments.listDeployedIds(env.id)) round.add(deploymentKey(id));
     }
-    roundTail = last;
   };
-  // A resync longer than the period (100,000 deployments on a busy machine) would otherwise be
-  // joined by the next tick: every store-wide read again, and the deployments already looked at in
-  // this round queued again behind those not yet reached, each tick adding to a round that then
-  // never ends. The round still waiting is looked at first; the next tick after it starts the next.
+  // the round still waiting is looked at first; the next tick after it starts the next (resync-round.ts)
   const lookAgain = async () => {
-    if (roundTail && s.queue.isQueued(roundTail)) {
+    if (round.underWay) {
       s.logger.debug('drift check skipped: the last resync is still under way', { queued: s.queue.depth().queued });
       return;
     }

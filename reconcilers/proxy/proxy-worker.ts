@@ -9,7 +9,28 @@ import type { Services } from '../../controller/services.js';
 import { isTerminalPlan, type PlanStatus } from '../../controller/model/plan-states.js';
 import { CERTIFICATE_CHANGED } from '../../controller/ingress/acme/held-certificates.js';
 import { INGRESS_CHANGED } from '../../controller/model/ingress.js';
-import { PROXY_KIND, proxyKey, reconcileProxy } from './reconcile-proxy.js';
+import { PROXY_KIND, proxyKey, proxyRowsOf, reconcileProxy } from './reconcile-proxy.js';
+import { ResyncRound } from '../../controller/queue/resync-round.js';
+import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
+import type { ReconcileResult } from '../../controller/queue/work-queue.js';
+
+/** Servers of one batch: their rows are read with three queries when it starts. */
+const PROXY_BATCH = 32;
+/** Reconciles of one batch that run at once (a batch counts as its keys against the queue's concurrency). */
+const RECONCILES_AT_ONCE = 4;
+
+type Outcome = PromiseSettledResult<ReconcileResult | void>;
+
+/** The proxies of a batch of servers; each server's outcome is its own (a failed one retries alone). */
+async function reconcileProxies(s: Services, serverIds: string[]): Promise<Map<string, Outcome>> {
+  const rows = await proxyRowsOf(s, serverIds);
+  const limit = concurrencyLimit(RECONCILES_AT_ONCE);
+  const outcomes = await Promise.allSettled(serverIds.map((id) => limit(async () => {
+    const seen = await reconcileProxy(s, id, rows.get(id));
+    if (seen.problem) s.logger.warn('the proxy does not route as desired', { serverId: id, problem: seen.problem });
+  })));
+  return new Map(serverIds.map((id, i) => [id, outcomes[i]!]));
+}
 
 /** The servers named: their proxies look again. */
 export function lookAtServers(s: Pick<Services, 'queue'>, serverIds: Iterable<string>): void {
@@ -24,11 +45,7 @@ async function serversServing(s: Services, environmentId: string, host: string):
 }
 
 export async function startProxyWorker(s: Services): Promise<() => Promise<void>> {
-  s.queue.register(PROXY_KIND, async (serverId) => {
-    if (!s.leadership.isLeader) return;
-    const seen = await reconcileProxy(s, serverId);
-    if (seen.problem) s.logger.warn('the proxy does not route as desired', { serverId, problem: seen.problem });
-  });
+  s.queue.registerBatch(PROXY_KIND, async (ids) => (s.leadership.isLeader ? reconcileProxies(s, ids) : new Map()), PROXY_BATCH);
   const stopEvents = s.hosts.containerEvents.onEvent((e) => { if (s.leadership.isLeader) s.queue.add(proxyKey(e.serverId)); });
   const unsubscribe = s.events.subscribe((e) => {
     if (e.type === CERTIFICATE_CHANGED && s.leadership.isLeader && e.environmentId) {
@@ -47,8 +64,15 @@ export async function startProxyWorker(s: Services): Promise<() => Promise<void>
     void s.plans.steps.serverIdsOf(String(e.data.planId)).then((ids) => lookAtServers(s, ids),
       (err: unknown) => s.logger.warn('could not enqueue the proxies of a finished plan', { planId: e.data.planId, error: String(err) }));
   });
-  const lookAtAll = async () => lookAtServers(s, (await s.servers.listReachable()).map((r) => r.id));
-  s.scheduler.every('proxy-resync', s.config.scheduler.driftCheckSec, lookAtAll);
+  const round = new ResyncRound(s.queue);
+  const lookAtAll = async () => {
+    for (const id of await s.servers.listReachableIds()) round.add(proxyKey(id));
+  };
+  // a round longer than the period is not joined by the next tick (resync-round.ts)
+  s.scheduler.every('proxy-resync', s.config.scheduler.driftCheckSec, async () => {
+    if (round.underWay) s.logger.debug('proxy resync skipped: the last one is still under way', { queued: s.queue.depth().queued });
+    else await lookAtAll();
+  });
   const stopLeading = s.leadership.whileLeader('proxy-resync', () => lookAtAll().catch((err: unknown) =>
     s.logger.warn('could not enqueue the proxies for the new leader', { error: String(err) })));
   return async () => {

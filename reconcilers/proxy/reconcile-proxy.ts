@@ -7,6 +7,8 @@
 // whose proxy is no longer needed has it removed.
 import type { Services } from '../../controller/services.js';
 import type { ServerRow } from '../../controller/store/repositories/servers.js';
+import type { ServiceRow } from '../../controller/store/repositories/services.js';
+import type { DeploymentRow } from '../../controller/store/repositories/deployments.js';
 import { networkConnect, rm } from '../../controller/hosts/commands/docker.js';
 import { LABEL } from '../../controller/model/desired-container.js';
 import { resolveIngress } from '../../controller/model/ingress.js';
@@ -32,9 +34,21 @@ export async function observeContainers(s: Pick<Services, 'hosts'>, serverId: st
   }));
 }
 
+/** What a reconcile of a server's proxy reads from the store: its row, and its services with an ingress. */
+export interface ProxyRows {
+  server: ServerRow | undefined;
+  found: Array<{ service: ServiceRow; deployments: DeploymentRow[] }>;
+}
+
+/** The rows of many servers' reconciles with three queries (a batch of the resync), by server. */
+export async function proxyRowsOf(s: Pick<Services, 'servers' | 'services'>, serverIds: string[]): Promise<Map<string, ProxyRows>> {
+  const [servers, found] = await Promise.all([s.servers.findByIds(serverIds), s.services.listIngressOnServers(serverIds)]);
+  const byId = new Map(servers.map((r) => [r.id, r]));
+  return new Map(serverIds.map((id) => [id, { server: byId.get(id), found: found.get(id) ?? [] }]));
+}
+
 /** The services with an ingress on the server, each with its hosts' certificates. */
-export async function ingressEntries(s: ProxyServices, serverId: string): Promise<IngressEntry[]> {
-  const found = await s.services.listIngressOnServer(serverId);
+async function ingressEntries(s: ProxyServices, found: ProxyRows['found']): Promise<IngressEntry[]> {
   const out: IngressEntry[] = [];
   for (const { service, deployments } of found) {
     const certificates = await certificatesFor(s, service.environmentId, resolveIngress(service.ingress!));
@@ -73,9 +87,12 @@ export async function readLiveConfig(s: Pick<Services, 'hosts'>, serverId: strin
 // One reconcile of a server's proxy at a time in this process: the queue's and a deploy's switch.
 const running = new Map<string, Promise<unknown>>();
 
-export async function reconcileProxy(s: ProxyServices, serverId: string): Promise<ProxyObservation> {
-  const before = running.get(serverId) ?? Promise.resolve();
-  const mine = before.catch(() => undefined).then(() => reconcileOnce(s, serverId));
+/** `rows`: read by the caller for a batch of servers (when its batch started); absent: read here. */
+export async function reconcileProxy(s: ProxyServices, serverId: string, rows?: ProxyRows): Promise<ProxyObservation> {
+  const before = running.get(serverId);
+  // rows read while a reconcile of this server was still running may be older than what it did
+  const read = before ? undefined : rows;
+  const mine = (before ?? Promise.resolve()).catch(() => undefined).then(() => reconcileOnce(s, serverId, read));
   running.set(serverId, mine);
   try {
     return await mine;
@@ -84,10 +101,10 @@ export async function reconcileProxy(s: ProxyServices, serverId: string): Promis
   }
 }
 
-async function reconcileOnce(s: ProxyServices, serverId: string): Promise<ProxyObservation> {
-  const server = await s.servers.findById(serverId);
+async function reconcileOnce(s: ProxyServices, serverId: string, rows?: ProxyRows): Promise<ProxyObservation> {
+  const { server, found } = rows ?? (await proxyRowsOf(s, [serverId])).get(serverId)!;
   if (!server) return { serverId, routes: null, live: null, problem: 'the server is gone' };
-  const entries = await ingressEntries(s, serverId);
+  const entries = await ingressEntries(s, found);
   // a server with no route only needs a look for a proxy to remove; one that cannot be asked now
   // is looked at again by the next resync (no retry storm for servers that never had a proxy)
   const containers = entries.length ? await observeContainers(s, serverId) : await observeContainers(s, serverId).catch(() => null);

@@ -212,11 +212,24 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
    * the route table of that server's proxy (reconcilers/proxy/).
    */
   async listIngressOnServer(serverId: string, trx?: Knex.Transaction): Promise<Array<{ service: ServiceRow; deployments: DeploymentRow[] }>> {
+    return (await this.listIngressOnServers([serverId], trx)).get(serverId) ?? [];
+  }
+
+  /** listIngressOnServer of many servers with two queries (a batch of the proxy resync), by server; a server with none is absent. */
+  async listIngressOnServers(serverIds: string[], trx?: Knex.Transaction): Promise<Map<string, Array<{ service: ServiceRow; deployments: DeploymentRow[] }>>> {
+    const out = new Map<string, Array<{ service: ServiceRow; deployments: DeploymentRow[] }>>();
+    if (!serverIds.length) return out;
     const deployments = await (trx ?? this.db)('deployments as d').join('services as s', 's.id', 'd.service_id')
-      .where('d.server_id', serverId).whereRaw(DECLARES_INGRESS).select('d.*').orderBy('d.container_name') as DeploymentRow[];
-    if (!deployments.length) return [];
+      .whereIn('d.server_id', serverIds).whereRaw(DECLARES_INGRESS).select('d.*').orderBy('d.container_name') as DeploymentRow[];
+    if (!deployments.length) return out;
     const services = await this.listByIds([...new Set(deployments.map((d) => d.serviceId))], trx);
-    return services.map((service) => ({ service, deployments: deployments.filter((d) => d.serviceId === service.id) }));
+    for (const serverId of new Set(deployments.map((d) => d.serverId))) {
+      const here = deployments.filter((d) => d.serverId === serverId);
+      const found = services.filter((service) => here.some((d) => d.serviceId === service.id))
+        .map((service) => ({ service, deployments: here.filter((d) => d.serviceId === service.id) }));
+      out.set(serverId, found);
+    }
+    return out;
   }
 
   /** Services whose Degraded condition is True, with their environment's name. */
