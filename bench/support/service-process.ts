@@ -28,7 +28,9 @@ export async function startServiceProcess(o: {
   if (own) await admin.raw(`CREATE DATABASE ${dbName}`);
   u.pathname = '/' + dbName;
   const port = await freePort();
-  const child = spawn(process.execPath, [...(o.nodeArgs ?? []), 'bin/stevedore.js', 'serve'], {
+  // BENCH_NODE_ARGS (e.g. --cpu-prof): node's flags for the service of any bench that gives none
+  const nodeArgs = o.nodeArgs ?? (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, 'bin/stevedore.js', 'serve'], {
     env: { ...process.env, DATABASE_URL: u.toString(), PORT: String(port), HOST: '127.0.0.1', RATE_LIMIT_PER_MINUTE: '0',
       LOG_LEVEL: process.env.LOG_LEVEL ?? 'warn', STEVEDORE_STATE_DIR: `/tmp/${dbName}`, ...o.env },
     stdio: ['ignore', 'inherit', 'inherit'],

@@ -195,6 +195,11 @@ export class DockerEventWatches {
     this.watches.delete(serverId);
   }
 
+  /** The server has a watch (open, opening or waiting to reopen). */
+  has(serverId: string): boolean {
+    return this.watches.has(serverId);
+  }
+
   /** True while the server's stream is open. */
   isConnected(serverId: string): boolean {
     return this.watches.get(serverId)?.connected ?? false;

@@ -11,7 +11,7 @@ import { concurrencyLimit } from '../../controller/queue/concurrency-limit.js';
 import { driftItemOf, type DriftItem } from './drift.js';
 import { lookAt, recordMany } from './observe-and-record.js';
 import { heal, healDecision, recordDrift, type DriftPolicy } from './reconcile-drift.js';
-import { operationsOf } from './load-desired.js';
+import type { OperationsSettings } from './load-desired.js';
 import { lookRowsOf } from './look-rows.js';
 
 export const DEPLOYMENT_KIND = 'deployment';
@@ -33,7 +33,8 @@ export async function reconcileDeployments(s: Services, ids: string[]): Promise<
   const deployed = (await s.deployments.findByIds(ids)).filter((d) => d.imageTag);
   const environments = [...new Set(deployed.map((d) => d.environmentId))];
   const [operations, inMotion] = await Promise.all([
-    Promise.all(environments.map(async (e) => [e, await operationsOf(s, e)] as const)).then((x) => new Map(x)),
+    // one read for every environment of the batch (a resync's batch spans many)
+    s.settings.getMany<OperationsSettings>(environments, 'operations'),
     // in motion, not drifted: the plan's end enqueues these keys again
     s.plans.steps.deploymentsInMotion(deployed.map((d) => d.id)),
   ]);

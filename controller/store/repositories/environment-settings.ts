@@ -25,6 +25,14 @@ export class SettingsStore {
     return { ...moduleOf(module).defaults, ...(row?.values ?? {}) } as T;
   }
 
+  /** get() of many environments with one query (a batch of looks across environments), by environment. */
+  async getMany<T = Record<string, unknown>>(environmentIds: string[], module: string): Promise<Map<string, T>> {
+    if (!environmentIds.length) return new Map();
+    const rows = await this.db('environment_settings').whereIn('environmentId', environmentIds).where({ module }).select('environmentId', 'values');
+    const stored = new Map(rows.map((r: { environmentId: string; values: Record<string, unknown> | null }) => [r.environmentId, r.values ?? {}]));
+    return new Map(environmentIds.map((e) => [e, { ...moduleOf(module).defaults, ...(stored.get(e) ?? {}) } as T]));
+  }
+
   /** The stored values of a module, {} when none are stored, undefined when the environment does not exist. */
   async getIfEnvironmentExists(environmentId: string, module: string): Promise<Record<string, unknown> | undefined> {
     if (!isUuid(environmentId)) return undefined;
