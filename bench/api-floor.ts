@@ -63,7 +63,7 @@ const fmt = (r: WrkResult & { cpuUs: number }) => `${String(Math.round(r.rps)).p
 
 async function main() {
   const service = await startServiceProcess({
-    adminUrl: adminUrl!, prefix: 'stevedore_bench', nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    adminUrl: adminUrl!, prefix: 'stevedore_bench',
     env: { RATE_LIMIT_PER_MINUTE: '0' },
   });
   const dbUrl = new URL(adminUrl!);

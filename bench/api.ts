@@ -58,7 +58,7 @@ async function load(port: number, path: string, token: string, seconds = DURATIO
 
 async function main() {
   const service = await startServiceProcess({
-    adminUrl: adminUrl!, prefix: 'stevedore_bench', nodeArgs: (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter(Boolean),
+    adminUrl: adminUrl!, prefix: 'stevedore_bench',
     env: { RATE_LIMIT_PER_MINUTE: process.env.RATE_LIMIT_PER_MINUTE ?? '0' },
   });
   const { port, child } = service;

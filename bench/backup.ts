@@ -42,9 +42,7 @@ async function main() {
   if (!/^FLEET_PG_IMAGE=/m.test(fs.readFileSync(path.join(root, 'fleet.env'), 'utf8'))) await run('bash', ['test/fleet/pg-image.sh']);
   const image = fs.readFileSync(path.join(root, 'fleet.env'), 'utf8').match(/^FLEET_PG_IMAGE=(.*)$/m)![1];
   const container = REUSE ?? `bench-pg-${crypto.randomBytes(3).toString('hex')}`;
-  const service = await startServiceProcess({ adminUrl, prefix: 'stevedore_bench_backup', env: { SCHEDULER_BACKUP_SEC: '3600' },
-    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the controller
-    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean) });
+  const service = await startServiceProcess({ adminUrl, prefix: 'stevedore_bench_backup', env: { SCHEDULER_BACKUP_SEC: '3600' } });
   const work = fs.mkdtempSync('/tmp/stevedore-bench-backup-');
   try {
     const filled = performance.now();

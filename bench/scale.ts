@@ -1,7 +1,7 @@
 // bench/scale.ts - the controller with SERVERS servers and SERVICES services (one deployment each)
 // in the store: its RSS, and the time of a full resync of the deployment reconciler.
 //   DATABASE_URL=postgres://... npx tsx bench/scale.ts
-//   SERVERS=1000 SERVICES=10000 ENVIRONMENTS=10 DRIFTED_EVERY=100 RESYNC_SEC=60
+//   SERVERS=1000 SERVICES=10000 ENVIRONMENTS=10 DRIFTED_EVERY=100 RESYNC_SEC=60 ANALYZE=1
 // The controller is the real service (`bin/stevedore.js serve`, as `npm start` runs it) on a store
 // seeded through the repositories. THE ONE THING SIMULATED is the observation source, what the
 // servers report: every server is a socket-mode server whose Docker socket is a simulated Docker
@@ -43,6 +43,8 @@ const DRIFTED_EVERY = Number(process.env.DRIFTED_EVERY ?? 100);
 const RESYNC_SEC = Number(process.env.RESYNC_SEC ?? 60);
 /** CYCLES=1 stops after the start-up resync (cycle 1): a big store's run in minutes. */
 const CYCLES = Number(process.env.CYCLES ?? 2);
+/** ANALYZE=0: no statistics after the seed (a store filled in one go, before autovacuum's first ANALYZE). */
+const ANALYZE = process.env.ANALYZE !== '0';
 const IDLE_SEC = Number(process.env.IDLE_SEC ?? 15);
 const PROBE_RATE = Number(process.env.PROBE_RATE ?? 50);
 /** TIMELINE=1 prints, every 2 s, inspects answered, CPU of the controller and of this process, reconciles by kind, queue depth. */
@@ -56,7 +58,8 @@ const sec = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 const load = () => os.loadavg().map((x) => x.toFixed(2)).join(' ');
 /** A performance.now() time of this process as wall-clock ms (the API probe's clock). */
 const wall = (t: number) => performance.timeOrigin + t;
-const latency = (l: LatencySummary) => `p50 ${l.p50Ms.toFixed(1)} ms, p99 ${l.p99Ms.toFixed(1)} ms, max ${l.maxMs.toFixed(0)} ms (${l.count} requests${l.errors ? `, ${l.errors} failed` : ''})`;
+// the probe's summary crosses a process as JSON: a window with no answered request has null (NaN) figures
+const latency = (l: LatencySummary) => (l.p99Ms == null ? `no request answered (${l.count} requests)` : `p50 ${l.p50Ms.toFixed(1)} ms, p99 ${l.p99Ms.toFixed(1)} ms, max ${l.maxMs.toFixed(0)} ms (${l.count} requests${l.errors ? `, ${l.errors} failed` : ''})`);
 /** The tables most read by sequential scans between two readings, in rows per container. */
 const scans = (a: Map<string, number>, b: Map<string, number>, n: number) => [...b].map(([t, rows]) => [t, (rows - (a.get(t) ?? 0)) / n] as const)
   .filter(([, r]) => r > 0).sort((x, y) => y[1] - x[1]).slice(0, 4).map(([t, r]) => `${t} ${r.toFixed(1)}`).join(', ') || 'none';
@@ -123,6 +126,13 @@ async function main() {
   let t = performance.now();
   const seeded = await seedStore(db, { environments: ENVIRONMENTS, servers: SERVERS, services: SERVICES, dockerSocketPath: socketPath });
   console.log(`seeded in ${sec(performance.now() - t)}`);
+  if (ANALYZE) {
+    // a store that grew to this size over weeks has statistics; one filled in one go has none
+    // until autovacuum's first ANALYZE (30-60 s), and is planned with sequential scans until then
+    t = performance.now();
+    await db.raw('ANALYZE');
+    console.log(`analyzed in ${sec(performance.now() - t)} (ANALYZE=0: measure the store before its first statistics)`);
+  }
   const hashKey = hashKeyOf(secretsKey);
   const documents = new Map(seeded.map((x, n) => [x.deployment.containerName, inspectDocument(x, hashKey, n % DRIFTED_EVERY !== 0)]));
   // what the simulated servers were asked: inspects per container and when
@@ -152,8 +162,6 @@ async function main() {
       SECRETS_KEY: secretsKey.toString('base64'), SCHEDULER_DRIFT_CHECK_SEC: String(RESYNC_SEC),
       SCHEDULER_HEALTH_CHECK_SEC: '86400', SCHEDULER_METRICS_SEC: '86400',
     },
-    // BENCH_NODE_ARGS='--cpu-prof --cpu-prof-dir=/tmp/prof' profiles the controller
-    nodeArgs: process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean),
   });
   const pid = svc.child.pid!;
   let peakSampled = 0;
@@ -221,7 +229,10 @@ async function main() {
     const idleCpuRate = (cpuSeconds(pid) - cpuIdle0) / idleSec;
     const idleXactRate = ((await transactionsCommitted(db)) - xactIdle0) / idleSec;
     const idle = await probe.window(idleFrom, Date.now());
-    if (times.length > from) console.log(`WARNING: cycle 2 began within the idle window (RESYNC_SEC too short): the idle figures are not idle`);
+    // cycle 2 inside the idle window: the idle rates include part of it, and are not subtracted
+    const idleOverlapped = times.length > from;
+    if (idleOverlapped) console.log(`WARNING: cycle 2 began within the idle window (RESYNC_SEC too short): the idle figures are not idle`);
+    const idleShare = idleOverlapped ? 0 : 1;
     console.log(`database transactions per deployment in cycle 1 (from its first inspect): ${perDeployment1.toFixed(2)}; ${perContainer(cpu1, SERVICES)}; rows read by sequential scans per container: ${seq1}`);
     console.log(`API during cycle 1: ${latency(during1)}; idle after it (${IDLE_SEC} s): ${latency(idle)}; p99 ${(during1.p99Ms / idle.p99Ms).toFixed(2)}x of idle`);
     if (CYCLES === 1) {
@@ -239,10 +250,10 @@ async function main() {
     const c2 = times.at(-1)! - c2Start;
     const inspects2 = times.length - from;
     // what the controller spends besides (the probe's requests, background jobs), at its idle rate, is not the cycle's
-    const cpu2 = cpuSeconds(pid) - cpuCycle2 - idleCpuRate * (c2 / 1000);
+    const cpu2 = cpuSeconds(pid) - cpuCycle2 - idleShare * idleCpuRate * (c2 / 1000);
     const during2 = await probe.window(wall(c2Start), wall(times.at(-1)!));
     await until('cycle 2 to settle', () => performance.now() - times.at(-1)! > 2000, 20 * 60_000);
-    const perDeployment = ((await transactionsCommitted(db)) - xactBefore - idleXactRate * ((performance.now() - c2Start) / 1000)) / SERVICES;
+    const perDeployment = ((await transactionsCommitted(db)) - xactBefore - idleShare * idleXactRate * ((performance.now() - c2Start) / 1000)) / SERVICES;
     const seq2 = scans(seqBefore, await sequentialRowsRead(db), SERVICES);
     const steady = memoryOf(pid).rss;
     const { peak } = memoryOf(pid);
@@ -270,8 +281,9 @@ async function main() {
       + `${QUEUE_CONCURRENCY} at a time) ${sec(floor)}, cycle 2 ${(c2 / floor).toFixed(2)}x of it (goal: a cycle < 60 s); `
       + `${(inspects2 / SERVICES).toFixed(2)} inspects per container in cycle 2`);
     console.log(`API during cycle 2: ${latency(during2)}; idle: p99 ${idle.p99Ms.toFixed(1)} ms; p99 ${(during2.p99Ms / idle.p99Ms).toFixed(2)}x of idle (goal: ≤ 1.5x)`);
-    console.log(`cost per container in cycle 2: ${perContainer(cpu2, SERVICES)} (less its idle rate), ${(c2 / SERVICES * 1000).toFixed(0)} µs of wall time, `
-      + `${perDeployment.toFixed(2)} database transactions (less the idle rate's); rows read by sequential scans: ${seq2}; load average ${loadAfter}`);
+    const less = idleOverlapped ? 'the idle rate not known, so not subtracted' : 'less its idle rate';
+    console.log(`cost per container in cycle 2: ${perContainer(cpu2, SERVICES)} (${less}), ${(c2 / SERVICES * 1000).toFixed(0)} µs of wall time, `
+      + `${perDeployment.toFixed(2)} database transactions (${less}); rows read by sequential scans: ${seq2}; load average ${loadAfter}`);
   } finally {
     clearInterval(sampler);
     if (timeline) clearInterval(timeline);
