@@ -66,7 +66,7 @@ export async function startDeploymentWorker(s: Services): Promise<() => Promise<
       const ids = await s.servers.listReachableIds();
       // the watches a sync starts ask for their server's Docker at once, within sync(): their rows in one read
       const fresh = ids.filter((id) => !watches.has(id));
-      synced = new Map((fresh.length ? await s.servers.withEnvironmentKeys(fresh) : []).map((r) => [r.id, r]));
+      synced = new Map((await s.servers.withEnvironmentKeys(fresh)).map((r) => [r.id, r]));
       try {
         watches.sync(ids);
       } finally {

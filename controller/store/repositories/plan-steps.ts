@@ -63,6 +63,17 @@ export class PlanStepsRepository extends BaseRepository<PlanStepRow> {
       .update({ status: 'failed', error, finishedAt: this.db.fn.now(), updatedAt: this.db.fn.now() } as never);
   }
 
+  /** Ends the plan's running steps `cancelled` (not run again), each with `line` in its log; the steps it ended. */
+  async cancelRunning(planId: string, line: string): Promise<PlanStepRow[]> {
+    const ended: PlanStepRow[] = [];
+    for (const st of await this.q().where({ planId, status: 'running' } as never) as PlanStepRow[]) {
+      await this.appendLog(st.id, line);
+      const row = await this.transition(st.id, ['running'], { status: 'cancelled', finishedAt: new Date() });
+      if (row) ended.push(row);
+    }
+    return ended;
+  }
+
   /** Only when the step is still in `from` (compare-and-set). */
   async transition(id: string, from: StepStatus[], values: Partial<PlanStepRow> & { status: StepStatus }, trx?: Knex.Transaction) {
     const [row] = await this.q(trx).where('id', id).whereIn('status', from)

@@ -222,12 +222,14 @@ export class ServicesRepository extends BaseRepository<ServiceRow> {
     const deployments = await (trx ?? this.db)('deployments as d').join('services as s', 's.id', 'd.service_id')
       .whereIn('d.server_id', serverIds).whereRaw(DECLARES_INGRESS).select('d.*').orderBy('d.container_name') as DeploymentRow[];
     if (!deployments.length) return out;
-    const services = await this.listByIds([...new Set(deployments.map((d) => d.serviceId))], trx);
-    for (const serverId of new Set(deployments.map((d) => d.serverId))) {
-      const here = deployments.filter((d) => d.serverId === serverId);
-      const found = services.filter((service) => here.some((d) => d.serviceId === service.id))
-        .map((service) => ({ service, deployments: here.filter((d) => d.serviceId === service.id) }));
-      out.set(serverId, found);
+    // services in listByIds's order (by name), each with its deployments there in container order
+    for (const service of await this.listByIds([...new Set(deployments.map((d) => d.serviceId))], trx)) {
+      for (const d of deployments.filter((x) => x.serviceId === service.id)) {
+        const found = out.get(d.serverId) ?? [];
+        if (found.at(-1)?.service !== service) found.push({ service, deployments: [] });
+        found.at(-1)!.deployments.push(d);
+        out.set(d.serverId, found);
+      }
     }
     return out;
   }

@@ -213,11 +213,8 @@ export class PlanEngine {
     // cancelled) before its takeover got to it, ends with the plan: a finished plan never holds a
     // running step, nor ends succeeded for a rollout it did not finish (found by bench/chaos.ts)
     if (fresh.cancelRequested) {
-      for (const st of (await this.steps.ofPlan(plan.id)).filter((x) => x.status === 'running')) {
-        await this.steps.appendLog(st.id, `not run again: ${fresh.supersededBy ? `superseded by plan ${fresh.supersededBy}, which converges this container` : 'the plan was cancelled'}`);
-        const ended = await this.steps.transition(st.id, ['running'], { status: 'cancelled', finishedAt: new Date() });
-        if (ended) await stepEvent(this.s, plan, ended);
-      }
+      const why = fresh.supersededBy ? `superseded by plan ${fresh.supersededBy}, which converges this container` : 'the plan was cancelled';
+      for (const ended of await this.steps.cancelRunning(plan.id, `not run again: ${why}`)) await stepEvent(this.s, plan, ended);
     }
     await this.steps.endPending(plan.id, fresh.cancelRequested ? 'cancelled' : 'skipped');
     let all = await this.steps.ofPlan(plan.id);
@@ -367,8 +364,9 @@ export class PlanEngine {
    */
   private async olderPlansEnded(plan: DeploymentPlanRow): Promise<void> {
     const deadline = Date.now() + OLDER_PLANS_WAIT_MS;
-    for (let older = await this.repo.otherActiveSharingServices(plan.id, { olderThan: plan.createdAt }); older;
-      older = await this.repo.otherActiveSharingServices(plan.id, { olderThan: plan.createdAt })) {
+    for (;;) {
+      const older = await this.repo.otherActiveSharingServices(plan.id, { olderThan: plan.createdAt });
+      if (!older) return;
       if (this.stopping || Date.now() > deadline) {
         this.s.logger.warn('rolling back while an older plan of the same services still runs', { planId: plan.id, olderPlanId: older.id });
         return;

@@ -7,7 +7,7 @@
 import type { Services } from '../../../controller/services.js';
 import type { DeploymentPlanRow, StalePlan } from '../../../controller/store/repositories/deployment-plans.js';
 import { recordPlanOutcome } from '../../service/revisions.js';
-import { planEvent } from './plan-events.js';
+import { planEvent, stepEvent } from './plan-events.js';
 import { Outage } from '../../../controller/queue/outage.js';
 import { databaseLastUnavailableAt } from '../../../controller/store/connection-errors.js';
 import type { PlanStepRow } from '../../../controller/store/repositories/plan-steps.js';
@@ -93,9 +93,8 @@ async function recoverOne(s: RecoveryServices, plan: StalePlan, resume: boolean)
  * interrupted steps with it, and what they left aside on their servers is settled.
  */
 async function endSuperseded(s: RecoveryServices, plan: StalePlan, interrupted: PlanStepRow[], why: string): Promise<void> {
-  for (const st of interrupted) {
-    await s.plans.steps.appendLog(st.id, `${why}; not run again: superseded by plan ${plan.supersededBy}, which converges this container`);
-    await s.plans.steps.transition(st.id, ['running'], { status: 'cancelled', finishedAt: new Date() });
+  for (const ended of await s.plans.steps.cancelRunning(plan.id, `${why}; not run again: superseded by plan ${plan.supersededBy}, which converges this container`)) {
+    await stepEvent(s, plan, ended);
   }
   await s.plans.steps.endPending(plan.id, 'cancelled');
   const done = await s.plans.repo.transition(plan.id, ['running'], { status: 'cancelled', error: `superseded by plan ${plan.supersededBy}`, finishedAt: new Date() });
