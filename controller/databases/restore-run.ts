@@ -72,10 +72,11 @@ export async function startRestore(ctx: DatabaseContext, db: DatabaseRow, backup
 export async function announceRestore(ctx: DatabaseContext, db: DatabaseRow, r: RestoreRow): Promise<void> {
   const ok = r.status === 'succeeded';
   if (r.target === 'drill') {
-    await ctx.databases.setCondition(db.id, ok
-      ? { type: 'DrillSucceeded', status: true, reason: 'DrillSucceeded', message: `backup ${r.backupId} restored and checked in ${r.durationMs} ms: ${r.checkOutput}` }
-      : { type: 'DrillSucceeded', status: false, reason: 'DrillFailed', message: r.error ?? 'failed' });
-    if (!ok) await ctx.databases.setCondition(db.id, { type: 'Degraded', status: true, reason: 'DrillFailed', message: r.error ?? 'failed' });
+    // both conditions of a failed drill in one write: a reader sees both or neither
+    await ctx.databases.setConditions(db.id, ok
+      ? [{ type: 'DrillSucceeded', status: true, reason: 'DrillSucceeded', message: `backup ${r.backupId} restored and checked in ${r.durationMs} ms: ${r.checkOutput}` }]
+      : [{ type: 'DrillSucceeded', status: false, reason: 'DrillFailed', message: r.error ?? 'failed' },
+        { type: 'Degraded', status: true, reason: 'DrillFailed', message: r.error ?? 'failed' }]);
   }
   if (!ok) {
     const what = r.target === 'drill' ? 'Restore drill' : 'Restore';

@@ -214,7 +214,9 @@ describe('database backups on the fleet', function () {
     expect(drill.durationMs).to.be.greaterThan(0);
     const left = await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `label=stevedore.database=${dbId}`, '--filter', 'label=stevedore.scratch=drill']);
     expect(left.trim()).to.equal('');
-    const cond = (await w.admin.get(`/api/databases/${dbId}`)).body.status.conditions.find((c: any) => c.type === 'DrillSucceeded');
+    // written once the drill's record has ended
+    const cond = await until('the DrillSucceeded condition', async () =>
+      (await w.admin.get(`/api/databases/${dbId}`)).body.status.conditions.find((c: any) => c.type === 'DrillSucceeded'), WAIT);
     expect(cond).to.include({ status: true, reason: 'DrillSucceeded' });
     expect((await w.admin.get(`/api/databases/${dbId}/restore-drills`)).body.total).to.equal(1);
     expect((await w.admin.get(`/api/databases/${dbId}/backups`)).body.items.filter((x: any) => x.trigger === 'schedule')).to.have.length(1);
@@ -232,11 +234,16 @@ describe('database backups on the fleet', function () {
     const drill = await finished(`/api/restores/${res.body.id}`);
     expect(drill.status).to.equal('failed');
     expect(drill.error).to.be.a('string').and.not.equal('');
-    const conditions = (await w.admin.get(`/api/databases/${dbId}`)).body.status.conditions;
+    // the drill's conditions are written once its record has ended: wait for them, not for the record
+    const conditions = await until('the drill\'s conditions', async () => {
+      const all = (await w.admin.get(`/api/databases/${dbId}`)).body.status.conditions;
+      return all.find((c: any) => c.type === 'DrillSucceeded' && c.reason === 'DrillFailed') ? all : undefined;
+    }, WAIT);
     expect(conditions.find((c: any) => c.type === 'DrillSucceeded')).to.include({ status: false, reason: 'DrillFailed' });
     expect(conditions.find((c: any) => c.type === 'Degraded')).to.include({ status: true, reason: 'DrillFailed' });
-    const events = await w.s.events.since(0, w.envId, 10_000);
-    expect(events.some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id)).to.equal(true);
+    // published right after the conditions
+    await until('the backup.drill_failed event', async () =>
+      (await w.s.events.since(0, w.envId, 10_000)).some((e) => e.type === 'backup.drill_failed' && e.data.restoreId === drill.id), WAIT);
     const left = await serverExec('s1', ['docker', 'ps', '-aq', '--filter', `label=stevedore.database=${dbId}`, '--filter', 'label=stevedore.scratch=drill']);
     expect(left.trim()).to.equal('');
   });
